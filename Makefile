@@ -1,0 +1,29 @@
+# Two commands set up and run everything on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m conveyor.cli demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/mypy
+
+test: lint
+	$(VENV)/bin/pytest
+
+bench: $(STAMP)
+	for b in bench/*_bench.py; do $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info
