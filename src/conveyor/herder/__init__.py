@@ -1,0 +1,1 @@
+"""The control plane: herders, group membership, assignors and fencing."""

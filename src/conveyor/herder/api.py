@@ -1,0 +1,116 @@
+"""The herder: the control plane a REST API (or a CLI) drives, as Kafka Connect's `Herder`."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from conveyor.herder.entities import (
+    ConnectorInfo,
+    ConnectorOffset,
+    ConnectorStateInfo,
+    PluginInfo,
+    TaskInfo,
+    TaskState,
+)
+
+
+class Herder(ABC):
+    """Every operation of Kafka Connect's REST API, with its errors raised as `HerderError`s.
+
+    Operations raise `NotFoundError` for an unknown connector or task, `BadRequestError` for an
+    invalid request, `AlreadyExistsError` and `ConflictError` as Kafka Connect's herders do.
+    """
+
+    @property
+    @abstractmethod
+    def worker_id(self) -> str:
+        """The `host:port` this worker's REST API is reached at."""
+
+    @property
+    @abstractmethod
+    def kafka_cluster_id(self) -> str:
+        """The id of the log this worker uses (Kafka's cluster id for the Kafka backend)."""
+
+    @abstractmethod
+    def ready(self) -> bool:
+        """True once the herder has started and can serve requests (`GET /health`)."""
+
+    @abstractmethod
+    def connectors(self) -> list[str]: ...
+
+    @abstractmethod
+    def connector_info(self, name: str) -> ConnectorInfo: ...
+
+    @abstractmethod
+    def connector_config(self, name: str) -> dict[str, str]: ...
+
+    @abstractmethod
+    def put_connector_config(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        allow_replace: bool,
+        initial_state: str | None = None,
+    ) -> tuple[bool, ConnectorInfo]:
+        """Create or update a connector; returns (created, info). `initial_state` as KIP-980."""
+
+    @abstractmethod
+    def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
+        """Merge `patch` into the connector's config; a None value removes the key."""
+
+    @abstractmethod
+    def delete_connector(self, name: str) -> None: ...
+
+    @abstractmethod
+    def connector_status(self, name: str) -> ConnectorStateInfo: ...
+
+    @abstractmethod
+    def task_status(self, name: str, task: int) -> TaskState: ...
+
+    @abstractmethod
+    def task_configs(self, name: str) -> list[TaskInfo]: ...
+
+    @abstractmethod
+    def restart_task(self, name: str, task: int) -> None: ...
+
+    @abstractmethod
+    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
+        """Restart the connector (and, per KIP-745, its tasks); returns the status to be restarted."""
+
+    @abstractmethod
+    def pause_connector(self, name: str) -> None: ...
+
+    @abstractmethod
+    def resume_connector(self, name: str) -> None: ...
+
+    @abstractmethod
+    def stop_connector(self, name: str) -> None: ...
+
+    @abstractmethod
+    def connector_offsets(self, name: str) -> list[ConnectorOffset]: ...
+
+    @abstractmethod
+    def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
+        """Write new offsets for a STOPPED connector; returns Kafka Connect's success message."""
+
+    @abstractmethod
+    def reset_connector_offsets(self, name: str) -> str: ...
+
+    @abstractmethod
+    def connector_active_topics(self, name: str) -> list[str]: ...
+
+    @abstractmethod
+    def reset_connector_active_topics(self, name: str) -> None: ...
+
+    @abstractmethod
+    def validate_connector_config(self, config: Mapping[str, str]) -> dict[str, Any]:
+        """The ConfigInfos body of `PUT /connector-plugins/{p}/config/validate`."""
+
+    @abstractmethod
+    def plugins(self, connectors_only: bool) -> list[PluginInfo]: ...
+
+    @abstractmethod
+    def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
+        """`GET /connector-plugins/{p}/config`: the plugin's config keys (ConfigKeyInfo)."""

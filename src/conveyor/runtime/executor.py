@@ -1,0 +1,51 @@
+"""Where task loops run: the interface the worker drives, implemented by `conveyor.spark`."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from conveyor.runtime.control import TargetState
+from conveyor.runtime.task_spec import TaskId, TaskSpec
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """How a task incarnation ended: stopped when asked, or failed with its error and trace."""
+
+    failed: bool
+    error: str | None = None
+    trace: str | None = None
+
+    @classmethod
+    def stopped(cls) -> TaskOutcome:
+        return cls(failed=False)
+
+
+TaskExitCallback = Callable[[TaskSpec, TaskOutcome], None]
+
+
+class TaskExecutor(ABC):
+    """Starts task loops somewhere, relays target states to them, and reports how they end."""
+
+    @abstractmethod
+    def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
+        """Run the task described by `spec` until it is stopped; call `on_exit` once when it ends."""
+
+    @abstractmethod
+    def set_target(self, task: TaskId, state: TargetState) -> None:
+        """Ask a running task to pause, resume or stop."""
+
+    @abstractmethod
+    def stop(self, task: TaskId, timeout_s: float) -> bool:
+        """Stop a task gracefully, forcing it after `timeout_s`; True if it stopped in time."""
+
+    @abstractmethod
+    def metrics(self, task: TaskId) -> dict[str, Any]:
+        """The latest counters the task reported."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop serving; running tasks learn it through their lease."""

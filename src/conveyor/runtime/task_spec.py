@@ -1,0 +1,49 @@
+"""The description of one task instance, shipped from the worker to wherever the task runs."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TaskId:
+    """A connector's task, numbered from 0 as in Kafka Connect."""
+
+    connector: str
+    task: int
+
+    def __str__(self) -> str:
+        return f"{self.connector}-{self.task}"
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Everything a task loop needs to run: its configs, the log, and which incarnation it is.
+
+    `attempt` changes at every (re)start of the task, so that the worker can tell a current
+    incarnation from a zombie one on the control channel.
+    """
+
+    id: TaskId
+    kind: str
+    connector_config: dict[str, str]
+    task_config: dict[str, str]
+    worker_config: dict[str, str]
+    attempt: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def restarted(self) -> TaskSpec:
+        return TaskSpec(self.id, self.kind, self.connector_config, self.task_config, self.worker_config)
+
+    @property
+    def entry(self) -> str:
+        """The dotted path of the function that runs this task's loop: `module:function`."""
+        return self.worker_config.get("task.entry", "conveyor.runtime.task_entry:run_task")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": {"connector": self.id.connector, "task": self.id.task},
+            "kind": self.kind,
+            "attempt": self.attempt,
+        }

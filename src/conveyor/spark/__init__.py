@@ -1,0 +1,1 @@
+"""Places task loops on Spark executors, stops and watches them."""

@@ -1,0 +1,39 @@
+"""The worker's SparkSession: the worker process is the Spark driver of its tasks."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+from pyspark.sql import SparkSession
+
+DEFAULT_SLOTS = 16
+DEFAULT_TASK_ATTEMPTS = 4
+
+
+def default_master(slots: int = DEFAULT_SLOTS, attempts: int = DEFAULT_TASK_ATTEMPTS) -> str:
+    """`local[N,F]`: N slots for long-running tasks, and F attempts so a dead executor is re-run."""
+    return f"local[{slots},{attempts}]"
+
+
+def get_or_create_session(
+    master: str | None = None, app_name: str = "conveyor", conf: Mapping[str, str] | None = None
+) -> SparkSession:
+    """Start (or join) the process's SparkSession with executors on this interpreter."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = (
+        SparkSession.builder.master(master or default_master())
+        .appName(app_name)
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.python.worker.reuse", "false")
+    )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
