@@ -1,0 +1,186 @@
+"""Connect records: what source tasks produce (``SourceRecord``) and sink tasks receive (``SinkRecord``)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, Literal, Self
+
+from conveyor.data.headers import Header, Headers
+from conveyor.data.schema import Schema
+
+
+class _Unchanged(enum.Enum):
+    KEEP = enum.auto()
+
+
+_KEEP: Final = _Unchanged.KEEP
+_Keep = Literal[_Unchanged.KEEP]
+
+
+class TimestampType(enum.StrEnum):
+    """How a sink record's timestamp was set, with Kafka's names (compares equal to those strings)."""
+
+    NO_TIMESTAMP_TYPE = "NoTimestampType"
+    CREATE_TIME = "CreateTime"
+    LOG_APPEND_TIME = "LogAppendTime"
+
+
+def _as_headers(headers: Headers | Iterable[Header] | None) -> Headers:
+    if headers is None:
+        return Headers()
+    if isinstance(headers, Headers):
+        return headers
+    return Headers(headers)
+
+
+def _choose_partition(kafka_partition: int | None, partition: int | None) -> int | None:
+    return partition if kafka_partition is None else kafka_partition
+
+
+class ConnectRecord:
+    """A key and value with their schemas, bound for or read from a topic partition."""
+
+    __slots__ = (
+        "headers", "kafka_partition", "key", "key_schema", "timestamp", "topic", "value", "value_schema"
+    )
+
+    def __init__(
+        self,
+        topic: str,
+        kafka_partition: int | None = None,
+        key_schema: Schema | None = None,
+        key: Any = None,
+        value_schema: Schema | None = None,
+        value: Any = None,
+        timestamp: int | None = None,
+        headers: Headers | Iterable[Header] | None = None,
+        *,
+        partition: int | None = None,
+    ) -> None:
+        self.topic = topic
+        self.kafka_partition = _choose_partition(kafka_partition, partition)
+        self.key_schema = key_schema
+        self.key = key
+        self.value_schema = value_schema
+        self.value = value
+        self.timestamp = timestamp
+        self.headers = _as_headers(headers)
+
+    @classmethod
+    def _slot_names(cls) -> tuple[str, ...]:
+        return tuple(name for klass in reversed(cls.__mro__) for name in getattr(klass, "__slots__", ()))
+
+    def __copy__(self) -> Self:
+        clone = object.__new__(type(self))
+        for name in self._slot_names():
+            object.__setattr__(clone, name, getattr(self, name))
+        return clone
+
+    def new_record(
+        self,
+        *,
+        topic: str | _Keep = _KEEP,
+        kafka_partition: int | _Keep | None = _KEEP,
+        key_schema: Schema | _Keep | None = _KEEP,
+        key: Any = _KEEP,
+        value_schema: Schema | _Keep | None = _KEEP,
+        value: Any = _KEEP,
+        timestamp: int | _Keep | None = _KEEP,
+        headers: Headers | Iterable[Header] | _Keep | None = _KEEP,
+    ) -> Self:
+        """A copy of this record, of the same class, with the given fields replaced.
+
+        Fields a subclass adds (source offsets, the sink offset and its originals) are carried over; the
+        headers are copied so that changing the new record's headers leaves this record's alone.
+        """
+        clone = self.__copy__()
+        if topic is not _KEEP:
+            clone.topic = topic
+        if kafka_partition is not _KEEP:
+            clone.kafka_partition = kafka_partition
+        if key_schema is not _KEEP:
+            clone.key_schema = key_schema
+        if key is not _KEEP:
+            clone.key = key
+        if value_schema is not _KEEP:
+            clone.value_schema = value_schema
+        if value is not _KEEP:
+            clone.value = value
+        if timestamp is not _KEEP:
+            clone.timestamp = timestamp
+        clone.headers = self.headers.copy() if headers is _KEEP else _as_headers(headers)
+        return clone
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._slot_names())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._slot_names())
+        return f"{type(self).__name__}{{{body}}}"
+
+
+class SourceRecord(ConnectRecord):
+    """A record produced by a source task, with the source partition and offset it came from."""
+
+    __slots__ = ("source_offset", "source_partition")
+
+    def __init__(
+        self,
+        source_partition: Mapping[str, Any] | None,
+        source_offset: Mapping[str, Any] | None,
+        topic: str,
+        kafka_partition: int | None = None,
+        key_schema: Schema | None = None,
+        key: Any = None,
+        value_schema: Schema | None = None,
+        value: Any = None,
+        timestamp: int | None = None,
+        headers: Headers | Iterable[Header] | None = None,
+        *,
+        partition: int | None = None,
+    ) -> None:
+        super().__init__(topic, _choose_partition(kafka_partition, partition), key_schema, key, value_schema,
+                         value, timestamp, headers)
+        self.source_partition = source_partition
+        self.source_offset = source_offset
+
+
+class SinkRecord(ConnectRecord):
+    """A record delivered to a sink task, with its offset in the log and, per KIP-793, where it was
+    originally read from before any transform renamed its topic or partition."""
+
+    __slots__ = ("kafka_offset", "original_kafka_offset", "original_kafka_partition", "original_topic",
+                 "timestamp_type")
+
+    def __init__(
+        self,
+        topic: str,
+        kafka_partition: int | None = None,
+        key_schema: Schema | None = None,
+        key: Any = None,
+        value_schema: Schema | None = None,
+        value: Any = None,
+        kafka_offset: int = 0,
+        timestamp: int | None = None,
+        timestamp_type: str = TimestampType.NO_TIMESTAMP_TYPE,
+        headers: Headers | Iterable[Header] | None = None,
+        original_topic: str | None = None,
+        original_kafka_partition: int | None = None,
+        original_kafka_offset: int | None = None,
+        *,
+        partition: int | None = None,
+    ) -> None:
+        chosen_partition = _choose_partition(kafka_partition, partition)
+        super().__init__(topic, chosen_partition, key_schema, key, value_schema, value, timestamp, headers)
+        self.kafka_offset = kafka_offset
+        self.timestamp_type = TimestampType(timestamp_type)
+        self.original_topic = topic if original_topic is None else original_topic
+        self.original_kafka_partition = (
+            chosen_partition if original_kafka_partition is None else original_kafka_partition
+        )
+        self.original_kafka_offset = kafka_offset if original_kafka_offset is None else original_kafka_offset
