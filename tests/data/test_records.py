@@ -1,0 +1,70 @@
+import copy
+
+from conveyor.data import (
+    INT32_SCHEMA,
+    STRING_SCHEMA,
+    Headers,
+    SinkRecord,
+    SourceRecord,
+    TimestampType,
+)
+
+
+def make_source_record() -> SourceRecord:
+    return SourceRecord(
+        {"file": "a.txt"}, {"position": 10}, "lines", 2, STRING_SCHEMA, "k", INT32_SCHEMA, 5,
+        timestamp=1000, headers=Headers().add("h", "v"),
+    )
+
+
+def test_source_record_takes_javas_positional_order() -> None:
+    record = make_source_record()
+    assert (record.source_partition, record.source_offset) == ({"file": "a.txt"}, {"position": 10})
+    assert (record.topic, record.kafka_partition, record.key, record.value) == ("lines", 2, "k", 5)
+
+
+def test_source_record_accepts_partition_as_javas_keyword() -> None:
+    assert SourceRecord(None, None, "t", partition=4).kafka_partition == 4
+
+
+def test_new_record_replaces_only_the_given_fields_and_keeps_the_class() -> None:
+    record = make_source_record()
+    renamed = record.new_record(topic="other", value=6)
+    assert isinstance(renamed, SourceRecord)
+    assert (renamed.topic, renamed.value, renamed.key, renamed.timestamp) == ("other", 6, "k", 1000)
+    assert renamed.source_offset == {"position": 10}
+
+
+def test_new_record_can_set_a_field_to_none() -> None:
+    assert make_source_record().new_record(key=None, key_schema=None).key is None
+
+
+def test_new_record_headers_are_independent_of_the_original() -> None:
+    record = make_source_record()
+    record.new_record(value=1).headers.add("extra", 1)
+    assert len(record.headers) == 1
+
+
+def test_sink_record_originals_default_to_where_it_was_read() -> None:
+    record = SinkRecord(topic="t", kafka_partition=3, value="v", kafka_offset=42)
+    originals = (record.original_topic, record.original_kafka_partition, record.original_kafka_offset)
+    assert originals == ("t", 3, 42)
+
+
+def test_sink_record_new_record_keeps_offset_and_originals() -> None:
+    record = SinkRecord(topic="t", kafka_partition=3, value="v", kafka_offset=42, timestamp=7,
+                        timestamp_type="CreateTime")
+    moved = record.new_record(topic="u", kafka_partition=0)
+    assert (moved.kafka_offset, moved.original_topic, moved.original_kafka_partition) == (42, "t", 3)
+    assert moved.timestamp_type == "CreateTime"
+    assert moved.timestamp_type is TimestampType.CREATE_TIME
+
+
+def test_records_with_equal_fields_are_equal() -> None:
+    assert make_source_record() == make_source_record()
+    assert make_source_record() != make_source_record().new_record(value=99)
+
+
+def test_copy_gives_an_equal_record() -> None:
+    record = make_source_record()
+    assert copy.copy(record) == record
