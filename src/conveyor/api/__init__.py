@@ -1,0 +1,109 @@
+"""What connector and plugin authors import: connectors, tasks, their contexts, config definitions.
+
+A source connector subclasses :class:`SourceConnector` and :class:`SourceTask`; a sink connector
+:class:`SinkConnector` and :class:`SinkTask`. ``docs/connector-api.md`` shows a working example of
+each and maps every Java name of Kafka Connect's API onto its name here.
+"""
+
+from conveyor.api.config import (
+    NO_DEFAULT,
+    CaseInsensitiveValidString,
+    CompositeValidator,
+    ConfigDef,
+    ConfigKey,
+    ConfigType,
+    ConfigValue,
+    Importance,
+    LambdaValidator,
+    NonEmptyString,
+    NonEmptyStringWithoutControlChars,
+    NonNullValidator,
+    Password,
+    Range,
+    Recommender,
+    Validator,
+    ValidList,
+    ValidString,
+    Width,
+)
+from conveyor.api.connector import (
+    Connector,
+    ConnectorContext,
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    SinkConnector,
+    SinkConnectorContext,
+    SourceConnector,
+    SourceConnectorContext,
+)
+from conveyor.api.errors import (
+    AlreadyExistsError,
+    ConfigError,
+    ConnectError,
+    IllegalWorkerStateError,
+    NotFoundError,
+    RetriableError,
+)
+from conveyor.api.plugin import Converter, HeaderConverter, Predicate, Transformation
+from conveyor.api.sink import ErrantRecordReporter, SinkTask, SinkTaskContext
+from conveyor.api.source import (
+    OffsetStorageReader,
+    RecordMetadata,
+    SourceTask,
+    SourceTaskContext,
+    TransactionBoundary,
+    TransactionContext,
+)
+from conveyor.api.task import Task
+from conveyor.api.topic_partition import TopicPartition
+
+__all__ = [
+    "NO_DEFAULT",
+    "AlreadyExistsError",
+    "CaseInsensitiveValidString",
+    "CompositeValidator",
+    "ConfigDef",
+    "ConfigError",
+    "ConfigKey",
+    "ConfigType",
+    "ConfigValue",
+    "ConnectError",
+    "Connector",
+    "ConnectorContext",
+    "ConnectorTransactionBoundaries",
+    "Converter",
+    "ErrantRecordReporter",
+    "ExactlyOnceSupport",
+    "HeaderConverter",
+    "IllegalWorkerStateError",
+    "Importance",
+    "LambdaValidator",
+    "NonEmptyString",
+    "NonEmptyStringWithoutControlChars",
+    "NonNullValidator",
+    "NotFoundError",
+    "OffsetStorageReader",
+    "Password",
+    "Predicate",
+    "Range",
+    "Recommender",
+    "RecordMetadata",
+    "RetriableError",
+    "SinkConnector",
+    "SinkConnectorContext",
+    "SinkTask",
+    "SinkTaskContext",
+    "SourceConnector",
+    "SourceConnectorContext",
+    "SourceTask",
+    "SourceTaskContext",
+    "Task",
+    "TopicPartition",
+    "TransactionBoundary",
+    "TransactionContext",
+    "Transformation",
+    "ValidList",
+    "ValidString",
+    "Validator",
+    "Width",
+]

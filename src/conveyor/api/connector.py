@@ -1,0 +1,145 @@
+"""Connectors: the classes that configure a job and split it into task configurations."""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from conveyor.api.config import ConfigDef, ConfigValue
+from conveyor.api.errors import ConnectError
+
+if TYPE_CHECKING:
+    from conveyor.api.source import OffsetStorageReader
+    from conveyor.api.task import Task
+    from conveyor.api.topic_partition import TopicPartition
+
+
+class ExactlyOnceSupport(enum.Enum):
+    """Whether a source connector can deliver exactly once with a given config (KIP-618)."""
+
+    SUPPORTED = "SUPPORTED"
+    UNSUPPORTED = "UNSUPPORTED"
+
+
+class ConnectorTransactionBoundaries(enum.Enum):
+    """Whether a source connector can define its own transaction boundaries (KIP-618)."""
+
+    SUPPORTED = "SUPPORTED"
+    UNSUPPORTED = "UNSUPPORTED"
+
+
+class ConnectorContext(abc.ABC):
+    """What the runtime offers a running connector."""
+
+    @abc.abstractmethod
+    def request_task_reconfiguration(self) -> None:
+        """Ask the runtime to call ``task_configs`` again, e.g. because the source's tables changed."""
+
+    @abc.abstractmethod
+    def raise_error(self, error: Exception) -> None:
+        """Report an error from a background thread; the connector is marked FAILED."""
+
+
+class SourceConnectorContext(ConnectorContext):
+    """A source connector's context: it can also read the offsets its tasks committed."""
+
+    @abc.abstractmethod
+    def offset_storage_reader(self) -> OffsetStorageReader: ...
+
+
+class SinkConnectorContext(ConnectorContext):
+    """A sink connector's context."""
+
+
+class Connector(abc.ABC):
+    """Configures a job and divides it into tasks; the runtime runs the tasks.
+
+    Lifecycle: ``initialize(context)``, ``start(props)``, then ``task_class()`` and
+    ``task_configs(max_tasks)`` as often as the runtime needs, and finally ``stop()``.
+    """
+
+    _context: ConnectorContext | None = None
+
+    def initialize(self, context: ConnectorContext) -> None:
+        self._context = context
+
+    @property
+    def context(self) -> ConnectorContext:
+        """The context given to ``initialize``."""
+        if self._context is None:
+            raise ConnectError(f"{type(self).__name__} has not been initialized with a context")
+        return self._context
+
+    @abc.abstractmethod
+    def version(self) -> str:
+        """This connector's version, shown by ``GET /connector-plugins``."""
+
+    @abc.abstractmethod
+    def start(self, props: Mapping[str, str]) -> None:
+        """Start with the user's config; called once before any ``task_configs``."""
+
+    def reconfigure(self, props: Mapping[str, str]) -> None:
+        """Take a new config; by default stop and start again."""
+        self.stop()
+        self.start(props)
+
+    @abc.abstractmethod
+    def task_class(self) -> type[Task]:
+        """The task class to run."""
+
+    @abc.abstractmethod
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """One config per task to run, at most ``max_tasks`` of them."""
+
+    @abc.abstractmethod
+    def stop(self) -> None:
+        """Stop; release what ``start`` acquired."""
+
+    @abc.abstractmethod
+    def config(self) -> ConfigDef:
+        """The connector's own settings (the runtime adds the common connector keys)."""
+
+    def validate(self, connector_configs: Mapping[str, str]) -> list[ConfigValue]:
+        """Check a config before it is used; by default validates it against ``config()``."""
+        return self.config().validate(connector_configs)
+
+
+class SourceConnector(Connector):
+    """A connector whose tasks read from an external system and produce records."""
+
+    def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """Whether this config allows exactly-once delivery; ``None`` means the connector cannot tell."""
+        return None
+
+    def can_define_transaction_boundaries(
+        self, connector_config: Mapping[str, str]
+    ) -> ConnectorTransactionBoundaries:
+        """Whether tasks can use ``transaction.boundary=connector`` with this config."""
+        return ConnectorTransactionBoundaries.UNSUPPORTED
+
+    def alter_offsets(
+        self,
+        connector_config: Mapping[str, str],
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+    ) -> bool:
+        """React to a user altering or resetting (``None``) offsets; ``True`` if handled externally too.
+
+        ``offsets`` pairs each source partition with its new offset (Java's map, as pairs because
+        Python mappings cannot be keys).
+        """
+        return False
+
+
+class SinkConnector(Connector):
+    """A connector whose tasks consume records and write them to an external system."""
+
+    TOPICS_CONFIG = "topics"
+    TOPICS_REGEX_CONFIG = "topics.regex"
+
+    def alter_offsets(
+        self, connector_config: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]
+    ) -> bool:
+        """React to a user altering or resetting (``None``) offsets; ``True`` if handled externally too."""
+        return False
