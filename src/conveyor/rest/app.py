@@ -1,0 +1,43 @@
+"""Builds the FastAPI app that serves Kafka Connect's REST API over a herder."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from conveyor.herder.api import Herder
+from conveyor.rest import server_info
+from conveyor.rest.errors import install_error_handlers
+from conveyor.rest.logger_levels import LoggerLevels
+from conveyor.rest.request_log import RequestLogMiddleware
+from conveyor.rest.routes.connector_lifecycle import connector_lifecycle_router
+from conveyor.rest.routes.connectors import connectors_router
+from conveyor.rest.routes.loggers import loggers_router
+from conveyor.rest.routes.offsets import offsets_router
+from conveyor.rest.routes.plugins import plugins_router
+from conveyor.rest.routes.root import root_router
+from conveyor.rest.routes.topics import topics_router
+
+DESCRIPTION = (
+    "Kafka Connect's REST API, served by a Conveyor worker: the same paths, status codes and bodies, "
+    'with every error as `{"error_code": <int>, "message": <str>}`.'
+)
+
+
+def create_app(herder: Herder, *, admin_enabled: bool = True) -> FastAPI:
+    """The REST app over `herder`; `/admin/*` is served only when `admin_enabled`.
+
+    Every endpoint is a plain function, so FastAPI runs its blocking herder call on a worker thread
+    and a slow call never holds up the others.
+    """
+    app = FastAPI(title="Conveyor REST API", version=server_info.version(), description=DESCRIPTION)
+    app.include_router(root_router(herder))
+    app.include_router(connectors_router(herder))
+    app.include_router(connector_lifecycle_router(herder))
+    app.include_router(offsets_router(herder))
+    app.include_router(topics_router(herder))
+    app.include_router(plugins_router(herder))
+    if admin_enabled:
+        app.include_router(loggers_router(LoggerLevels()))
+    install_error_handlers(app)
+    app.add_middleware(RequestLogMiddleware)
+    return app

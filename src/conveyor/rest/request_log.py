@@ -1,0 +1,56 @@
+"""One log line per request: method, path, status, duration, and the connector named in the path.
+
+Request bodies are never logged: connector configs may hold passwords.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("conveyor.rest.requests")
+
+_CONNECTOR_IN_PATH = re.compile(r"^/connectors/([^/]+)")
+
+
+def connector_in_path(path: str) -> str | None:
+    """The connector a `/connectors/{c}/...` path addresses, or None for any other path."""
+    match = _CONNECTOR_IN_PATH.match(path)
+    return match.group(1) if match else None
+
+
+class RequestLogMiddleware:
+    """Logs every HTTP request once it has been answered (or has failed without an answer)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_recording_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_recording_status)
+        finally:
+            self._log(scope, status, time.perf_counter() - started)
+
+    @staticmethod
+    def _log(scope: Scope, status: int, elapsed_s: float) -> None:
+        path: str = scope.get("path", "")
+        query = scope.get("query_string", b"").decode("latin-1")
+        target = f"{path}?{query}" if query else path
+        connector = connector_in_path(path)
+        suffix = f" connector={connector}" if connector is not None else ""
+        log.info("%s %s %d %.0fms%s", scope.get("method"), target, status, elapsed_s * 1000, suffix)

@@ -1,0 +1,77 @@
+"""A connector's status and tasks, and the requests that change its state: restart, pause, resume, stop."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import JSONResponse
+
+from conveyor.herder.api import Herder
+from conveyor.rest.query import query_bool
+
+TAG = "connectors"
+
+
+def connector_lifecycle_router(herder: Herder) -> APIRouter:
+    router = APIRouter(prefix="/connectors/{connector}", tags=[TAG])
+
+    @router.get("/status", summary="The state of a connector and of each of its tasks")
+    def connector_status(connector: str) -> dict[str, Any]:
+        return herder.connector_status(connector).to_json()
+
+    @router.get("/tasks", summary="A connector's tasks and their configs")
+    def task_configs(connector: str) -> list[dict[str, Any]]:
+        return [task.to_json() for task in herder.task_configs(connector)]
+
+    @router.get(
+        "/tasks-config",
+        deprecated=True,
+        summary="A connector's task configs keyed by task id (deprecated by KIP-970: use /tasks)",
+    )
+    def tasks_config(connector: str) -> dict[str, dict[str, str]]:
+        tasks = herder.task_configs(connector)
+        return {f"{task.id.connector}-{task.id.task}": dict(task.config) for task in tasks}
+
+    @router.get("/tasks/{task}/status", summary="The state of one task")
+    def task_status(connector: str, task: int) -> dict[str, Any]:
+        return herder.task_status(connector, task).to_json()
+
+    @router.post("/tasks/{task}/restart", status_code=204, summary="Restart one task")
+    def restart_task(connector: str, task: int) -> Response:
+        herder.restart_task(connector, task)
+        return Response(status_code=204)
+
+    @router.post(
+        "/restart",
+        summary="Restart a connector; with includeTasks or onlyFailed (KIP-745) answers what restarts",
+        responses={202: {"description": "Restart requested; the body shows what will restart"}},
+    )
+    def restart_connector(
+        connector: str,
+        include_tasks: Annotated[str | None, Query(alias="includeTasks", description="true or false")] = None,
+        only_failed: Annotated[str | None, Query(alias="onlyFailed", description="true or false")] = None,
+    ) -> Response:
+        include = query_bool(include_tasks, default=False)
+        failed_only = query_bool(only_failed, default=False)
+        state = herder.restart_connector(connector, include_tasks=include, only_failed=failed_only)
+        if not include and not failed_only:
+            return Response(status_code=204)
+        return JSONResponse(status_code=202, content=state.to_json())
+
+    @router.put("/pause", status_code=202, summary="Pause a connector and its tasks (idempotent)")
+    def pause_connector(connector: str) -> Response:
+        herder.pause_connector(connector)
+        return Response(status_code=202)
+
+    @router.put("/resume", status_code=202, summary="Resume a paused or stopped connector (idempotent)")
+    def resume_connector(connector: str) -> Response:
+        herder.resume_connector(connector)
+        return Response(status_code=202)
+
+    @router.put("/stop", status_code=204, summary="Stop a connector and shut down its tasks (idempotent)")
+    def stop_connector(connector: str) -> Response:
+        herder.stop_connector(connector)
+        return Response(status_code=204)
+
+    return router

@@ -1,0 +1,103 @@
+"""Listing, creating, reading, reconfiguring and deleting connectors."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query, Request, Response
+from fastapi.responses import JSONResponse
+
+from conveyor.herder.api import Herder
+from conveyor.herder.errors import NotFoundError
+from conveyor.rest.bodies import ConfigPatch, ConnectorConfig, CreateConnectorRequest
+from conveyor.rest.connector_configs import connector_location, require_connector_class, with_connector_name
+from conveyor.rest.errors import RestError
+
+log = logging.getLogger(__name__)
+
+TAG = "connectors"
+
+
+def connectors_router(herder: Herder) -> APIRouter:
+    router = APIRouter(prefix="/connectors", tags=[TAG])
+
+    @router.get("", summary="List connectors, optionally expanded with their status and/or info")
+    def list_connectors(
+        expand: Annotated[list[str] | None, Query(description="status and/or info; may repeat")] = None,
+    ) -> Any:
+        if not expand:
+            return herder.connectors()
+        return _expanded_connectors(herder, expand)
+
+    @router.post("", status_code=201, summary="Create a connector")
+    def create_connector(request: Request, body: CreateConnectorRequest) -> JSONResponse:
+        name = (body.name or "").strip()
+        if body.config is None:
+            raise RestError(400, "Connector config is missing from the request")
+        config = with_connector_name(name, body.config)
+        require_connector_class(config)
+        initial_state = body.initial_state.value if body.initial_state is not None else None
+        _, info = herder.put_connector_config(name, config, allow_replace=False, initial_state=initial_state)
+        return JSONResponse(
+            status_code=201,
+            content=info.to_json(),
+            headers={"Location": connector_location(str(request.base_url), name)},
+        )
+
+    @router.get("/{connector}", summary="A connector's name, config, tasks and type")
+    def connector_info(connector: str) -> dict[str, Any]:
+        return herder.connector_info(connector).to_json()
+
+    @router.delete("/{connector}", status_code=204, summary="Delete a connector")
+    def delete_connector(connector: str) -> Response:
+        herder.delete_connector(connector)
+        return Response(status_code=204)
+
+    @router.get("/{connector}/config", summary="A connector's config")
+    def connector_config(connector: str) -> dict[str, str]:
+        return herder.connector_config(connector)
+
+    @router.put(
+        "/{connector}/config",
+        summary="Create a connector (201) or replace its config (200)",
+        responses={201: {"description": "Created"}},
+    )
+    def put_connector_config(
+        request: Request, connector: str, config: Annotated[ConnectorConfig, Body()]
+    ) -> JSONResponse:
+        named_config = with_connector_name(connector, config)
+        require_connector_class(named_config)
+        created, info = herder.put_connector_config(connector, named_config, allow_replace=True)
+        if not created:
+            return JSONResponse(status_code=200, content=info.to_json())
+        return JSONResponse(
+            status_code=201,
+            content=info.to_json(),
+            headers={"Location": connector_location(str(request.base_url), connector)},
+        )
+
+    @router.patch("/{connector}/config", summary="Merge keys into a connector's config; null removes a key")
+    def patch_connector_config(connector: str, patch: Annotated[ConfigPatch, Body()]) -> dict[str, Any]:
+        return herder.patch_connector_config(connector, patch).to_json()
+
+    return router
+
+
+def _expanded_connectors(herder: Herder, expansions: list[str]) -> dict[str, dict[str, Any]]:
+    """`?expand=`: each connector's requested views; one deleted while listing is left out, as Kafka does."""
+    expanded: dict[str, dict[str, Any]] = {}
+    for name in herder.connectors():
+        try:
+            views: dict[str, Any] = {}
+            for expansion in expansions:
+                if expansion == "status":
+                    views["status"] = herder.connector_status(name).to_json()
+                elif expansion == "info":
+                    views["info"] = herder.connector_info(name).to_json()
+                else:
+                    log.info("Ignoring unknown expansion type %s", expansion)
+            expanded[name] = views
+        except NotFoundError:
+            log.debug("Connector %s disappeared while listing connectors", name)
+    return expanded

@@ -1,0 +1,47 @@
+"""A connector's offsets (KIP-875): read them, alter them, or reset them while it is stopped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from conveyor.herder.api import Herder
+from conveyor.herder.entities import ConnectorOffset
+from conveyor.rest.bodies import ConnectorOffsetsRequest
+from conveyor.rest.errors import RestError
+
+TAG = "offsets"
+NO_OFFSETS_MESSAGE = "Partitions / offsets need to be provided for an alter offsets request"
+NO_PARTITION_MESSAGE = "The partition for a connector offset cannot be null or missing"
+
+
+def offsets_router(herder: Herder) -> APIRouter:
+    router = APIRouter(prefix="/connectors/{connector}/offsets", tags=[TAG])
+
+    @router.get("", summary="The offsets a connector has committed")
+    def connector_offsets(connector: str) -> dict[str, Any]:
+        return {"offsets": [offset.to_json() for offset in herder.connector_offsets(connector)]}
+
+    @router.patch("", summary="Alter the offsets of a stopped connector; a null offset resets its partition")
+    def alter_connector_offsets(
+        connector: str, body: ConnectorOffsetsRequest | None = None
+    ) -> dict[str, str]:
+        return {"message": herder.alter_connector_offsets(connector, _requested_offsets(body))}
+
+    @router.delete("", summary="Reset every offset of a stopped connector")
+    def reset_connector_offsets(connector: str) -> dict[str, str]:
+        return {"message": herder.reset_connector_offsets(connector)}
+
+    return router
+
+
+def _requested_offsets(body: ConnectorOffsetsRequest | None) -> list[ConnectorOffset]:
+    if body is None or not body.offsets:
+        raise RestError(400, NO_OFFSETS_MESSAGE)
+    offsets = []
+    for entry in body.offsets:
+        if entry.partition is None:
+            raise RestError(400, NO_PARTITION_MESSAGE)
+        offsets.append(ConnectorOffset(partition=entry.partition, offset=entry.offset))
+    return offsets

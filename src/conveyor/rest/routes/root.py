@@ -1,0 +1,51 @@
+"""`GET /` (server info) and `GET /health` (KIP-1017)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from conveyor.herder.api import Herder
+from conveyor.rest import server_info
+
+log = logging.getLogger(__name__)
+
+HEALTHY_MESSAGE = "Worker has completed startup and is ready to handle requests."
+STARTING_MESSAGE = "Worker is still starting up."
+UNHEALTHY_MESSAGE = "Worker was unable to handle this request and may be unable to handle other requests."
+
+
+def root_router(herder: Herder) -> APIRouter:
+    router = APIRouter(tags=["worker"])
+
+    @router.get("/", summary="Version, commit and log cluster id of this worker")
+    def server_information() -> dict[str, Any]:
+        return {
+            "version": server_info.version(),
+            "commit": server_info.commit_id(),
+            "kafka_cluster_id": herder.kafka_cluster_id,
+        }
+
+    @router.get(
+        "/health",
+        summary="Whether the worker has started and can serve requests",
+        responses={503: {"description": "Still starting"}, 500: {"description": "Unhealthy"}},
+    )
+    def health() -> JSONResponse:
+        try:
+            ready = herder.ready()
+        except Exception:
+            log.exception("Health check failed")
+            return _worker_status(500, "unhealthy", UNHEALTHY_MESSAGE)
+        if not ready:
+            return _worker_status(503, "starting", STARTING_MESSAGE)
+        return _worker_status(200, "healthy", HEALTHY_MESSAGE)
+
+    return router
+
+
+def _worker_status(status_code: int, status: str, message: str) -> JSONResponse:
+    return JSONResponse(status_code=status_code, content={"status": status, "message": message})

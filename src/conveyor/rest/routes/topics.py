@@ -1,0 +1,26 @@
+"""The topics a connector has used (KIP-558), and forgetting them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Response
+
+from conveyor.herder.api import Herder
+
+TAG = "topics"
+
+
+def topics_router(herder: Herder) -> APIRouter:
+    router = APIRouter(prefix="/connectors/{connector}/topics", tags=[TAG])
+
+    @router.get("", summary="The topics a connector has produced to or consumed from")
+    def active_topics(connector: str) -> dict[str, Any]:
+        return {connector: {"topics": herder.connector_active_topics(connector)}}
+
+    @router.put("/reset", status_code=202, summary="Forget the topics a connector has used")
+    def reset_active_topics(connector: str) -> Response:
+        herder.reset_connector_active_topics(connector)
+        return Response(status_code=202)
+
+    return router
