@@ -1,0 +1,59 @@
+"""Plugin discovery and class resolution: what a ``connector.class`` or ``*.type`` name refers to.
+
+A name resolves, in order, through the catalog of known plugins (Conveyor's built-ins under Kafka's
+Java class names such as ``org.apache.kafka.connect.json.JsonConverter``, connectors shipped with
+Conveyor, entry points of the groups ``conveyor.connectors``, ``conveyor.converters``,
+``conveyor.transforms`` and ``conveyor.predicates``, and their simple-name aliases), then as a Python
+path ``package.module:Class`` or ``package.module.Class``. Importing this package also makes CLASS
+config values resolve the same way.
+
+Example::
+
+    load_plugin_class("org.apache.kafka.connect.transforms.Filter", PluginKind.TRANSFORMATION)
+"""
+
+from conveyor.api.config import use_class_resolver
+from conveyor.plugins.builtins import BUILTIN_CONNECTORS
+from conveyor.plugins.catalog import PluginCatalog, PluginEntry
+from conveyor.plugins.entry_points import ENTRY_POINT_GROUPS
+from conveyor.plugins.errors import InvalidPluginError, PluginNotFoundError
+from conveyor.plugins.kinds import PluginKind, kinds_of
+from conveyor.plugins.resolver import UNDEFINED_VERSION, PluginDesc, PluginResolver, plugin_version
+
+__all__ = [
+    "BUILTIN_CONNECTORS",
+    "ENTRY_POINT_GROUPS",
+    "UNDEFINED_VERSION",
+    "InvalidPluginError",
+    "PluginCatalog",
+    "PluginDesc",
+    "PluginEntry",
+    "PluginKind",
+    "PluginNotFoundError",
+    "PluginResolver",
+    "kinds_of",
+    "list_plugins",
+    "load_plugin_class",
+    "plugin_version",
+    "refresh_plugins",
+]
+
+_default_resolver = PluginResolver()
+
+
+def load_plugin_class(name: str, kind: PluginKind | None = None) -> type:
+    """The plugin class ``name`` refers to; raises :class:`PluginNotFoundError` listing close names."""
+    return _default_resolver.load(name, kind)
+
+
+def list_plugins(kind: PluginKind | None = None) -> list[PluginDesc]:
+    """Every known plugin, optionally only of one kind (``GET /connector-plugins``)."""
+    return _default_resolver.list(kind)
+
+
+def refresh_plugins() -> None:
+    """Discover plugins again (after installing a distribution, or filling ``BUILTIN_CONNECTORS``)."""
+    _default_resolver.refresh()
+
+
+use_class_resolver(_default_resolver.resolve_class)

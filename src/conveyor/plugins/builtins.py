@@ -1,0 +1,71 @@
+"""Where Conveyor's own plugins live, and the Java class names Kafka Connect users write for them.
+
+The converter and transform registries are imported lazily, so that a package that is missing or
+broken does not stop the others from loading.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+logger = logging.getLogger(__name__)
+
+BUILTIN_CONNECTORS: dict[str, str] = {}
+"""Connectors shipped with Conveyor: listed class name (Kafka's Java name if any) -> "module:Class"."""
+
+_JAVA_CONNECT = "org.apache.kafka.connect"
+_JAVA_CONVERTER_PACKAGES = {
+    "JsonConverter": f"{_JAVA_CONNECT}.json",
+    "StringConverter": f"{_JAVA_CONNECT}.storage",
+    "SimpleHeaderConverter": f"{_JAVA_CONNECT}.storage",
+}
+_JAVA_DEFAULT_CONVERTER_PACKAGE = f"{_JAVA_CONNECT}.converters"
+
+
+@dataclass(frozen=True)
+class _Registry:
+    """One ``BUILTIN_*`` table of a Conveyor package and the Java package its names belong to."""
+
+    module: str
+    attribute: str
+    java_package: str | None
+
+    def java_name(self, key: str) -> str:
+        package = self.java_package or _JAVA_CONVERTER_PACKAGES.get(key, _JAVA_DEFAULT_CONVERTER_PACKAGE)
+        return f"{package}.{key}"
+
+
+_REGISTRIES = (
+    _Registry("conveyor.convert", "BUILTIN_CONVERTERS", None),
+    _Registry("conveyor.transforms", "BUILTIN_TRANSFORMS", f"{_JAVA_CONNECT}.transforms"),
+    _Registry("conveyor.transforms", "BUILTIN_PREDICATES", f"{_JAVA_CONNECT}.transforms.predicates"),
+)
+
+
+@dataclass(frozen=True)
+class BuiltinPlugin:
+    """A plugin that ships with Conveyor, under the Java class name Kafka Connect users know it by."""
+
+    java_name: str
+    cls: type
+
+
+def builtin_plugins() -> Iterator[BuiltinPlugin]:
+    """Every built-in converter, transformation and predicate whose package can be imported."""
+    for registry in _REGISTRIES:
+        try:
+            table = getattr(importlib.import_module(registry.module), registry.attribute)
+        except (ImportError, AttributeError) as error:
+            logger.warning("Built-in plugins of %s are unavailable: %s", registry.module, error)
+            continue
+        for key, cls in table.items():
+            yield BuiltinPlugin(registry.java_name(key), cls)
+
+
+def is_builtin(cls: type) -> bool:
+    """Whether ``cls`` is part of Conveyor itself (and so carries Conveyor's version)."""
+    return cls.__module__ == "conveyor" or cls.__module__.startswith("conveyor.")
+

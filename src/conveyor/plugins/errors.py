@@ -1,0 +1,18 @@
+"""Errors raised when a plugin name cannot be turned into a usable class."""
+
+from __future__ import annotations
+
+from conveyor.api import ConnectError
+
+
+class PluginNotFoundError(ConnectError, LookupError):
+    """No plugin is known by that name; the message lists the closest known names."""
+
+    def __init__(self, message: str, name: str, suggestions: list[str]) -> None:
+        super().__init__(message)
+        self.name = name
+        self.suggestions = suggestions
+
+
+class InvalidPluginError(ConnectError):
+    """The name resolves to a class that is not a plugin of the kind asked for."""

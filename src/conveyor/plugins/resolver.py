@@ -1,0 +1,118 @@
+"""Turning a plugin name from a config or a REST path into a class, and listing what is known."""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from dataclasses import dataclass
+
+import conveyor
+from conveyor.api.config import ClassNotFound, import_dotted_class
+from conveyor.plugins.builtins import is_builtin
+from conveyor.plugins.catalog import PluginCatalog, PluginEntry, plugin_entry
+from conveyor.plugins.errors import InvalidPluginError, PluginNotFoundError
+from conveyor.plugins.kinds import PluginKind
+
+UNDEFINED_VERSION = "undefined"
+
+_KIND_LABELS = {
+    None: "a plugin",
+    PluginKind.SOURCE: "SourceConnector",
+    PluginKind.SINK: "SinkConnector",
+    PluginKind.CONVERTER: "Converter",
+    PluginKind.HEADER_CONVERTER: "HeaderConverter",
+    PluginKind.TRANSFORMATION: "Transformation",
+    PluginKind.PREDICATE: "Predicate",
+}
+
+
+@dataclass(frozen=True)
+class PluginDesc:
+    """One row of ``GET /connector-plugins``."""
+
+    class_name: str
+    type: PluginKind
+    version: str = UNDEFINED_VERSION
+
+    def to_json(self) -> dict[str, str]:
+        """The REST form; ``version`` is left out when undefined, as Kafka does."""
+        body = {"class": self.class_name, "type": self.type.value}
+        if self.version != UNDEFINED_VERSION:
+            body["version"] = self.version
+        return body
+
+
+class PluginResolver:
+    """Resolves plugin names against a catalog discovered once (``refresh`` discovers again)."""
+
+    def __init__(self, catalog: PluginCatalog | None = None) -> None:
+        self._catalog = catalog
+        self._lock = threading.Lock()
+
+    @property
+    def catalog(self) -> PluginCatalog:
+        with self._lock:
+            if self._catalog is None:
+                self._catalog = PluginCatalog.discover()
+            return self._catalog
+
+    def refresh(self) -> None:
+        """Forget the catalog, so that newly installed plugins are found."""
+        with self._lock:
+            self._catalog = None
+
+    def load(self, name: str, kind: PluginKind | None = None) -> type:
+        """The class ``name`` refers to, checked to be of ``kind`` when one is given."""
+        wanted = name.strip()
+        entry = self._lookup(wanted, kind)
+        if kind is not None and kind not in entry.kinds:
+            raise InvalidPluginError(f"{wanted} is not a {_KIND_LABELS[kind]}; it is {_describe(entry)}")
+        if not entry.kinds:
+            raise InvalidPluginError(f"{wanted} is not a Conveyor plugin class")
+        return entry.cls
+
+    def resolve_class(self, name: str) -> type:
+        """The class ``name`` refers to, plugin or not (how CLASS config values are resolved)."""
+        return self._lookup(name.strip(), None).cls
+
+    def list(self, kind: PluginKind | None = None) -> list[PluginDesc]:
+        """Every known plugin (of ``kind``), sorted by listed name, once per kind it serves as."""
+        descriptions = [
+            PluginDesc(entry.class_name, entry_kind, plugin_version(entry.cls))
+            for entry in self.catalog.entries(kind)
+            for entry_kind in sorted(entry.kinds, key=list(PluginKind).index)
+            if kind is None or entry_kind is kind
+        ]
+        return sorted(descriptions, key=lambda d: (list(PluginKind).index(d.type), d.class_name))
+
+    def _lookup(self, name: str, kind: PluginKind | None) -> PluginEntry:
+        known = self.catalog.find(name)
+        if known is not None:
+            return known
+        if "." in name or ":" in name:
+            try:
+                return plugin_entry(import_dotted_class(name))
+            except ClassNotFound:
+                pass
+        close = difflib.get_close_matches(name, self.catalog.aliases(kind), n=5, cutoff=0.6)
+        label = _KIND_LABELS[kind]
+        message = f"Failed to find any class that implements {label} and which name matches {name}"
+        if close:
+            message += f"; the closest known names are: {', '.join(close)}"
+        raise PluginNotFoundError(message, name, close)
+
+
+def plugin_version(cls: type) -> str:
+    """A plugin's version: its ``version()`` if it has one, Conveyor's for built-ins, else undefined."""
+    version_method = getattr(cls, "version", None)
+    if callable(version_method):
+        try:
+            return str(cls().version())
+        except Exception:
+            return UNDEFINED_VERSION
+    return conveyor.__version__ if is_builtin(cls) else UNDEFINED_VERSION
+
+
+def _describe(entry: PluginEntry) -> str:
+    kinds = sorted(_KIND_LABELS[kind] for kind in entry.kinds)
+    return "a " + " and a ".join(kinds) if kinds else "not a plugin"
