@@ -1,0 +1,100 @@
+"""``FileStreamSinkConnector``: appends each record's value as one line to a file (or the standard output)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+from conveyor import __version__
+from conveyor.api import ConfigDef, ConnectError, SinkConnector, SinkTask, Task, TopicPartition
+from conveyor.connectors.file.config import FILE_CONFIG, SINK_CONFIG_DEF
+from conveyor.data import SinkRecord
+
+log = logging.getLogger(__name__)
+
+
+class FileStreamSinkConnector(SinkConnector):
+    """Writes the records of its topics to one file or the standard output (Kafka's connector)."""
+
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def version(self) -> str:
+        return __version__
+
+    def start(self, props: Mapping[str, str]) -> None:
+        SINK_CONFIG_DEF.parse(props)
+        self._props = dict(props)
+
+    def task_class(self) -> type[Task]:
+        return FileStreamSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """``max_tasks`` identical tasks; they all append to the same file."""
+        return [dict(self._props) for _ in range(max_tasks)]
+
+    def stop(self) -> None:
+        """Nothing to release: the connector watches nothing in the background."""
+
+    def config(self) -> ConfigDef:
+        return SINK_CONFIG_DEF
+
+    def alter_offsets(
+        self, connector_config: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]
+    ) -> bool:
+        """Any offsets are fine: the runtime keeps them and the file holds none of its own."""
+        return True
+
+
+class FileStreamSinkTask(SinkTask):
+    """Appends ``str(value)`` of each record as a line (``null`` for a missing value, as Java prints it).
+
+    ``flush`` flushes the writes and, for a file, fsyncs it, so committed offsets never run ahead of
+    what is on disk.
+    """
+
+    def __init__(self) -> None:
+        self._filename: str | None = None
+        self._output: TextIO | None = None
+
+    def version(self) -> str:
+        return __version__
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._filename = SINK_CONFIG_DEF.parse(props)[FILE_CONFIG] or None
+        if self._filename is None:
+            self._output = sys.stdout
+            return
+        try:
+            self._output = open(self._filename, "a", encoding="utf-8")  # noqa: SIM115 - closed in stop()
+        except OSError as error:
+            message = f"Couldn't find or create file '{self._filename}' for FileStreamSinkTask"
+            raise ConnectError(message) from error
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        if records:
+            self._require_output().write("".join(f"{_as_line(record.value)}\n" for record in records))
+
+    def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
+        output = self._require_output()
+        log.debug("Flushing output stream for %s", self._filename or "stdout")
+        output.flush()
+        if self._filename is not None:
+            os.fsync(output.fileno())
+
+    def stop(self) -> None:
+        if self._output is not None and self._filename is not None:
+            self._output.close()
+        self._output = None
+
+    def _require_output(self) -> TextIO:
+        if self._output is None:
+            raise ConnectError("FileStreamSinkTask is not started")
+        return self._output
+
+
+def _as_line(value: Any) -> str:
+    return "null" if value is None else str(value)
