@@ -1,0 +1,392 @@
+"""The log interface every backend implements, and the plain data it speaks in.
+
+Keys, values and header values are ``bytes | None``; headers are ``list[tuple[str, bytes | None]]``;
+timestamps are milliseconds since the epoch; timeouts of calls are seconds, timeouts of settings are
+milliseconds (as Kafka names them). Client settings are passed as keyword arguments under Kafka's names,
+either dotted (``**{"transaction.timeout.ms": 5000}``) or with underscores (``transaction_timeout_ms=5000``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Literal, Self
+
+Header = tuple[str, bytes | None]
+Headers = list[Header]
+IsolationLevel = Literal["read_committed", "read_uncommitted"]
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class TopicPartition:
+    """One partition of one topic."""
+
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass(slots=True)
+class ConsumerRecord:
+    """A record as a consumer sees it."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: Headers
+    timestamp: int
+
+
+@dataclass(slots=True)
+class RecordBatch:
+    """Consecutive records of one partition in columns: the fast way to consume.
+
+    ``next_offset`` is the consumer's position after this batch (past any records it skipped).
+    """
+
+    topic: str
+    partition: int
+    offsets: Sequence[int]
+    keys: Sequence[bytes | None]
+    values: Sequence[bytes | None]
+    headers: Sequence[Headers]
+    timestamps: Sequence[int]
+    next_offset: int
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def records(self) -> Iterator[ConsumerRecord]:
+        """The batch as records, one object each."""
+        topic, partition = self.topic, self.partition
+        for offset, key, value, headers, timestamp in zip(
+            self.offsets, self.keys, self.values, self.headers, self.timestamps, strict=True
+        ):
+            yield ConsumerRecord(topic, partition, offset, key, value, headers, timestamp)
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetAndMetadata:
+    """A committed consumer offset: the next offset to read, with free-form metadata."""
+
+    offset: int
+    metadata: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDescription:
+    """A topic's partition count and settings (``cleanup.policy``, ``retention.ms``, ...)."""
+
+    name: str
+    partitions: int
+    config: Mapping[str, str] = field(default_factory=dict)
+
+    def topic_partitions(self) -> list[TopicPartition]:
+        return [TopicPartition(self.name, p) for p in range(self.partitions)]
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionOffsets:
+    """Where a partition starts and ends: earliest kept offset, high watermark, last stable offset."""
+
+    earliest: int
+    latest: int
+    last_stable: int
+
+
+@dataclass(frozen=True, slots=True)
+class JoinResult:
+    """What a member learns from a completed join round; ``members`` is filled for the leader only."""
+
+    generation: int
+    member_id: str
+    leader_id: str
+    protocol: str
+    members: Mapping[str, bytes]
+
+    @property
+    def is_leader(self) -> bool:
+        return self.member_id == self.leader_id
+
+
+@dataclass(frozen=True, slots=True)
+class CleanerResult:
+    """What one cleaner pass removed."""
+
+    records_removed: int
+    batches_removed: int
+
+
+OffsetsToCommit = Mapping[TopicPartition, "OffsetAndMetadata | int"]
+
+
+class Admin(ABC):
+    """Topics, offsets, consumer groups and producer fencing."""
+
+    @abstractmethod
+    def create_topic(
+        self,
+        name: str,
+        partitions: int = 1,
+        config: Mapping[str, str | int] | None = None,
+        exist_ok: bool = False,
+    ) -> None:
+        """Create a topic. ``config`` takes ``cleanup.policy`` (``delete``/``compact``), ``retention.ms``,
+        ``delete.retention.ms``. Raises ``TopicExistsError`` unless ``exist_ok``."""
+
+    @abstractmethod
+    def delete_topic(self, name: str) -> None:
+        """Delete a topic and its records; ``UnknownTopicOrPartitionError`` if it does not exist."""
+
+    @abstractmethod
+    def list_topics(self) -> list[str]:
+        """Names of all topics, sorted."""
+
+    @abstractmethod
+    def describe_topics(self, names: Iterable[str]) -> dict[str, TopicDescription]:
+        """Descriptions of the named topics."""
+
+    @abstractmethod
+    def list_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, PartitionOffsets]:
+        """Earliest, latest (high watermark) and last stable offset of each partition."""
+
+    @abstractmethod
+    def fence_producers(self, transactional_ids: Iterable[str]) -> None:
+        """Bump the epoch of each transactional id and abort its open transaction (Kafka's fenceProducers)."""
+
+    @abstractmethod
+    def list_consumer_groups(self) -> list[str]:
+        """Ids of groups that have committed offsets or members, sorted."""
+
+    @abstractmethod
+    def list_consumer_group_offsets(self, group_id: str) -> dict[TopicPartition, OffsetAndMetadata]:
+        """The offsets a group has committed."""
+
+    @abstractmethod
+    def alter_consumer_group_offsets(self, group_id: str, offsets: OffsetsToCommit) -> None:
+        """Overwrite committed offsets of a group; ``NonEmptyGroupError`` while it has members."""
+
+    @abstractmethod
+    def delete_consumer_group(self, group_id: str) -> None:
+        """Delete a group's offsets; ``GroupIdNotFoundError`` or ``NonEmptyGroupError`` as Kafka does."""
+
+    @abstractmethod
+    def run_cleaner(self, topics: Iterable[str] | None = None) -> CleanerResult:
+        """Apply retention to ``delete`` topics and compaction to ``compact`` topics (all if None)."""
+
+
+class Producer(ABC):
+    """Writes records; with a transactional id, writes them atomically across partitions."""
+
+    @property
+    @abstractmethod
+    def transactional_id(self) -> str | None:
+        """The transactional id this producer was created with."""
+
+    @abstractmethod
+    def send(
+        self,
+        topic: str,
+        value: bytes | None,
+        key: bytes | None = None,
+        partition: int | None = None,
+        headers: Headers | None = None,
+        timestamp: int | None = None,
+    ) -> None:
+        """Buffer one record; it is appended when its batch fills, on ``flush()`` or at commit."""
+
+    @abstractmethod
+    def send_batch(
+        self,
+        topic: str,
+        values: Sequence[bytes | None],
+        keys: Sequence[bytes | None] | None = None,
+        partition: int | None = None,
+        headers: Sequence[Headers | None] | None = None,
+        timestamps: Sequence[int] | None = None,
+    ) -> None:
+        """Buffer many records in one call: the same as ``send`` for each, at a fraction of the cost."""
+
+    @abstractmethod
+    def flush(self) -> None:
+        """Append everything buffered (inside a transaction: appended, still invisible to read_committed)."""
+
+    @abstractmethod
+    def partitions_for(self, topic: str) -> int:
+        """The partition count of a topic."""
+
+    @abstractmethod
+    def init_transactions(self) -> None:
+        """Claim the transactional id: bump its epoch, fencing older producers and aborting their work."""
+
+    @abstractmethod
+    def begin_transaction(self) -> None:
+        """Start a transaction."""
+
+    @abstractmethod
+    def send_offsets_to_transaction(self, offsets: OffsetsToCommit, group_id: str) -> None:
+        """Commit these consumer offsets for ``group_id`` if, and when, the transaction commits."""
+
+    @abstractmethod
+    def commit_transaction(self) -> None:
+        """Make the transaction's records and offsets visible, atomically."""
+
+    @abstractmethod
+    def abort_transaction(self) -> None:
+        """Discard the transaction's records and offsets."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Flush outside transactions, abort nothing, release resources."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class Consumer(ABC):
+    """Reads assigned partitions from a position; commits offsets for its group."""
+
+    @property
+    @abstractmethod
+    def group_id(self) -> str | None:
+        """The consumer group this consumer commits for, if any."""
+
+    @abstractmethod
+    def assign(self, partitions: Iterable[TopicPartition]) -> None:
+        """Read exactly these partitions from now on (replaces the previous assignment)."""
+
+    @abstractmethod
+    def assignment(self) -> set[TopicPartition]:
+        """The partitions currently assigned."""
+
+    @abstractmethod
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        """Read ``partition`` from ``offset`` on."""
+
+    @abstractmethod
+    def seek_to_beginning(self, partitions: Iterable[TopicPartition] | None = None) -> None:
+        """Read from the earliest kept offset (all assigned partitions if None)."""
+
+    @abstractmethod
+    def seek_to_end(self, partitions: Iterable[TopicPartition] | None = None) -> None:
+        """Read from the end (last stable offset under read_committed)."""
+
+    @abstractmethod
+    def position(self, partition: TopicPartition) -> int:
+        """The offset of the next record this consumer will read from ``partition``."""
+
+    @abstractmethod
+    def poll(self, timeout: float = 0.0, max_records: int | None = None) -> list[ConsumerRecord]:
+        """Records from the assigned partitions, waiting up to ``timeout`` seconds for the first one."""
+
+    @abstractmethod
+    def poll_batch(self, timeout: float = 0.0, max_records: int | None = None) -> list[RecordBatch]:
+        """Like ``poll``, in columns per partition."""
+
+    @abstractmethod
+    def commit(self, offsets: OffsetsToCommit | None = None) -> None:
+        """Commit offsets for the group (the current positions if None)."""
+
+    @abstractmethod
+    def committed(
+        self, partitions: Iterable[TopicPartition]
+    ) -> dict[TopicPartition, OffsetAndMetadata | None]:
+        """The group's committed offsets."""
+
+    @abstractmethod
+    def beginning_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The earliest kept offset of each partition."""
+
+    @abstractmethod
+    def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The end of each partition: last stable offset under read_committed, else the high watermark."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release resources; the consumer cannot be used afterwards."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class GroupCoordinator(ABC):
+    """The broker side of Kafka's group membership protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup)."""
+
+    @abstractmethod
+    def join_group(
+        self,
+        group_id: str,
+        member_id: str | None,
+        protocol_type: str,
+        protocols: Sequence[tuple[str, bytes]],
+        session_timeout_ms: int,
+        rebalance_timeout_ms: int,
+    ) -> JoinResult:
+        """Join (or rejoin) and block until the join round completes; ``member_id=None`` for a new member."""
+
+    @abstractmethod
+    def sync_group(
+        self, group_id: str, generation: int, member_id: str, assignments: Mapping[str, bytes] | None
+    ) -> bytes:
+        """Hand over the leader's assignments (followers pass None); block until this member's is known."""
+
+    @abstractmethod
+    def heartbeat(self, group_id: str, generation: int, member_id: str) -> None:
+        """Keep the member alive; ``RebalanceInProgressError`` tells it to rejoin."""
+
+    @abstractmethod
+    def leave_group(self, group_id: str, member_id: str) -> None:
+        """Leave at once, triggering a rebalance for the others."""
+
+
+class Log(ABC):
+    """A set of topics with Kafka's semantics, and the clients that use them."""
+
+    @abstractmethod
+    def admin(self) -> Admin:
+        """An admin client."""
+
+    @abstractmethod
+    def producer(self, transactional_id: str | None = None, **config: object) -> Producer:
+        """A producer; settings: ``batch.size`` (bytes), ``transaction.timeout.ms``."""
+
+    @abstractmethod
+    def consumer(
+        self,
+        group_id: str | None = None,
+        isolation_level: IsolationLevel = "read_committed",
+        **config: object,
+    ) -> Consumer:
+        """A consumer; settings: ``auto.offset.reset`` (``latest``), ``max.poll.records`` (500)."""
+
+    @abstractmethod
+    def group_coordinator(self) -> GroupCoordinator:
+        """The coordinator of group membership."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the log's resources in this process."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

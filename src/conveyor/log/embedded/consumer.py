@@ -1,0 +1,269 @@
+"""The embedded backend's consumer: reads assigned partitions batch by batch from the database.
+
+Under ``read_committed`` it stops at each partition's last stable offset and skips batches of aborted
+transactions; under ``read_uncommitted`` it reads up to the high watermark. Waiting in ``poll`` is a
+short sleep-and-retry, since writers may be other processes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+
+from conveyor.log.api import Consumer as ConsumerInterface
+from conveyor.log.api import (
+    ConsumerRecord,
+    IsolationLevel,
+    OffsetAndMetadata,
+    OffsetsToCommit,
+    RecordBatch,
+    TopicPartition,
+)
+from conveyor.log.client_config import choice_setting, int_setting
+from conveyor.log.embedded import group_offsets
+from conveyor.log.embedded.batch_slicing import PositionedBatch
+from conveyor.log.embedded.codec import DecodedBatch, decode_batch
+from conveyor.log.embedded.database import Database
+from conveyor.log.embedded.partition_log import PartitionBounds, partition_bounds, read_batches
+from conveyor.log.embedded.topics import require_partition
+from conveyor.log.embedded.visibility import abort_expired_if_any
+from conveyor.log.errors import (
+    IllegalStateError,
+    InvalidConfigError,
+    NoOffsetForPartitionError,
+    OffsetOutOfRangeError,
+)
+
+_ROWS_PER_QUERY = 8
+_MAX_WAIT_STEP_S = 0.05
+
+
+class EmbeddedConsumer(ConsumerInterface):
+    """A consumer reading from an embedded log's database."""
+
+    def __init__(
+        self,
+        database: Database,
+        group_id: str | None,
+        isolation_level: IsolationLevel,
+        config: Mapping[str, object],
+    ) -> None:
+        if isolation_level not in ("read_committed", "read_uncommitted"):
+            raise InvalidConfigError(
+                f"isolation_level={isolation_level!r} is not read_committed or read_uncommitted"
+            )
+        self._database = database
+        self._group_id = group_id
+        self._read_committed = isolation_level == "read_committed"
+        self._auto_offset_reset = choice_setting(
+            config, "auto.offset.reset", "latest", ("earliest", "latest", "none")
+        )
+        self._max_poll_records = int_setting(config, "max.poll.records", 500, minimum=1)
+        self._positions: dict[TopicPartition, int | None] = {}
+        self._order: list[TopicPartition] = []
+        self._next_first = 0
+        self._decoded: dict[TopicPartition, PositionedBatch] = {}
+        self._closed = False
+
+    @property
+    def group_id(self) -> str | None:
+        return self._group_id
+
+    def assign(self, partitions: Iterable[TopicPartition]) -> None:
+        self._ensure_open()
+        wanted = sorted(set(partitions))
+        with self._database.read() as conn:
+            for partition in wanted:
+                require_partition(conn, partition)
+        self._positions = {tp: self._positions.get(tp) for tp in wanted}
+        self._order = wanted
+        self._decoded = {tp: batch for tp, batch in self._decoded.items() if tp in self._positions}
+
+    def assignment(self) -> set[TopicPartition]:
+        return set(self._order)
+
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        self._require_assigned(partition)
+        if offset < 0:
+            raise ValueError(f"Cannot seek {partition} to negative offset {offset}")
+        self._positions[partition] = offset
+
+    def seek_to_beginning(self, partitions: Iterable[TopicPartition] | None = None) -> None:
+        chosen = self._chosen(partitions)
+        bounds = self._bounds(chosen)
+        for partition in chosen:
+            self._positions[partition] = bounds[partition].log_start_offset
+
+    def seek_to_end(self, partitions: Iterable[TopicPartition] | None = None) -> None:
+        chosen = self._chosen(partitions)
+        bounds = self._bounds(chosen)
+        for partition in chosen:
+            self._positions[partition] = self._end_of(bounds[partition])
+
+    def position(self, partition: TopicPartition) -> int:
+        self._require_assigned(partition)
+        self._resolve_positions()
+        position = self._positions[partition]
+        assert position is not None
+        return position
+
+    def poll(self, timeout: float = 0.0, max_records: int | None = None) -> list[ConsumerRecord]:
+        return [record for batch in self.poll_batch(timeout, max_records) for record in batch.records()]
+
+    def poll_batch(self, timeout: float = 0.0, max_records: int | None = None) -> list[RecordBatch]:
+        self._ensure_open()
+        if not self._order:
+            raise IllegalStateError("Consumer is not assigned any partitions")
+        limit = self._max_poll_records if max_records is None else max_records
+        deadline = time.monotonic() + timeout
+        wait = 0.001
+        while True:
+            batches = self._fetch(limit)
+            remaining = deadline - time.monotonic()
+            if batches or remaining <= 0:
+                return batches
+            time.sleep(min(wait, remaining))
+            wait = min(wait * 2, _MAX_WAIT_STEP_S)
+
+    def commit(self, offsets: OffsetsToCommit | None = None) -> None:
+        self._ensure_open()
+        group_id = group_offsets.require_group_id(self._group_id)
+        if offsets is None:
+            self._resolve_positions()
+            to_commit = {tp: OffsetAndMetadata(pos) for tp, pos in self._positions.items() if pos is not None}
+        else:
+            to_commit = group_offsets.normalize_offsets(offsets)
+        with self._database.write() as conn:
+            group_offsets.write_offsets(conn, group_id, to_commit)
+
+    def committed(
+        self, partitions: Iterable[TopicPartition]
+    ) -> dict[TopicPartition, OffsetAndMetadata | None]:
+        self._ensure_open()
+        group_id = group_offsets.require_group_id(self._group_id)
+        wanted = list(partitions)
+        with self._database.read() as conn:
+            found = group_offsets.read_offsets(conn, group_id, wanted)
+        return {tp: found.get(tp) for tp in wanted}
+
+    def beginning_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return {tp: bounds.log_start_offset for tp, bounds in self._bounds(list(partitions)).items()}
+
+    def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return {tp: self._end_of(bounds) for tp, bounds in self._bounds(list(partitions)).items()}
+
+    def close(self) -> None:
+        self._closed = True
+        self._decoded.clear()
+
+    def _fetch(self, limit: int) -> list[RecordBatch]:
+        self._resolve_positions()
+        if self._read_committed:
+            abort_expired_if_any(self._database)
+        order = self._order[self._next_first :] + self._order[: self._next_first]
+        self._next_first = (self._next_first + 1) % len(self._order)
+        fetched: list[RecordBatch] = []
+        with self._database.read() as conn:
+            for partition in order:
+                if limit <= 0:
+                    break
+                bounds = partition_bounds(conn, partition)
+                position = self._checked_position(partition, bounds)
+                end = self._end_of(bounds)
+                while limit > 0 and position < end:
+                    batches = self._batches_at(conn, partition, position, end)
+                    if not batches:
+                        break
+                    for batch in batches:
+                        if batch.last_offset < position:
+                            continue
+                        sliced = batch.slice_from(partition, position, limit)
+                        position = sliced.next_offset
+                        if len(sliced):
+                            fetched.append(sliced)
+                            limit -= len(sliced)
+                        if position <= batch.last_offset:
+                            self._decoded[partition] = batch
+                        if limit <= 0:
+                            break
+                self._positions[partition] = position
+        return fetched
+
+    def _batches_at(
+        self, conn: sqlite3.Connection, partition: TopicPartition, position: int, end: int
+    ) -> list[PositionedBatch]:
+        cached = self._decoded.pop(partition, None)
+        if cached is not None and cached.base_offset <= position <= cached.last_offset:
+            return [cached]
+        stored = read_batches(conn, partition, position, end, _ROWS_PER_QUERY)
+        batches = []
+        for row in stored:
+            if row.aborted and self._read_committed:
+                batches.append(
+                    PositionedBatch(row.base_offset, row.last_offset, DecodedBatch([], [], [], [], None))
+                )
+            else:
+                batches.append(PositionedBatch(row.base_offset, row.last_offset, decode_batch(row.payload)))
+        return batches
+
+    def _checked_position(self, partition: TopicPartition, bounds: PartitionBounds) -> int:
+        position = self._positions[partition]
+        assert position is not None
+        if bounds.log_start_offset <= position <= bounds.high_watermark:
+            return position
+        if self._auto_offset_reset == "none":
+            raise OffsetOutOfRangeError(
+                f"Offset {position} of {partition} is outside "
+                f"[{bounds.log_start_offset}, {bounds.high_watermark}] and auto.offset.reset=none"
+            )
+        reset = bounds.log_start_offset if self._auto_offset_reset == "earliest" else self._end_of(bounds)
+        self._positions[partition] = reset
+        return reset
+
+    def _resolve_positions(self) -> None:
+        missing = [tp for tp, position in self._positions.items() if position is None]
+        if not missing:
+            return
+        committed: dict[TopicPartition, OffsetAndMetadata] = {}
+        with self._database.read() as conn:
+            if self._group_id:
+                committed = group_offsets.read_offsets(conn, self._group_id, missing)
+            bounds = {tp: partition_bounds(conn, tp) for tp in missing}
+        for partition in missing:
+            if partition in committed:
+                self._positions[partition] = committed[partition].offset
+            elif self._auto_offset_reset == "earliest":
+                self._positions[partition] = bounds[partition].log_start_offset
+            elif self._auto_offset_reset == "latest":
+                self._positions[partition] = self._end_of(bounds[partition])
+            else:
+                raise NoOffsetForPartitionError(
+                    f"No committed offset for {partition} in group {self._group_id} "
+                    "and auto.offset.reset=none"
+                )
+
+    def _end_of(self, bounds: PartitionBounds) -> int:
+        return bounds.last_stable_offset if self._read_committed else bounds.high_watermark
+
+    def _bounds(self, partitions: list[TopicPartition]) -> dict[TopicPartition, PartitionBounds]:
+        self._ensure_open()
+        if self._read_committed:
+            abort_expired_if_any(self._database)
+        with self._database.read() as conn:
+            return {tp: partition_bounds(conn, tp) for tp in partitions}
+
+    def _chosen(self, partitions: Iterable[TopicPartition] | None) -> list[TopicPartition]:
+        chosen = list(self._order) if partitions is None else list(partitions)
+        for partition in chosen:
+            self._require_assigned(partition)
+        return chosen
+
+    def _require_assigned(self, partition: TopicPartition) -> None:
+        self._ensure_open()
+        if partition not in self._positions:
+            raise IllegalStateError(f"Partition {partition} is not assigned to this consumer")
+
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise IllegalStateError("Consumer is closed")

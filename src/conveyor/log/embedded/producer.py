@@ -1,0 +1,376 @@
+"""The embedded backend's producer: buffers records per partition and appends them as whole batches.
+
+Records are appended when a partition's buffer reaches ``batch.size`` bytes, on ``flush()``, and at
+``commit_transaction()``, which appends what remains, writes the transaction's consumer offsets and marks
+it committed in one database transaction. A transaction that never had to append before its commit
+leaves no trace in the database until that single atomic write.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from conveyor.log.api import Headers, OffsetAndMetadata, OffsetsToCommit, Producer, TopicPartition
+from conveyor.log.client_config import int_setting
+from conveyor.log.embedded import group_offsets, transactions
+from conveyor.log.embedded.database import Database, now_ms
+from conveyor.log.embedded.partition_log import append_batch
+from conveyor.log.embedded.record_buffer import RecordBuffer
+from conveyor.log.embedded.topics import TopicInfo, require_topic
+from conveyor.log.errors import (
+    IllegalStateError,
+    InvalidRecordError,
+    InvalidTxnStateError,
+    LogError,
+    ProducerFencedError,
+    TransactionAbortedError,
+    UnknownTopicOrPartitionError,
+)
+from conveyor.log.murmur2 import partition_for_key
+
+DEFAULT_BATCH_SIZE = 1_048_576
+DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000
+
+_Encoded = tuple[str, int, bytes, int, int]
+
+
+@dataclass(slots=True)
+class _Transaction:
+    """The producer's side of its open transaction."""
+
+    started_ms: int | None = None
+    txn_id: int | None = None
+    aborted_by_log: bool = False
+    offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = field(default_factory=dict)
+
+
+class EmbeddedProducer(Producer):
+    """A producer writing into an embedded log's database."""
+
+    def __init__(
+        self, database: Database, transactional_id: str | None, config: Mapping[str, object]
+    ) -> None:
+        self._database = database
+        self._transactional_id = transactional_id
+        self._batch_size = int_setting(config, "batch.size", DEFAULT_BATCH_SIZE, minimum=1)
+        self._transaction_timeout_ms = int_setting(
+            config, "transaction.timeout.ms", DEFAULT_TRANSACTION_TIMEOUT_MS, minimum=1
+        )
+        self._topics: dict[str, TopicInfo] = {}
+        self._buffers: dict[tuple[str, int], RecordBuffer] = {}
+        self._sticky_partitions: dict[str, int] = {}
+        self._identity: transactions.ProducerIdentity | None = None
+        self._transaction: _Transaction | None = None
+        self._fatal_error: LogError | None = None
+        self._closed = False
+
+    @property
+    def transactional_id(self) -> str | None:
+        return self._transactional_id
+
+    def partitions_for(self, topic: str) -> int:
+        return self._topic(topic).partitions
+
+    def send(
+        self,
+        topic: str,
+        value: bytes | None,
+        key: bytes | None = None,
+        partition: int | None = None,
+        headers: Headers | None = None,
+        timestamp: int | None = None,
+    ) -> None:
+        self._ensure_can_send()
+        info = self._topics.get(topic) or self._topic(topic)
+        if key is None:
+            if info.compacted:
+                raise InvalidRecordError(f"Topic {topic} is compacted: every record needs a key")
+            if partition is None:
+                partition = self._sticky_partitions.get(topic)
+                if partition is None:
+                    partition = self._stick(topic, info)
+        elif partition is None:
+            partition = partition_for_key(key, info.partitions)
+        buffer = self._buffers.get((topic, partition))
+        if buffer is None:
+            buffer = self._new_buffer(info, partition)
+        buffer.add(value, key, headers, time.time_ns() // 1_000_000 if timestamp is None else timestamp)
+        if buffer.size >= self._batch_size:
+            self._append_full(topic, partition)
+
+    def send_batch(
+        self,
+        topic: str,
+        values: Sequence[bytes | None],
+        keys: Sequence[bytes | None] | None = None,
+        partition: int | None = None,
+        headers: Sequence[Headers | None] | None = None,
+        timestamps: Sequence[int] | None = None,
+    ) -> None:
+        self._ensure_can_send()
+        info = self._topics.get(topic) or self._topic(topic)
+        count = len(values)
+        for name, column in (("keys", keys), ("headers", headers), ("timestamps", timestamps)):
+            if column is not None and len(column) != count:
+                raise ValueError(f"send_batch to {topic}: {len(column)} {name} for {count} values")
+        if info.compacted and (keys is None or None in keys):
+            raise InvalidRecordError(f"Topic {topic} is compacted: every record needs a key")
+        stamps = timestamps if timestamps is not None else [time.time_ns() // 1_000_000] * count
+        if partition is not None or keys is None:
+            target = partition
+            if target is None:
+                target = self._sticky_partitions.get(topic)
+                if target is None:
+                    target = self._stick(topic, info)
+            self._extend(info, target, values, keys, headers, stamps)
+            return
+        for target, rows in _rows_by_key_partition(keys, info.partitions).items():
+            self._extend(
+                info,
+                target,
+                [values[i] for i in rows],
+                [keys[i] for i in rows],
+                None if headers is None else [headers[i] for i in rows],
+                [stamps[i] for i in rows],
+            )
+
+    def flush(self) -> None:
+        self._ensure_usable()
+        if self._transaction is not None and self._transaction.aborted_by_log:
+            raise self._aborted_error()
+        self._append(list(self._buffers))
+
+    def init_transactions(self) -> None:
+        transactional_id = self._require_transactional()
+        if self._identity is not None:
+            raise InvalidTxnStateError(
+                f"Transactional id {transactional_id}: init_transactions() already called"
+            )
+        with self._database.write() as conn:
+            self._identity = transactions.claim_transactional_id(conn, transactional_id)
+
+    def begin_transaction(self) -> None:
+        transactional_id = self._require_transactional()
+        self._ensure_usable()
+        if self._identity is None:
+            raise InvalidTxnStateError(f"Transactional id {transactional_id}: call init_transactions() first")
+        if self._transaction is not None:
+            raise InvalidTxnStateError(
+                f"Transactional id {transactional_id}: a transaction is already in progress"
+            )
+        self._transaction = _Transaction()
+
+    def send_offsets_to_transaction(self, offsets: OffsetsToCommit, group_id: str) -> None:
+        transaction = self._require_transaction("send_offsets_to_transaction")
+        if transaction.aborted_by_log:
+            raise self._aborted_error()
+        group_id = group_offsets.require_group_id(group_id)
+        self._start_clock(transaction)
+        transaction.offsets.setdefault(group_id, {}).update(group_offsets.normalize_offsets(offsets))
+
+    def commit_transaction(self) -> None:
+        transaction = self._require_transaction("commit_transaction")
+        if transaction.aborted_by_log:
+            raise self._aborted_error()
+        encoded = self._encode_all()
+        with self._database.write() as conn:
+            problem = self._check_transaction(conn, transaction)
+            if problem is None:
+                self._write_encoded(conn, encoded, transaction.txn_id)
+                for group_id, offsets in transaction.offsets.items():
+                    group_offsets.write_offsets(conn, group_id, offsets)
+                if transaction.txn_id is not None:
+                    transactions.commit_transaction(conn, transaction.txn_id)
+        if problem is not None:
+            raise self._fail(problem)
+        self._transaction = None
+
+    def abort_transaction(self) -> None:
+        transaction = self._require_transaction("abort_transaction")
+        self._buffers.clear()
+        assert self._identity is not None
+        try:
+            with self._database.write() as conn:
+                transactions.ensure_current_epoch(conn, self._identity)
+                if transaction.txn_id is not None and transactions.transaction_state(
+                    conn, transaction.txn_id
+                ):
+                    transactions.abort_transaction(conn, transaction.txn_id)
+        except ProducerFencedError as fenced:
+            raise self._fail(fenced) from None
+        self._transaction = None
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        try:
+            if self._fatal_error is None and self._transaction is not None:
+                self.abort_transaction()
+            elif self._fatal_error is None and self._transactional_id is None:
+                self.flush()
+        except ProducerFencedError:
+            pass
+        finally:
+            self._buffers.clear()
+            self._closed = True
+
+    def _topic(self, topic: str) -> TopicInfo:
+        info = self._topics.get(topic)
+        if info is None:
+            with self._database.read() as conn:
+                info = require_topic(conn, topic)
+            self._topics[topic] = info
+        return info
+
+    def _stick(self, topic: str, info: TopicInfo) -> int:
+        partition = random.randrange(info.partitions)
+        self._sticky_partitions[topic] = partition
+        return partition
+
+    def _new_buffer(self, info: TopicInfo, partition: int) -> RecordBuffer:
+        if not 0 <= partition < info.partitions:
+            raise UnknownTopicOrPartitionError(
+                f"Partition {info.name}-{partition} does not exist: topic {info.name} has {info.partitions}"
+            )
+        buffer = RecordBuffer()
+        self._buffers[(info.name, partition)] = buffer
+        return buffer
+
+    def _extend(
+        self,
+        info: TopicInfo,
+        partition: int,
+        values: Sequence[bytes | None],
+        keys: Sequence[bytes | None] | None,
+        headers: Sequence[Headers | None] | None,
+        timestamps: Sequence[int],
+    ) -> None:
+        buffer = self._buffers.get((info.name, partition)) or self._new_buffer(info, partition)
+        buffer.extend(values, keys, headers, timestamps)
+        if buffer.size >= self._batch_size:
+            self._append_full(info.name, partition)
+
+    def _append_full(self, topic: str, partition: int) -> None:
+        if self._sticky_partitions.get(topic) == partition:
+            del self._sticky_partitions[topic]
+        self._append([(topic, partition)])
+
+    def _append(self, keys: list[tuple[str, int]]) -> None:
+        encoded = self._encode([(key, self._buffers.pop(key)) for key in keys if key in self._buffers])
+        if not encoded:
+            return
+        transaction = self._transaction
+        if transaction is None:
+            with self._database.write() as conn:
+                self._write_encoded(conn, encoded, None)
+            return
+        with self._database.write() as conn:
+            problem = self._check_transaction(conn, transaction)
+            if problem is None:
+                if transaction.txn_id is None:
+                    assert self._identity is not None and transaction.started_ms is not None
+                    deadline = transaction.started_ms + self._transaction_timeout_ms
+                    transaction.txn_id = transactions.open_transaction(conn, self._identity, deadline)
+                self._write_encoded(conn, encoded, transaction.txn_id)
+        if problem is not None:
+            raise self._fail(problem)
+
+    def _check_transaction(self, conn: sqlite3.Connection, transaction: _Transaction) -> LogError | None:
+        """Inside a write: abort expired transactions, then say why this one may not write, if it may not."""
+        assert self._identity is not None
+        now = now_ms()
+        transactions.abort_expired_transactions(conn, now)
+        try:
+            transactions.ensure_current_epoch(conn, self._identity)
+        except ProducerFencedError as fenced:
+            return fenced
+        if transaction.txn_id is not None:
+            if transactions.transaction_state(conn, transaction.txn_id) == transactions.ABORTED:
+                return self._aborted_error()
+        elif (
+            transaction.started_ms is not None and now > transaction.started_ms + self._transaction_timeout_ms
+        ):
+            return self._aborted_error()
+        return None
+
+    def _fail(self, problem: LogError) -> LogError:
+        self._buffers.clear()
+        if isinstance(problem, ProducerFencedError):
+            self._fatal_error = problem
+        elif self._transaction is not None:
+            self._transaction.aborted_by_log = True
+        return problem
+
+    def _aborted_error(self) -> TransactionAbortedError:
+        return TransactionAbortedError(
+            f"Transaction of transactional id {self._transactional_id} was aborted by the log after "
+            f"transaction.timeout.ms={self._transaction_timeout_ms}; call abort_transaction() and begin again"
+        )
+
+    def _encode_all(self) -> list[_Encoded]:
+        buffers = list(self._buffers.items())
+        self._buffers.clear()
+        return self._encode(buffers)
+
+    @staticmethod
+    def _encode(buffers: list[tuple[tuple[str, int], RecordBuffer]]) -> list[_Encoded]:
+        encoded = []
+        for (topic, partition), buffer in buffers:
+            if len(buffer):
+                payload, count, max_timestamp = buffer.encode()
+                encoded.append((topic, partition, payload, count, max_timestamp))
+        return encoded
+
+    @staticmethod
+    def _write_encoded(conn: sqlite3.Connection, encoded: list[_Encoded], txn_id: int | None) -> None:
+        for topic, partition, payload, count, max_timestamp in encoded:
+            append_batch(conn, topic, partition, payload, count, max_timestamp, txn_id)
+
+    def _ensure_usable(self) -> None:
+        if self._closed:
+            raise IllegalStateError(f"Producer (transactional id {self._transactional_id}) is closed")
+        if self._fatal_error is not None:
+            raise self._fatal_error
+
+    def _ensure_can_send(self) -> None:
+        self._ensure_usable()
+        if self._transactional_id is None:
+            return
+        transaction = self._require_transaction("send")
+        if transaction.aborted_by_log:
+            raise self._aborted_error()
+        self._start_clock(transaction)
+
+    @staticmethod
+    def _start_clock(transaction: _Transaction) -> None:
+        if transaction.started_ms is None:
+            transaction.started_ms = now_ms()
+
+    def _require_transactional(self) -> str:
+        if self._transactional_id is None:
+            raise IllegalStateError("Transactional method called on a producer without transactional id")
+        return self._transactional_id
+
+    def _require_transaction(self, method: str) -> _Transaction:
+        transactional_id = self._require_transactional()
+        self._ensure_usable()
+        if self._transaction is None:
+            raise InvalidTxnStateError(
+                f"Transactional id {transactional_id}: {method}() needs a transaction; "
+                "call begin_transaction()"
+            )
+        return self._transaction
+
+
+def _rows_by_key_partition(keys: Sequence[bytes | None], partitions: int) -> dict[int, list[int]]:
+    """Row numbers grouped by the partition each key hashes to (null keys share one random partition)."""
+    groups: dict[int, list[int]] = {}
+    null_partition = random.randrange(partitions)
+    for row, key in enumerate(keys):
+        target = null_partition if key is None else partition_for_key(key, partitions)
+        groups.setdefault(target, []).append(row)
+    return groups

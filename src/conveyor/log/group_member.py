@@ -1,0 +1,164 @@
+"""The client side of group membership: join, sync, heartbeat and rejoin, so callers only supply callbacks.
+
+``poll()`` (called from the owner's loop, like Kafka's ``WorkerGroupMember.poll``) joins when needed and
+runs the callbacks in the caller's thread; a background thread heartbeats between polls and flags a
+rejoin when the coordinator announces a rebalance, which the next ``poll()`` carries out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from conveyor.log.api import GroupCoordinator, JoinResult
+from conveyor.log.errors import (
+    IllegalGenerationError,
+    RebalanceInProgressError,
+    UnknownMemberIdError,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """What a member was given in a completed rebalance."""
+
+    generation: int
+    member_id: str
+    leader_id: str
+    protocol: str
+    data: bytes
+
+    @property
+    def is_leader(self) -> bool:
+        return self.member_id == self.leader_id
+
+
+Assignor = Callable[[JoinResult], Mapping[str, bytes]]
+"""Run on the leader: from the join result (with every member's metadata) to each member's assignment."""
+
+
+class GroupMember:
+    """One member of a group, kept in the group by a heartbeat thread."""
+
+    def __init__(
+        self,
+        coordinator: GroupCoordinator,
+        group_id: str,
+        protocol_type: str,
+        protocols: Callable[[], Sequence[tuple[str, bytes]]],
+        assignor: Assignor,
+        on_assigned: Callable[[Assignment], None],
+        on_revoked: Callable[[Assignment], None] | None = None,
+        session_timeout_ms: int = 10_000,
+        rebalance_timeout_ms: int = 60_000,
+        heartbeat_interval_ms: int = 3_000,
+    ) -> None:
+        self._coordinator = coordinator
+        self.group_id = group_id
+        self._protocol_type = protocol_type
+        self._protocols = protocols
+        self._assignor = assignor
+        self._on_assigned = on_assigned
+        self._on_revoked = on_revoked
+        self._session_timeout_ms = session_timeout_ms
+        self._rebalance_timeout_ms = rebalance_timeout_ms
+        self._heartbeat_interval_s = heartbeat_interval_ms / 1000
+        self._member_id: str | None = None
+        self._assignment: Assignment | None = None
+        self._rejoin_needed = threading.Event()
+        self._rejoin_needed.set()
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._heartbeat_thread: threading.Thread | None = None
+
+    @property
+    def member_id(self) -> str | None:
+        return self._member_id
+
+    @property
+    def assignment(self) -> Assignment | None:
+        """The assignment of the current generation, None before the first and during a rebalance."""
+        return self._assignment
+
+    def request_rejoin(self) -> None:
+        """Ask for a rebalance at the next ``poll()`` (e.g. after the leader saw new work to assign)."""
+        self._rejoin_needed.set()
+
+    def poll(self, timeout: float) -> None:
+        """Rejoin if needed, then wait up to ``timeout`` seconds or until a rebalance is announced."""
+        self.ensure_active()
+        self._rejoin_needed.wait(timeout)
+        self.ensure_active()
+
+    def ensure_active(self) -> None:
+        """Block until this member holds an assignment of the group's current generation."""
+        while self._rejoin_needed.is_set() and not self._stopping.is_set():
+            self._rejoin_needed.clear()
+            if self._assignment is not None:
+                previous, self._assignment = self._assignment, None
+                if self._on_revoked is not None:
+                    self._on_revoked(previous)
+            try:
+                assignment = self._join_and_sync()
+            except UnknownMemberIdError:
+                self._member_id = None
+                self._rejoin_needed.set()
+                continue
+            except (RebalanceInProgressError, IllegalGenerationError):
+                self._rejoin_needed.set()
+                continue
+            with self._lock:
+                self._assignment = assignment
+            self._start_heartbeats()
+            self._on_assigned(assignment)
+
+    def close(self) -> None:
+        """Stop heartbeating and leave the group, so the others rebalance at once."""
+        self._stopping.set()
+        self._rejoin_needed.set()
+        if self._heartbeat_thread is not None:
+            self._heartbeat_thread.join()
+        if self._member_id is not None:
+            with contextlib.suppress(UnknownMemberIdError):
+                self._coordinator.leave_group(self.group_id, self._member_id)
+        self._member_id = None
+        self._assignment = None
+
+    def _join_and_sync(self) -> Assignment:
+        joined = self._coordinator.join_group(
+            self.group_id,
+            self._member_id,
+            self._protocol_type,
+            self._protocols(),
+            self._session_timeout_ms,
+            self._rebalance_timeout_ms,
+        )
+        self._member_id = joined.member_id
+        assignments = self._assignor(joined) if joined.is_leader else None
+        data = self._coordinator.sync_group(self.group_id, joined.generation, joined.member_id, assignments)
+        return Assignment(joined.generation, joined.member_id, joined.leader_id, joined.protocol, data)
+
+    def _start_heartbeats(self) -> None:
+        if self._heartbeat_thread is None:
+            self._heartbeat_thread = threading.Thread(
+                target=self._heartbeat_loop, name=f"heartbeat-{self.group_id}", daemon=True
+            )
+            self._heartbeat_thread.start()
+
+    def _heartbeat_loop(self) -> None:
+        while not self._stopping.wait(self._heartbeat_interval_s):
+            with self._lock:
+                assignment = self._assignment
+            if assignment is None or self._rejoin_needed.is_set():
+                continue
+            try:
+                self._coordinator.heartbeat(self.group_id, assignment.generation, assignment.member_id)
+            except (RebalanceInProgressError, IllegalGenerationError):
+                self._rejoin_needed.set()
+            except UnknownMemberIdError:
+                self._member_id = None
+                self._rejoin_needed.set()
+            time.sleep(0)

@@ -1,0 +1,41 @@
+"""Opening a log by URL: ``embedded:<directory>`` (optionally ``?sync=full``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from conveyor.log.api import Log
+from conveyor.log.errors import InvalidLogUrlError
+
+_SYNC_MODES = {"normal": "NORMAL", "full": "FULL"}
+
+
+def open_log(url: str) -> Log:
+    """Open the log a URL names; ``embedded:/var/lib/conveyor`` keeps it in that directory."""
+    scheme, separator, rest = url.partition(":")
+    if not separator:
+        raise InvalidLogUrlError(f"Log URL {url!r} has no scheme; use embedded:<directory>")
+    if scheme == "embedded":
+        return _open_embedded(url, rest)
+    if scheme == "kafka":
+        raise InvalidLogUrlError(f"Log URL {url!r}: the Kafka backend is not available yet")
+    raise InvalidLogUrlError(f"Log URL {url!r} names unknown backend {scheme!r}; use embedded:<directory>")
+
+
+def _open_embedded(url: str, rest: str) -> Log:
+    from conveyor.log.embedded import EmbeddedLog
+
+    location, _, query = rest.partition("?")
+    if location.startswith("//"):
+        location = location[2:]
+    if not location:
+        raise InvalidLogUrlError(f"Log URL {url!r} names no directory; use embedded:<directory>")
+    options = {key: values[-1] for key, values in parse_qs(query).items()}
+    unknown = set(options) - {"sync"}
+    if unknown:
+        raise InvalidLogUrlError(f"Log URL {url!r} has unknown options {sorted(unknown)}")
+    sync = options.get("sync", "normal").lower()
+    if sync not in _SYNC_MODES:
+        raise InvalidLogUrlError(f"Log URL {url!r}: sync must be normal or full, not {sync!r}")
+    return EmbeddedLog(Path(location), _SYNC_MODES[sync])
