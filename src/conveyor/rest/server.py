@@ -32,11 +32,17 @@ class RestServer:
     @property
     def url(self) -> str:
         """The base URL of the first listener, with the port actually bound."""
+        return self.urls[0]
+
+    @property
+    def urls(self) -> list[str]:
+        """The base URL of every listener, in the order `listeners` names them."""
         if not self._sockets:
             raise RuntimeError("The REST server has not been started")
-        listener = self._listeners[0]
-        port = self._sockets[0].getsockname()[1]
-        return f"{listener.protocol}://{_url_host(listener.host)}:{port}"
+        return [
+            f"{listener.protocol}://{_url_host(listener.host)}:{bound.getsockname()[1]}"
+            for listener, bound in zip(self._listeners, self._sockets, strict=True)
+        ]
 
     def start(self) -> None:
         if self._thread is not None:
