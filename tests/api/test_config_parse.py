@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conveyor.api.config import (
@@ -34,7 +36,9 @@ def single_key(config_type: ConfigType, **options: object) -> ConfigDef:
         (ConfigType.LIST, ["x", "y"], ["x", "y"]),
     ],
 )
-def test_parse_coerces_strings_to_the_declared_type(config_type: ConfigType, raw: object, expected: object) -> None:
+def test_parse_coerces_strings_to_the_declared_type(
+    config_type: ConfigType, raw: object, expected: object
+) -> None:
     assert single_key(config_type).parse({"key": raw}) == {"key": expected}
 
 
@@ -67,13 +71,17 @@ def test_parse_fills_in_defaults_for_absent_keys() -> None:
 
 
 def test_parse_of_a_missing_required_key_names_it() -> None:
-    with pytest.raises(ConfigError, match='Missing required configuration "file" which has no default value.'):
+    with pytest.raises(
+        ConfigError, match=re.escape('Missing required configuration "file" which has no default value.')
+    ):
         ConfigDef().define("file", ConfigType.STRING).parse({})
 
 
 def test_parse_runs_the_validator_on_given_values() -> None:
     definition = ConfigDef().define("tasks.max", ConfigType.INT, 1, Range.at_least(1))
-    with pytest.raises(ConfigError, match="Invalid value 0 for configuration tasks.max: Value must be at least 1"):
+    with pytest.raises(
+        ConfigError, match=re.escape("Invalid value 0 for configuration tasks.max: Value must be at least 1")
+    ):
         definition.parse({"tasks.max": "0"})
 
 
@@ -82,13 +90,13 @@ def test_parse_ignores_keys_that_are_not_defined() -> None:
 
 
 def test_define_rejects_a_default_its_validator_refuses() -> None:
-    with pytest.raises(ConfigError, match="String must be one of: a, b"):
+    with pytest.raises(ConfigError, match=re.escape("String must be one of: a, b")):
         ConfigDef().define("mode", ConfigType.STRING, "c", ValidString.in_("a", "b"))
 
 
 def test_define_rejects_a_key_defined_twice() -> None:
     definition = ConfigDef().define("key", ConfigType.INT)
-    with pytest.raises(ConfigError, match="Configuration key is defined twice."):
+    with pytest.raises(ConfigError, match=re.escape("Configuration key is defined twice.")):
         definition.define("key", ConfigType.INT)
 
 
@@ -115,7 +123,7 @@ def test_class_values_resolve_python_paths() -> None:
 
 
 def test_an_unknown_class_name_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="Class no.such.Thing could not be found."):
+    with pytest.raises(ConfigError, match=re.escape("Class no.such.Thing could not be found.")):
         single_key(ConfigType.CLASS).parse({"key": "no.such.Thing"})
 
 

@@ -17,8 +17,17 @@ from conveyor.api.config import (
 )
 
 DEFINITION_KEYS = {
-    "name", "type", "required", "default_value", "importance", "documentation", "group", "order", "width",
-    "display_name", "dependents",
+    "name",
+    "type",
+    "required",
+    "default_value",
+    "importance",
+    "documentation",
+    "group",
+    "order",
+    "width",
+    "display_name",
+    "dependents",
 }
 VALUE_KEYS = {"name", "value", "recommended_values", "errors", "visible"}
 
@@ -35,7 +44,9 @@ def test_validate_collects_every_error_instead_of_raising() -> None:
     )
     values = by_name(definition.validate({"batch.size": "0"}))
     assert values["file"].errors == ['Missing required configuration "file" which has no default value.']
-    assert values["batch.size"].errors == ["Invalid value 0 for configuration batch.size: Value must be at least 1"]
+    assert values["batch.size"].errors == [
+        "Invalid value 0 for configuration batch.size: Value must be at least 1"
+    ]
 
 
 def test_validate_reports_parsed_values_and_defaults() -> None:
@@ -83,10 +94,23 @@ def test_a_recommender_can_hide_a_key_that_does_not_apply() -> None:
 
 
 def test_config_infos_has_the_exact_shape_of_kafkas_validate_response() -> None:
-    definition = ConfigDef().define(
-        "batch.size", ConfigType.INT, 2000, Range.at_least(1), Importance.LOW, "Records per poll.", "Common", 3,
-        Width.SHORT, "Batch size", ["other"],
-    ).define("other", ConfigType.STRING, "x")
+    definition = (
+        ConfigDef()
+        .define(
+            "batch.size",
+            ConfigType.INT,
+            2000,
+            Range.at_least(1),
+            Importance.LOW,
+            "Records per poll.",
+            "Common",
+            3,
+            Width.SHORT,
+            "Batch size",
+            ["other"],
+        )
+        .define("other", ConfigType.STRING, "x")
+    )
     infos = definition.config_infos("FileStreamSource", definition.validate({"batch.size": "10"}))
     assert set(infos) == {"name", "error_count", "groups", "configs"}
     assert infos["name"] == "FileStreamSource"
@@ -96,12 +120,24 @@ def test_config_infos_has_the_exact_shape_of_kafkas_validate_response() -> None:
     assert set(first["definition"]) == DEFINITION_KEYS
     assert set(first["value"]) == VALUE_KEYS
     assert first["definition"] == {
-        "name": "batch.size", "type": "INT", "required": False, "default_value": "2000", "importance": "LOW",
-        "documentation": "Records per poll.", "group": "Common", "order": 3, "width": "SHORT",
-        "display_name": "Batch size", "dependents": ["other"],
+        "name": "batch.size",
+        "type": "INT",
+        "required": False,
+        "default_value": "2000",
+        "importance": "LOW",
+        "documentation": "Records per poll.",
+        "group": "Common",
+        "order": 3,
+        "width": "SHORT",
+        "display_name": "Batch size",
+        "dependents": ["other"],
     }
     assert first["value"] == {
-        "name": "batch.size", "value": "10", "recommended_values": [], "errors": [], "visible": True,
+        "name": "batch.size",
+        "value": "10",
+        "recommended_values": [],
+        "errors": [],
+        "visible": True,
     }
 
 
@@ -140,8 +176,13 @@ def test_a_value_without_a_definition_is_listed_with_a_null_definition() -> None
     infos = definition.config_infos("p", [*definition.validate({}), extra])
     assert infos["configs"][-1] == {
         "definition": None,
-        "value": {"name": "runtime.only", "value": "v", "recommended_values": [], "errors": ["added by the runtime"],
-                  "visible": True},
+        "value": {
+            "name": "runtime.only",
+            "value": "v",
+            "recommended_values": [],
+            "errors": ["added by the runtime"],
+            "visible": True,
+        },
     }
     assert infos["error_count"] == 1
 

@@ -11,18 +11,52 @@ from conveyor.api.connector_config import (
 
 # tests/kafkatest/tests/connect/connect_rest_test.py
 FILE_SOURCE_CONFIGS = {
-    "name", "connector.class", "tasks.max", "key.converter", "value.converter", "header.converter", "batch.size",
-    "topic", "file", "transforms", "config.action.reload", "errors.retry.timeout", "errors.retry.delay.max.ms",
-    "errors.tolerance", "errors.log.enable", "errors.log.include.messages", "predicates", "topic.creation.groups",
-    "exactly.once.support", "transaction.boundary", "transaction.boundary.interval.ms", "offsets.storage.topic",
+    "name",
+    "connector.class",
+    "tasks.max",
+    "key.converter",
+    "value.converter",
+    "header.converter",
+    "batch.size",
+    "topic",
+    "file",
+    "transforms",
+    "config.action.reload",
+    "errors.retry.timeout",
+    "errors.retry.delay.max.ms",
+    "errors.tolerance",
+    "errors.log.enable",
+    "errors.log.include.messages",
+    "predicates",
+    "topic.creation.groups",
+    "exactly.once.support",
+    "transaction.boundary",
+    "transaction.boundary.interval.ms",
+    "offsets.storage.topic",
     "tasks.max.enforce",
 }
 FILE_SINK_CONFIGS = {
-    "name", "connector.class", "tasks.max", "key.converter", "value.converter", "header.converter", "topics",
-    "file", "transforms", "topics.regex", "config.action.reload", "errors.retry.timeout",
-    "errors.retry.delay.max.ms", "errors.tolerance", "errors.log.enable", "errors.log.include.messages",
-    "errors.deadletterqueue.topic.name", "errors.deadletterqueue.topic.replication.factor",
-    "errors.deadletterqueue.context.headers.enable", "predicates", "tasks.max.enforce",
+    "name",
+    "connector.class",
+    "tasks.max",
+    "key.converter",
+    "value.converter",
+    "header.converter",
+    "topics",
+    "file",
+    "transforms",
+    "topics.regex",
+    "config.action.reload",
+    "errors.retry.timeout",
+    "errors.retry.delay.max.ms",
+    "errors.tolerance",
+    "errors.log.enable",
+    "errors.log.include.messages",
+    "errors.deadletterqueue.topic.name",
+    "errors.deadletterqueue.topic.replication.factor",
+    "errors.deadletterqueue.context.headers.enable",
+    "predicates",
+    "tasks.max.enforce",
 }
 
 FILE_SOURCE_DEF = (
@@ -42,7 +76,12 @@ def listed_names(infos: dict[str, object]) -> set[str]:
 
 def test_file_source_validation_lists_exactly_the_keys_kafkas_rest_test_expects() -> None:
     definition = source_connector_config_def().merge(FILE_SOURCE_DEF)
-    props = {"name": "local-file-source", "connector.class": "FileStreamSource", "topic": "t", "file": "in.txt"}
+    props = {
+        "name": "local-file-source",
+        "connector.class": "FileStreamSource",
+        "topic": "t",
+        "file": "in.txt",
+    }
     infos = definition.config_infos("FileStreamSourceConnector", definition.validate(props))
     assert listed_names(infos) == FILE_SOURCE_CONFIGS
     assert infos["error_count"] == 0
@@ -59,25 +98,41 @@ def test_file_sink_validation_lists_exactly_the_keys_kafkas_rest_test_expects() 
 def test_common_keys_have_kafkas_defaults() -> None:
     parsed = connector_config_def().parse({"name": "c", "connector.class": "X"})
     assert parsed == {
-        "name": "c", "connector.class": "X", "tasks.max": 1, "tasks.max.enforce": True, "key.converter": None,
-        "value.converter": None, "header.converter": None, "transforms": [], "predicates": [],
-        "config.action.reload": "restart", "errors.retry.timeout": 0, "errors.retry.delay.max.ms": 60000,
-        "errors.tolerance": "none", "errors.log.enable": False, "errors.log.include.messages": False,
+        "name": "c",
+        "connector.class": "X",
+        "tasks.max": 1,
+        "tasks.max.enforce": True,
+        "key.converter": None,
+        "value.converter": None,
+        "header.converter": None,
+        "transforms": [],
+        "predicates": [],
+        "config.action.reload": "restart",
+        "errors.retry.timeout": 0,
+        "errors.retry.delay.max.ms": 60000,
+        "errors.tolerance": "none",
+        "errors.log.enable": False,
+        "errors.log.include.messages": False,
     }
 
 
 def test_source_keys_have_kafkas_defaults() -> None:
     parsed = source_connector_config_def().parse({"name": "c", "connector.class": "X"})
     assert {key: parsed[key] for key in parsed.keys() - connector_config_def().names()} == {
-        "topic.creation.groups": [], "exactly.once.support": "requested", "transaction.boundary": "poll",
-        "transaction.boundary.interval.ms": None, "offsets.storage.topic": None,
+        "topic.creation.groups": [],
+        "exactly.once.support": "requested",
+        "transaction.boundary": "poll",
+        "transaction.boundary.interval.ms": None,
+        "offsets.storage.topic": None,
     }
 
 
 def test_sink_keys_have_kafkas_defaults() -> None:
     parsed = sink_connector_config_def().parse({"name": "c", "connector.class": "X"})
     assert {key: parsed[key] for key in parsed.keys() - connector_config_def().names()} == {
-        "topics": [], "topics.regex": "", "errors.deadletterqueue.topic.name": "",
+        "topics": [],
+        "topics.regex": "",
+        "errors.deadletterqueue.topic.name": "",
         "errors.deadletterqueue.topic.replication.factor": 3,
         "errors.deadletterqueue.context.headers.enable": False,
     }
@@ -85,7 +140,12 @@ def test_sink_keys_have_kafkas_defaults() -> None:
 
 def test_source_definition_groups_follow_kafka() -> None:
     assert source_connector_config_def().groups() == [
-        "Common", "Transforms", "Predicates", "Error Handling", "Topic Creation", "Exactly Once Support",
+        "Common",
+        "Transforms",
+        "Predicates",
+        "Error Handling",
+        "Topic Creation",
+        "Exactly Once Support",
         "offsets.topic",
     ]
 
@@ -96,7 +156,9 @@ def test_a_connector_name_is_required() -> None:
 
 
 def test_a_connector_name_may_not_contain_control_characters() -> None:
-    values = {v.name: v for v in connector_config_def().validate({"name": "bad\tname", "connector.class": "X"})}
+    values = {
+        v.name: v for v in connector_config_def().validate({"name": "bad\tname", "connector.class": "X"})
+    }
     assert values["name"].errors == [
         "Invalid value bad\tname for configuration name: "
         "String may not contain control sequences but had the following ASCII chars: 9"
@@ -113,9 +175,15 @@ def test_duplicate_transform_aliases_are_rejected() -> None:
 
 def test_exactly_once_support_accepts_any_case_and_rejects_other_values() -> None:
     base = {"name": "c", "connector.class": "X"}
-    assert source_connector_config_def().parse({**base, "exactly.once.support": "REQUIRED"})[
-        "exactly.once.support"] == "REQUIRED"
-    values = {v.name: v for v in source_connector_config_def().validate({**base, "exactly.once.support": "maybe"})}
+    assert (
+        source_connector_config_def().parse({**base, "exactly.once.support": "REQUIRED"})[
+            "exactly.once.support"
+        ]
+        == "REQUIRED"
+    )
+    values = {
+        v.name: v for v in source_connector_config_def().validate({**base, "exactly.once.support": "maybe"})
+    }
     assert values["exactly.once.support"].errors == [
         "Invalid value maybe for configuration exactly.once.support: "
         "String must be one of (case insensitive): requested, required"
