@@ -1,0 +1,160 @@
+"""The config store: connector and task configs, target states, task counts and restarts, on the log."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+
+from conveyor.log.api import ConsumerRecord, Log
+from conveyor.storage import config_records as records
+from conveyor.storage.cluster_config_state import ClusterConfigState
+from conveyor.storage.config_listener import ConfigUpdateListener, Notification
+from conveyor.storage.config_log_state import ConfigLogState
+from conveyor.storage.config_records import TargetState
+from conveyor.storage.config_writer import ConfigWriter, KeyValue, ProducerFactory
+from conveyor.storage.errors import StorageError
+from conveyor.storage.json_values import from_json_bytes
+from conveyor.storage.topic_tail import TopicTail, ensure_topic
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_CONFIG_TOPIC = "connect-configs"
+READ_WRITE_TIMEOUT_S = 30.0
+CONFIG_TOPIC_SETTINGS = {"cleanup.policy": "compact"}
+
+
+class ConfigStore:
+    """Kafka Connect's config topic: one partition, compacted, read from the start into a snapshot.
+
+    Every write waits until it has been read back, so ``snapshot()`` shows it. Listeners fire on the
+    reading thread for records read after ``start()`` returned. Reading is read_committed, so a fenced
+    leader's aborted writes are never seen. With ``transactional_id`` (``connect-cluster-<group.id>``),
+    privileged writes need ``claim_write_privileges()`` and each is one transaction; target states are
+    always written plainly because any worker may write them, as in Kafka.
+    """
+
+    def __init__(
+        self,
+        log: Log,
+        topic: str = DEFAULT_CONFIG_TOPIC,
+        *,
+        transactional_id: str | None = None,
+        producer_factory: ProducerFactory | None = None,
+    ) -> None:
+        self._log = log
+        self._topic = topic
+        self._writer = ConfigWriter(log, topic, transactional_id, producer_factory)
+        self._state = ConfigLogState()
+        self._state_lock = threading.Lock()
+        self._read_lock = threading.RLock()
+        self._listeners: list[ConfigUpdateListener] = []
+        self._tail: TopicTail | None = None
+        self._started = False
+
+    @property
+    def topic(self) -> str:
+        return self._topic
+
+    def add_listener(self, listener: ConfigUpdateListener) -> None:
+        self._listeners.append(listener)
+
+    def start(self, timeout_s: float = READ_WRITE_TIMEOUT_S) -> None:
+        """Create the topic if missing (it must have one partition) and read it to its end."""
+        partitions = ensure_topic(self._log, self._topic, 1, CONFIG_TOPIC_SETTINGS)
+        if partitions != 1:
+            raise StorageError(
+                f"Config topic {self._topic} must have a single partition to keep connector configs "
+                f"consistent, but has {partitions}"
+            )
+        tail = TopicTail(self._log, self._topic)
+        tail.start(1)
+        self._tail = tail
+        self.read_to_end(timeout_s)
+        self._started = True
+
+    def stop(self) -> None:
+        self._writer.close()
+        if self._tail is not None:
+            self._tail.close()
+            self._tail = None
+
+    def read_to_end(self, timeout_s: float = READ_WRITE_TIMEOUT_S) -> None:
+        """Apply every config record written so far (Kafka's ``refresh``)."""
+        with self._read_lock:
+            if self._tail is None:
+                raise StorageError(f"Config store on {self._topic} is not started")
+            self._tail.read_to_end(self._apply, timeout_s)
+
+    def snapshot(self) -> ClusterConfigState:
+        with self._state_lock:
+            return self._state.snapshot()
+
+    def claim_write_privileges(self) -> None:
+        """As the KIP-618 leader, take over the transactional id, fencing any previous leader's writer."""
+        self._writer.claim_write_privileges()
+
+    def relinquish_write_privileges(self) -> None:
+        self._writer.relinquish_write_privileges()
+
+    def put_connector_config(
+        self, connector: str, config: Mapping[str, str], target_state: TargetState | None = None
+    ) -> None:
+        """Create or update a connector, writing its initial target state first when given (KIP-980)."""
+        batch: list[KeyValue] = []
+        if target_state is not None:
+            batch.append((records.target_state_key(connector), records.target_state_value(target_state)))
+        batch.append((records.connector_key(connector), records.properties_value(config)))
+        self._write(batch)
+
+    def remove_connector_config(self, connector: str) -> None:
+        """Delete a connector: tombstones for its config and its target state."""
+        self._write([(records.connector_key(connector), None), (records.target_state_key(connector), None)])
+
+    def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
+        """Write the task configs and then the commit record that makes them visible, together."""
+        self.read_to_end()
+        batch: list[KeyValue] = [
+            (records.task_key(connector, task), records.properties_value(config))
+            for task, config in enumerate(configs)
+        ]
+        batch.append((records.commit_key(connector), records.commit_value(len(configs))))
+        self._write(batch)
+
+    def put_target_state(self, connector: str, state: TargetState) -> None:
+        """Pause, stop or resume a connector; a plain write any worker may make."""
+        self._writer.send_plain([(records.target_state_key(connector), records.target_state_value(state))])
+        self.read_to_end()
+
+    def put_task_count_record(self, connector: str, task_count: int) -> None:
+        """Record how many task producers may be live for the connector, after fencing (KIP-618)."""
+        self._write([(records.task_count_record_key(connector), records.task_count_record_value(task_count))])
+
+    def put_restart_request(self, connector: str, include_tasks: bool, only_failed: bool) -> None:
+        self._write([(records.restart_key(connector), records.restart_value(include_tasks, only_failed))])
+
+    def _write(self, batch: Sequence[KeyValue]) -> None:
+        self._writer.send_privileged(batch)
+        self.read_to_end()
+
+    def _apply(self, record: ConsumerRecord) -> None:
+        if record.key is None:
+            logger.error("Ignoring config record at offset %d without a key", record.offset)
+            return
+        try:
+            key = record.key.decode()
+            value = None if record.value is None else from_json_bytes(record.value)
+        except ValueError:
+            logger.error("Ignoring unreadable config record at offset %d", record.offset)
+            return
+        with self._state_lock:
+            notification = self._state.apply(record.offset, key, value)
+        if notification is not None and self._started:
+            self._notify(notification)
+
+    def _notify(self, notification: Notification) -> None:
+        for listener in list(self._listeners):
+            try:
+                notification(listener)
+            except Exception:
+                logger.exception("Config update listener %r failed", listener)

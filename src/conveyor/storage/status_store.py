@@ -1,0 +1,180 @@
+"""The status store: the latest state of every connector and task, kept in the compacted status topic."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from conveyor.log.api import ConsumerRecord, Log, Producer
+from conveyor.log.errors import LogError
+from conveyor.storage import status_records
+from conveyor.storage.errors import StorageError
+from conveyor.storage.json_values import from_json_bytes
+from conveyor.storage.status_records import Status
+from conveyor.storage.topic_tail import TopicTail, ensure_topic
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_STATUS_TOPIC = "connect-status"
+DEFAULT_STATUS_PARTITIONS = 5
+READ_TIMEOUT_S = 30.0
+STATUS_TOPIC_SETTINGS = {"cleanup.policy": "compact"}
+
+
+class StatusStore:
+    """Statuses written by any worker, read back into a cache; safe to call from several threads.
+
+    A write is one keyed record, flushed at once, and is visible in this store's cache immediately; the
+    statuses other workers write appear after ``read_to_end()``.
+    """
+
+    def __init__(
+        self, log: Log, topic: str = DEFAULT_STATUS_TOPIC, partitions: int = DEFAULT_STATUS_PARTITIONS
+    ) -> None:
+        self._log = log
+        self._topic = topic
+        self._requested_partitions = partitions
+        self._connectors: dict[str, Status] = {}
+        self._tasks: dict[str, dict[int, Status]] = {}
+        self._cache_lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._tail: TopicTail | None = None
+        self._producer: Producer | None = None
+
+    @property
+    def topic(self) -> str:
+        return self._topic
+
+    def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
+        """Create the topic if missing and read it to its end."""
+        partitions = ensure_topic(self._log, self._topic, self._requested_partitions, STATUS_TOPIC_SETTINGS)
+        tail = TopicTail(self._log, self._topic)
+        tail.start(partitions)
+        self._tail = tail
+        self._producer = self._log.producer()
+        self.read_to_end(timeout_s)
+
+    def stop(self) -> None:
+        with self._write_lock:
+            if self._producer is not None:
+                self._producer.close()
+                self._producer = None
+        if self._tail is not None:
+            self._tail.close()
+            self._tail = None
+
+    def read_to_end(self, timeout_s: float = READ_TIMEOUT_S) -> None:
+        with self._read_lock:
+            if self._tail is None:
+                raise StorageError(f"Status store on {self._topic} is not started")
+            self._tail.read_to_end(self._apply, timeout_s)
+
+    def put_connector(self, connector: str, status: Status, *, safe: bool = False) -> None:
+        """Write a connector's status; with ``safe``, never over a newer generation's from another worker."""
+        with self._write_lock:
+            if safe and not _can_overwrite(self.connector(connector), status):
+                logger.debug("Not overwriting newer status of connector %s with %s", connector, status)
+                return
+            self._send(status_records.connector_status_key(connector), status_records.status_value(status))
+            with self._cache_lock:
+                self._connectors[connector] = status
+
+    def put_task(self, connector: str, task: int, status: Status, *, safe: bool = False) -> None:
+        """Write a task's status; with ``safe``, never over a newer generation's from another worker."""
+        with self._write_lock:
+            if safe and not _can_overwrite(self.task(connector, task), status):
+                logger.debug("Not overwriting newer status of task %s-%d with %s", connector, task, status)
+                return
+            self._send(status_records.task_status_key(connector, task), status_records.status_value(status))
+            with self._cache_lock:
+                self._tasks.setdefault(connector, {})[task] = status
+
+    def delete_connector(self, connector: str) -> None:
+        """Tombstone the statuses of a connector and of every task of it this store knows."""
+        with self._write_lock:
+            with self._cache_lock:
+                tasks = sorted(self._tasks.get(connector, {}))
+            for task in tasks:
+                self._send(status_records.task_status_key(connector, task), None, flush=False)
+            self._send(status_records.connector_status_key(connector), None)
+            with self._cache_lock:
+                self._connectors.pop(connector, None)
+                self._tasks.pop(connector, None)
+
+    def connector(self, connector: str) -> Status | None:
+        with self._cache_lock:
+            return self._connectors.get(connector)
+
+    def task(self, connector: str, task: int) -> Status | None:
+        with self._cache_lock:
+            return self._tasks.get(connector, {}).get(task)
+
+    def tasks(self, connector: str) -> dict[int, Status]:
+        """The statuses of the connector's tasks, by task number."""
+        with self._cache_lock:
+            return dict(sorted(self._tasks.get(connector, {}).items()))
+
+    def connectors(self) -> list[str]:
+        """Connectors with a status, sorted."""
+        with self._cache_lock:
+            return sorted(self._connectors)
+
+    def _send(self, key: bytes, value: bytes | None, flush: bool = True) -> None:
+        if self._producer is None:
+            raise StorageError(f"Status store on {self._topic} is not started")
+        try:
+            self._producer.send(self._topic, value, key=key)
+            if flush:
+                self._producer.flush()
+        except LogError as error:
+            raise StorageError(f"Failed to write {key.decode()} to {self._topic}: {error}") from error
+
+    def _apply(self, record: ConsumerRecord) -> None:
+        key = record.key.decode(errors="replace") if record.key is not None else ""
+        if key.startswith(status_records.CONNECTOR_STATUS_PREFIX):
+            self._apply_connector(key[len(status_records.CONNECTOR_STATUS_PREFIX) :], record.value)
+        elif key.startswith(status_records.TASK_STATUS_PREFIX):
+            task_id = status_records.parse_task_status_key(key[len(status_records.TASK_STATUS_PREFIX) :])
+            if task_id is None:
+                logger.warning("Ignoring status record with malformed task key %s", key)
+                return
+            self._apply_task(*task_id, record.value)
+        else:
+            logger.debug("Ignoring status record with a key Conveyor does not use: %s", key)
+
+    def _apply_connector(self, connector: str, value: bytes | None) -> None:
+        if value is None:
+            with self._cache_lock:
+                self._connectors.pop(connector, None)
+            return
+        status = _parse(value)
+        if status is None:
+            logger.warning("Ignoring malformed status of connector %s: %r", connector, value)
+            return
+        with self._cache_lock:
+            self._connectors[connector] = status
+
+    def _apply_task(self, connector: str, task: int, value: bytes | None) -> None:
+        if value is None:
+            with self._cache_lock:
+                self._tasks.get(connector, {}).pop(task, None)
+            return
+        status = _parse(value)
+        if status is None:
+            logger.warning("Ignoring malformed status of task %s-%d: %r", connector, task, value)
+            return
+        with self._cache_lock:
+            self._tasks.setdefault(connector, {})[task] = status
+
+
+def _parse(value: bytes) -> Status | None:
+    try:
+        return status_records.parse_status(from_json_bytes(value))
+    except ValueError:
+        return None
+
+
+def _can_overwrite(current: Status | None, new: Status) -> bool:
+    """Kafka's safe-write rule: no status yet, the same worker, or a generation at least as new."""
+    return current is None or current.worker_id == new.worker_id or current.generation <= new.generation
