@@ -1,0 +1,215 @@
+"""Writing and reading records: offsets, partitioning, record fields, positions and committed offsets."""
+
+from __future__ import annotations
+
+import pytest
+
+from conveyor.log import (
+    IllegalStateError,
+    InvalidGroupIdError,
+    Log,
+    NoOffsetForPartitionError,
+    OffsetAndMetadata,
+    TopicPartition,
+    UnknownTopicOrPartitionError,
+)
+
+from .conftest import partitions_of, read_all, values_of
+
+
+def test_offsets_are_dense_and_start_at_zero_in_each_partition(log: Log, topic: str) -> None:
+    with log.producer(batch_size=300) as producer:
+        for i in range(50):
+            producer.send(topic, b"v" * 20, partition=i % 3)
+        producer.send_batch(topic, [b"w"] * 40, partition=2)
+    by_partition: dict[int, list[int]] = {}
+    for record in read_all(log, topic):
+        by_partition.setdefault(record.partition, []).append(record.offset)
+    assert by_partition == {0: list(range(17)), 1: list(range(17)), 2: list(range(56))}
+
+
+def test_records_keep_key_value_headers_and_timestamp(log: Log, topic: str) -> None:
+    headers = [("trace", b"abc"), ("empty", None), ("trace", b"")]
+    with log.producer() as producer:
+        producer.send(topic, b"value", key=b"key", partition=1, headers=headers, timestamp=1234)
+        producer.send(topic, None, key=b"gone", partition=1, timestamp=99)
+    first, second = read_all(log, topic)
+    assert (first.topic, first.partition, first.offset) == (topic, 1, 0)
+    assert (first.key, first.value, first.headers, first.timestamp) == (b"key", b"value", headers, 1234)
+    assert (second.key, second.value, second.headers, second.timestamp) == (b"gone", None, [], 99)
+
+
+def test_records_of_one_partition_are_read_in_send_order(log: Log, topic: str) -> None:
+    values = [str(i).encode() for i in range(1000)]
+    with log.producer(batch_size=1000) as producer:
+        for value in values[:500]:
+            producer.send(topic, value, key=b"same")
+        producer.send_batch(topic, values[500:], keys=[b"same"] * 500)
+    assert values_of(read_all(log, topic)) == values
+
+
+def test_unkeyed_records_all_land_in_partitions_of_the_topic(log: Log, topic: str) -> None:
+    with log.producer(batch_size=100) as producer:
+        for _ in range(200):
+            producer.send(topic, b"0123456789")
+    records = read_all(log, topic)
+    assert len(records) == 200
+    assert {record.partition for record in records} <= {0, 1, 2}
+
+
+def test_send_batch_with_keys_partitions_each_record_like_send(log: Log, topic: str) -> None:
+    keys = [f"key-{i}".encode() for i in range(60)]
+    with log.producer() as producer:
+        producer.send_batch(topic, keys, keys=keys)
+    other = f"{topic}-twin"
+    log.admin().create_topic(other, partitions=3)
+    with log.producer() as producer:
+        for key in keys:
+            producer.send(other, key, key=key)
+    placed = {(r.key, r.partition) for r in read_all(log, topic)}
+    assert placed == {(r.key, r.partition) for r in read_all(log, other)}
+
+
+def test_sent_records_are_invisible_until_flushed(log: Log, topic: str) -> None:
+    producer = log.producer()
+    producer.send(topic, b"pending", partition=0)
+    assert read_all(log, topic) == []
+    producer.flush()
+    assert values_of(read_all(log, topic)) == [b"pending"]
+
+
+def test_send_to_unknown_topic_names_it(log: Log) -> None:
+    with pytest.raises(UnknownTopicOrPartitionError, match="nowhere"):
+        log.producer().send("nowhere", b"x")
+
+
+def test_send_to_missing_partition_names_it(log: Log, topic: str) -> None:
+    with pytest.raises(UnknownTopicOrPartitionError, match=f"{topic}-3"):
+        log.producer().send(topic, b"x", partition=3)
+
+
+def test_poll_batch_returns_the_same_records_as_poll_in_columns(log: Log, topic: str) -> None:
+    with log.producer() as producer:
+        producer.send_batch(topic, [b"a", b"b", None], keys=[b"1", None, b"3"], partition=0, timestamps=[5, 6, 7])
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign([TopicPartition(topic, 0)])
+    (batch,) = consumer.poll_batch()
+    assert list(batch.offsets) == [0, 1, 2]
+    assert list(batch.values) == [b"a", b"b", None]
+    assert list(batch.keys) == [b"1", None, b"3"]
+    assert list(batch.timestamps) == [5, 6, 7]
+    assert batch.next_offset == 3
+    consumer.seek(TopicPartition(topic, 0), 0)
+    assert list(batch.records()) == consumer.poll()
+
+
+def test_poll_returns_at_most_max_records_and_continues_where_it_stopped(log: Log, topic: str) -> None:
+    with log.producer() as producer:
+        producer.send_batch(topic, [str(i).encode() for i in range(10)], partition=0)
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign([TopicPartition(topic, 0)])
+    first = consumer.poll(max_records=4)
+    second = consumer.poll(max_records=100)
+    assert [r.offset for r in first] == [0, 1, 2, 3]
+    assert [r.offset for r in second] == list(range(4, 10))
+    assert consumer.position(TopicPartition(topic, 0)) == 10
+
+
+def test_seek_moves_the_position(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 2)
+    with log.producer() as producer:
+        producer.send_batch(topic, [b"a", b"b", b"c", b"d"], partition=2)
+    consumer = log.consumer()
+    consumer.assign([tp])
+    consumer.seek(tp, 2)
+    assert values_of(consumer.poll()) == [b"c", b"d"]
+    consumer.seek_to_beginning()
+    assert consumer.position(tp) == 0
+    consumer.seek_to_end([tp])
+    assert consumer.position(tp) == 4
+
+
+def test_new_consumer_without_committed_offset_starts_at_the_end_by_default(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    with log.producer() as producer:
+        producer.send(topic, b"old", partition=0)
+    consumer = log.consumer("fresh-group")
+    consumer.assign([tp])
+    assert consumer.position(tp) == 1
+    assert consumer.poll() == []
+
+
+def test_auto_offset_reset_none_without_committed_offset_fails_naming_group(log: Log, topic: str) -> None:
+    consumer = log.consumer("strict-group", auto_offset_reset="none")
+    consumer.assign([TopicPartition(topic, 0)])
+    with pytest.raises(NoOffsetForPartitionError, match="strict-group"):
+        consumer.poll()
+
+
+def test_committed_offsets_are_where_a_new_consumer_of_the_group_starts(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    with log.producer() as producer:
+        producer.send_batch(topic, [b"a", b"b", b"c"], partition=0)
+    first = log.consumer("readers", auto_offset_reset="earliest")
+    first.assign([tp])
+    first.poll(max_records=2)
+    first.commit()
+    assert first.committed([tp]) == {tp: OffsetAndMetadata(2)}
+    first.close()
+    second = log.consumer("readers", auto_offset_reset="earliest")
+    second.assign([tp])
+    assert values_of(second.poll()) == [b"c"]
+
+
+def test_explicit_commit_keeps_metadata(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 1)
+    consumer = log.consumer("meta-group")
+    consumer.assign([tp])
+    consumer.commit({tp: OffsetAndMetadata(7, "checkpoint")})
+    assert consumer.committed([tp, TopicPartition(topic, 2)]) == {
+        tp: OffsetAndMetadata(7, "checkpoint"),
+        TopicPartition(topic, 2): None,
+    }
+
+
+def test_commit_without_group_id_is_refused(log: Log, topic: str) -> None:
+    consumer = log.consumer()
+    consumer.assign([TopicPartition(topic, 0)])
+    with pytest.raises(InvalidGroupIdError):
+        consumer.commit()
+
+
+def test_poll_without_assignment_is_an_illegal_state(log: Log) -> None:
+    with pytest.raises(IllegalStateError, match="not assigned"):
+        log.consumer().poll()
+
+
+def test_assigning_a_missing_partition_names_it(log: Log, topic: str) -> None:
+    with pytest.raises(UnknownTopicOrPartitionError, match=f"{topic}-7"):
+        log.consumer().assign([TopicPartition(topic, 7)])
+
+
+def test_poll_waits_for_records_written_meanwhile(log: Log, topic: str) -> None:
+    import threading
+
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign(partitions_of(log, topic))
+
+    def write_later() -> None:
+        with log.producer() as producer:
+            producer.send(topic, b"late", partition=1)
+
+    timer = threading.Timer(0.2, write_later)
+    timer.start()
+    records = consumer.poll(timeout=5.0)
+    timer.join()
+    assert values_of(records) == [b"late"]
+
+
+def test_end_and_beginning_offsets(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    with log.producer() as producer:
+        producer.send_batch(topic, [b"a", b"b"], partition=0)
+    consumer = log.consumer()
+    assert consumer.beginning_offsets([tp]) == {tp: 0}
+    assert consumer.end_offsets([tp]) == {tp: 2}
