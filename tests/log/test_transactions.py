@@ -1,0 +1,271 @@
+"""Transactions: atomic visibility, isolation levels, fencing, timeouts and offsets in transactions."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conveyor.log import (
+    IllegalStateError,
+    InvalidTxnStateError,
+    Log,
+    OffsetAndMetadata,
+    Producer,
+    ProducerFencedError,
+    TopicPartition,
+    TransactionAbortedError,
+    open_log,
+)
+
+from .conftest import read_all, values_of
+
+
+def transactional(log: Log, transactional_id: str, **config: object) -> Producer:
+    producer = log.producer(transactional_id, **config)
+    producer.init_transactions()
+    return producer
+
+
+def test_committed_transaction_becomes_visible_across_partitions_at_once(log: Log, topic: str) -> None:
+    producer = transactional(log, "atomic")
+    producer.begin_transaction()
+    for partition in range(3):
+        producer.send(topic, f"p{partition}".encode(), partition=partition)
+    producer.flush()
+    assert read_all(log, topic) == []
+    producer.commit_transaction()
+    assert sorted(values_of(read_all(log, topic))) == [b"p0", b"p1", b"p2"]
+
+
+def test_read_committed_skips_aborted_records(log: Log, topic: str) -> None:
+    producer = transactional(log, "aborter")
+    producer.begin_transaction()
+    producer.send(topic, b"kept-1", partition=0)
+    producer.commit_transaction()
+    producer.begin_transaction()
+    producer.send(topic, b"dropped", partition=0)
+    producer.flush()
+    producer.abort_transaction()
+    producer.begin_transaction()
+    producer.send(topic, b"kept-2", partition=0)
+    producer.commit_transaction()
+    records = read_all(log, topic)
+    assert values_of(records) == [b"kept-1", b"kept-2"]
+    assert [record.offset for record in records] == [0, 2]
+
+
+def test_read_uncommitted_sees_open_and_aborted_records(log: Log, topic: str) -> None:
+    producer = transactional(log, "dirty")
+    producer.begin_transaction()
+    producer.send(topic, b"aborted", partition=0)
+    producer.flush()
+    producer.abort_transaction()
+    producer.begin_transaction()
+    producer.send(topic, b"open", partition=0)
+    producer.flush()
+    assert values_of(read_all(log, topic, "read_uncommitted")) == [b"aborted", b"open"]
+
+
+def test_read_committed_stops_at_the_last_stable_offset(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    slow = transactional(log, "slow")
+    slow.begin_transaction()
+    slow.send(topic, b"open", partition=0)
+    slow.flush()
+    fast = transactional(log, "fast")
+    fast.begin_transaction()
+    fast.send(topic, b"committed-after", partition=0)
+    fast.commit_transaction()
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign([tp])
+    assert consumer.poll() == []
+    assert consumer.position(tp) == 0
+    assert consumer.end_offsets([tp]) == {tp: 0}
+    slow.commit_transaction()
+    assert values_of(consumer.poll()) == [b"open", b"committed-after"]
+
+
+def test_init_transactions_fences_the_previous_producer_on_send(log: Log, topic: str) -> None:
+    old = transactional(log, "task-0", batch_size=1)
+    old.begin_transaction()
+    transactional(log, "task-0")
+    with pytest.raises(ProducerFencedError, match="task-0"):
+        old.send(topic, b"zombie", partition=0)
+
+
+def test_init_transactions_fences_the_previous_producer_on_commit(log: Log, topic: str) -> None:
+    old = transactional(log, "task-1")
+    old.begin_transaction()
+    old.send(topic, b"zombie", partition=0)
+    transactional(log, "task-1")
+    with pytest.raises(ProducerFencedError, match="task-1"):
+        old.commit_transaction()
+    assert read_all(log, topic, "read_uncommitted") == []
+
+
+def test_fenced_producer_stays_fenced(log: Log, topic: str) -> None:
+    old = transactional(log, "task-2")
+    old.begin_transaction()
+    old.send(topic, b"zombie", partition=0)
+    transactional(log, "task-2")
+    with pytest.raises(ProducerFencedError):
+        old.commit_transaction()
+    with pytest.raises(ProducerFencedError):
+        old.begin_transaction()
+
+
+def test_init_transactions_aborts_the_transaction_a_previous_producer_left_open(log: Log, topic: str) -> None:
+    old = transactional(log, "task-3")
+    old.begin_transaction()
+    old.send(topic, b"left-open", partition=1)
+    old.flush()
+    new = transactional(log, "task-3")
+    new.begin_transaction()
+    new.send(topic, b"fresh", partition=1)
+    new.commit_transaction()
+    assert values_of(read_all(log, topic)) == [b"fresh"]
+
+
+def test_admin_fence_producers_fences_and_aborts(log: Log, topic: str) -> None:
+    old = transactional(log, "task-4")
+    old.begin_transaction()
+    old.send(topic, b"left-open", partition=2)
+    old.flush()
+    log.admin().fence_producers(["task-4"])
+    tp = TopicPartition(topic, 2)
+    assert log.admin().list_offsets([tp])[tp].last_stable == 1
+    with pytest.raises(ProducerFencedError):
+        old.commit_transaction()
+
+
+def test_transaction_left_open_past_its_timeout_is_aborted_by_the_log(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    producer = transactional(log, "sleepy", transaction_timeout_ms=200)
+    producer.begin_transaction()
+    producer.send(topic, b"too-late", partition=0)
+    producer.flush()
+    assert log.admin().list_offsets([tp])[tp].last_stable == 0
+    time.sleep(0.3)
+    assert log.admin().list_offsets([tp])[tp].last_stable == 1
+    assert read_all(log, topic) == []
+    with pytest.raises(TransactionAbortedError, match="sleepy"):
+        producer.commit_transaction()
+
+
+def test_producer_recovers_from_a_timed_out_transaction_by_aborting(log: Log, topic: str) -> None:
+    producer = transactional(log, "recovering", transaction_timeout_ms=100)
+    producer.begin_transaction()
+    producer.send(topic, b"too-late", partition=0)
+    time.sleep(0.2)
+    with pytest.raises(TransactionAbortedError):
+        producer.commit_transaction()
+    producer.abort_transaction()
+    producer.begin_transaction()
+    producer.send(topic, b"in-time", partition=0)
+    producer.commit_transaction()
+    assert values_of(read_all(log, topic)) == [b"in-time"]
+
+
+def test_offsets_sent_to_a_transaction_are_committed_exactly_when_it_commits(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    producer = transactional(log, "copier")
+    producer.begin_transaction()
+    producer.send(topic, b"copied", partition=1)
+    producer.send_offsets_to_transaction({tp: OffsetAndMetadata(42, "m")}, "source-group")
+    admin = log.admin()
+    assert admin.list_consumer_group_offsets("source-group") == {}
+    producer.commit_transaction()
+    assert admin.list_consumer_group_offsets("source-group") == {tp: OffsetAndMetadata(42, "m")}
+
+
+def test_offsets_sent_to_an_aborted_transaction_are_never_committed(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    producer = transactional(log, "copier-2")
+    producer.begin_transaction()
+    producer.send_offsets_to_transaction({tp: 5}, "source-group-2")
+    producer.abort_transaction()
+    assert log.admin().list_consumer_group_offsets("source-group-2") == {}
+
+
+def test_begin_transaction_before_init_is_an_invalid_state(log: Log) -> None:
+    with pytest.raises(InvalidTxnStateError, match="tid-x"):
+        log.producer("tid-x").begin_transaction()
+
+
+def test_begin_transaction_twice_is_an_invalid_state(log: Log) -> None:
+    producer = transactional(log, "twice")
+    producer.begin_transaction()
+    with pytest.raises(InvalidTxnStateError, match="twice"):
+        producer.begin_transaction()
+
+
+def test_send_outside_a_transaction_on_a_transactional_producer_is_an_invalid_state(log: Log, topic: str) -> None:
+    with pytest.raises(InvalidTxnStateError, match="outside"):
+        transactional(log, "outside").send(topic, b"x")
+
+
+def test_commit_without_a_transaction_is_an_invalid_state(log: Log) -> None:
+    with pytest.raises(InvalidTxnStateError):
+        transactional(log, "no-txn").commit_transaction()
+
+
+def test_transactional_calls_on_a_plain_producer_are_an_illegal_state(log: Log) -> None:
+    with pytest.raises(IllegalStateError):
+        log.producer().init_transactions()
+
+
+def test_closing_a_producer_aborts_its_open_transaction(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    producer = transactional(log, "closer")
+    producer.begin_transaction()
+    producer.send(topic, b"never", partition=0)
+    producer.flush()
+    producer.close()
+    assert log.admin().list_offsets([tp])[tp].last_stable == 1
+    assert read_all(log, topic) == []
+
+
+def test_a_second_process_view_of_the_log_sees_the_same_transactions(log_url: str, topic: str) -> None:
+    producer = transactional(open_log(log_url), "shared")
+    producer.begin_transaction()
+    producer.send(topic, b"shared", partition=0)
+    producer.commit_transaction()
+    other = open_log(log_url)
+    assert values_of(read_all(other, topic)) == [b"shared"]
+    other.close()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.booleans(), st.integers(min_value=0, max_value=5), st.integers(min_value=0, max_value=2)),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_read_committed_sees_exactly_the_committed_transactions(
+    log: Log, outcomes: list[tuple[bool, int, int]]
+) -> None:
+    topic = f"generated-{time.monotonic_ns()}"
+    log.admin().create_topic(topic, partitions=3)
+    producer = transactional(log, f"gen-{topic}", batch_size=40)
+    expected: list[bytes] = []
+    for number, (commit, count, flushes) in enumerate(outcomes):
+        producer.begin_transaction()
+        values = [f"{number}-{i}".encode() for i in range(count)]
+        for i, value in enumerate(values):
+            producer.send(topic, value, partition=i % 3)
+            if flushes and i % (flushes + 1) == 0:
+                producer.flush()
+        if commit:
+            producer.commit_transaction()
+            expected.extend(values)
+        else:
+            producer.abort_transaction()
+    seen = values_of(read_all(log, topic))
+    assert sorted(seen) == sorted(expected)  # type: ignore[type-var]
+    everything = values_of(read_all(log, topic, "read_uncommitted"))
+    assert len(everything) >= len(expected)
