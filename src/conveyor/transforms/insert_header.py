@@ -1,0 +1,54 @@
+"""InsertHeader: add a header with a literal value to every record."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conveyor.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, NonNullValidator, Transformation
+from conveyor.data import ConnectRecord
+from conveyor.transforms.header_literals import parse_literal
+from conveyor.transforms.transform_config import parse_settings
+
+HEADER_CONFIG = "header"
+VALUE_LITERAL_CONFIG = "value.literal"
+
+CONFIG_DEF = (
+    ConfigDef()
+    .define(
+        HEADER_CONFIG,
+        ConfigType.STRING,
+        NO_DEFAULT,
+        NonNullValidator(),
+        importance=Importance.HIGH,
+        documentation="The name of the header.",
+    )
+    .define(
+        VALUE_LITERAL_CONFIG,
+        ConfigType.STRING,
+        NO_DEFAULT,
+        NonNullValidator(),
+        importance=Importance.HIGH,
+        documentation="The literal value that is to be set as the header value on all records.",
+    )
+)
+
+
+class InsertHeader(Transformation[ConnectRecord]):
+    """Add header ``header`` with ``value.literal``, typed as Kafka's ``Values.parseString`` would type it."""
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        settings = parse_settings(type(self).__name__, CONFIG_DEF, configs)
+        self._header: str = settings[HEADER_CONFIG]
+        self._literal = parse_literal(settings[VALUE_LITERAL_CONFIG])
+
+    def config(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def close(self) -> None:
+        pass
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        updated = record.new_record()
+        updated.headers.add(self._header, self._literal.value, self._literal.schema)
+        return updated

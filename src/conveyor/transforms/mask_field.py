@@ -1,0 +1,210 @@
+"""MaskField: replace fields with the null value of their type, or with a configured replacement."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from conveyor.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, NonEmptyString, Transformation
+from conveyor.data import ConnectRecord, DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
+from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.requirements import require_map, require_struct
+from conveyor.transforms.struct_values import field_value
+from conveyor.transforms.transform_config import (
+    REPLACE_NULL_WITH_DEFAULT_CONFIG,
+    REPLACE_NULL_WITH_DEFAULT_DOC,
+    invalid_setting,
+    parse_settings,
+)
+
+FIELDS_CONFIG = "fields"
+REPLACEMENT_CONFIG = "replacement"
+_PURPOSE = "mask fields"
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+CONFIG_DEF = (
+    ConfigDef()
+    .define(
+        FIELDS_CONFIG,
+        ConfigType.LIST,
+        NO_DEFAULT,
+        importance=Importance.HIGH,
+        documentation="Names of fields to mask.",
+    )
+    .define(
+        REPLACEMENT_CONFIG,
+        ConfigType.STRING,
+        None,
+        NonEmptyString(),
+        importance=Importance.LOW,
+        documentation="Custom value replacement, that will be applied to all 'fields' values "
+        "(numeric or non-empty string values only).",
+    )
+    .define(
+        REPLACE_NULL_WITH_DEFAULT_CONFIG,
+        ConfigType.BOOLEAN,
+        True,
+        importance=Importance.MEDIUM,
+        documentation=REPLACE_NULL_WITH_DEFAULT_DOC,
+    )
+)
+
+_INTEGER_BOUNDS = {
+    Type.INT8: (-(2**7), 2**7),
+    Type.INT16: (-(2**15), 2**15),
+    Type.INT32: (-(2**31), 2**31),
+    Type.INT64: (-(2**63), 2**63),
+}
+
+
+def _null_of_schema(schema: Schema) -> Any:
+    if schema.name == Decimal.LOGICAL_NAME:
+        return decimal.Decimal(0)
+    if schema.name == Date.LOGICAL_NAME:
+        return _EPOCH.date()
+    if schema.name == Time.LOGICAL_NAME:
+        return dt.time(0)
+    if schema.name == Timestamp.LOGICAL_NAME:
+        return _EPOCH
+    nulls: dict[Type, Callable[[], Any]] = {
+        Type.BOOLEAN: lambda: False,
+        Type.INT8: lambda: 0,
+        Type.INT16: lambda: 0,
+        Type.INT32: lambda: 0,
+        Type.INT64: lambda: 0,
+        Type.FLOAT32: lambda: 0.0,
+        Type.FLOAT64: lambda: 0.0,
+        Type.STRING: lambda: "",
+        Type.ARRAY: list,
+        Type.MAP: dict,
+    }
+    if schema.type not in nulls:
+        raise DataError(f"Cannot mask value of type {schema.type.name}")
+    return nulls[schema.type]()
+
+
+def _null_of_value(value: Any) -> Any:
+    nulls: list[tuple[type | tuple[type, ...], Callable[[], Any]]] = [
+        (bool, lambda: False),
+        (int, lambda: 0),
+        (float, lambda: 0.0),
+        (decimal.Decimal, lambda: decimal.Decimal(0)),
+        (str, lambda: ""),
+        (dt.datetime, lambda: _EPOCH),
+        (dt.date, lambda: _EPOCH.date()),
+        (dt.time, lambda: dt.time(0)),
+        (list, list),
+        (dict, dict),
+    ]
+    for kind, null in nulls:
+        if isinstance(value, kind):
+            return null()
+    raise DataError(f"Cannot mask value of type {type(value).__name__}")
+
+
+def _replacement_of_type(kind: Type, value_type: str, replacement: str) -> Any:
+    try:
+        if kind in _INTEGER_BOUNDS:
+            number = int(replacement.strip())
+            low, high = _INTEGER_BOUNDS[kind]
+            if not low <= number < high:
+                raise ValueError(replacement)
+            return number
+        if kind in (Type.FLOAT32, Type.FLOAT64):
+            return float(replacement)
+        if kind is Type.BYTES:
+            return decimal.Decimal(replacement)
+    except (ValueError, decimal.InvalidOperation):
+        raise DataError(f"Unable to convert {replacement} ({value_type}) to number") from None
+    if kind is Type.STRING:
+        return replacement
+    raise DataError(f"Cannot mask value of type {value_type} with custom replacement.")
+
+
+def _python_kind(value: Any) -> Type | None:
+    if isinstance(value, bool):
+        return Type.BOOLEAN
+    if isinstance(value, int):
+        return Type.INT64
+    if isinstance(value, float):
+        return Type.FLOAT64
+    if isinstance(value, decimal.Decimal):
+        return Type.BYTES
+    if isinstance(value, str):
+        return Type.STRING
+    return None
+
+
+class MaskField(RecordSide, Transformation[ConnectRecord]):
+    """Mask ``fields`` with their type's null value (0, false, "", empty, the epoch) or ``replacement``."""
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        owner = type(self).__name__
+        settings = parse_settings(owner, CONFIG_DEF, configs)
+        fields: list[str] = settings[FIELDS_CONFIG]
+        if not fields:
+            raise invalid_setting(owner, FIELDS_CONFIG, fields, "Empty list")
+        self._masked = frozenset(fields)
+        self._replacement: str | None = settings[REPLACEMENT_CONFIG]
+        self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
+
+    def config(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def close(self) -> None:
+        pass
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        schema = self.operating_schema(record)
+        if schema is None:
+            return self._apply_schemaless(record)
+        return self._apply_with_schema(record, schema)
+
+    def _apply_schemaless(self, record: ConnectRecord) -> ConnectRecord:
+        value = require_map(self.operating_value(record), _PURPOSE)
+        updated = dict(value)
+        for name in self._masked:
+            if name in updated:
+                updated[name] = self._mask_schemaless(updated[name])
+        return self.new_record(record, None, updated)
+
+    def _apply_with_schema(self, record: ConnectRecord, schema: Schema) -> ConnectRecord:
+        value = require_struct(self.operating_value(record), _PURPOSE)
+        updated = Struct(value.schema)
+        for field in value.schema.fields:
+            original = field_value(value, field, self._replace_null_with_default)
+            if field.name in self._masked and original is not None:
+                updated.put(field.name, self._mask_with_schema(field.schema))
+            else:
+                updated.put(field.name, original)
+        return self.new_record(record, schema, updated)
+
+    def _mask_with_schema(self, schema: Schema) -> Any:
+        if self._replacement is None:
+            return _null_of_schema(schema)
+        kind = schema.type
+        if schema.name is not None and schema.name != Decimal.LOGICAL_NAME:
+            raise DataError(f"Cannot mask value of type {schema.name} with custom replacement.")
+        if kind is Type.BYTES and schema.name != Decimal.LOGICAL_NAME:
+            raise DataError("Cannot mask value of type BYTES with custom replacement.")
+        return _replacement_of_type(kind, schema.type.name, self._replacement)
+
+    def _mask_schemaless(self, value: Any) -> Any:
+        if value is None:
+            return None
+        if self._replacement is None:
+            return _null_of_value(value)
+        kind = _python_kind(value)
+        if kind is None or kind is Type.BOOLEAN:
+            raise DataError(f"Cannot mask value of type {type(value).__name__} with custom replacement.")
+        return _replacement_of_type(kind, type(value).__name__, self._replacement)
+
+
+class MaskFieldKey(KeySide, MaskField):
+    """MaskField$Key: mask fields of the record key."""
+
+
+class MaskFieldValue(ValueSide, MaskField):
+    """MaskField$Value: mask fields of the record value."""

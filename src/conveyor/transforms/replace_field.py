@@ -1,0 +1,158 @@
+"""ReplaceField: keep, drop or rename the fields of a struct or map."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, LambdaValidator, Transformation
+from conveyor.data import ConnectRecord, Schema, Struct
+from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.requirements import require_map, require_struct
+from conveyor.transforms.schema_cache import SchemaUpdateCache
+from conveyor.transforms.schema_util import struct_schema_like
+from conveyor.transforms.struct_values import field_value
+from conveyor.transforms.transform_config import (
+    REPLACE_NULL_WITH_DEFAULT_CONFIG,
+    REPLACE_NULL_WITH_DEFAULT_DOC,
+    parse_settings,
+)
+
+EXCLUDE_CONFIG = "exclude"
+INCLUDE_CONFIG = "include"
+RENAMES_CONFIG = "renames"
+BLACKLIST_CONFIG = "blacklist"
+WHITELIST_CONFIG = "whitelist"
+_DEPRECATED_ALIASES = {INCLUDE_CONFIG: WHITELIST_CONFIG, EXCLUDE_CONFIG: BLACKLIST_CONFIG}
+_PURPOSE = "field replacement"
+
+
+def parse_rename_mappings(mappings: list[str]) -> dict[str, str]:
+    """``["old:new", ...]`` as a dict; a mapping that is not one colon-separated pair is an error."""
+    renames: dict[str, str] = {}
+    for mapping in mappings:
+        parts = mapping.split(":")
+        if len(parts) != 2:
+            raise ConfigError(RENAMES_CONFIG, mappings, f"Invalid rename mapping: {mapping}")
+        renames[parts[0]] = parts[1]
+    return renames
+
+
+def _validate_renames(_name: str, value: Any) -> None:
+    if value is not None:
+        parse_rename_mappings(value)
+
+
+CONFIG_DEF = (
+    ConfigDef()
+    .define(
+        EXCLUDE_CONFIG,
+        ConfigType.LIST,
+        [],
+        importance=Importance.MEDIUM,
+        documentation="Fields to exclude. This takes precedence over the fields to include.",
+    )
+    .define(
+        BLACKLIST_CONFIG,
+        ConfigType.LIST,
+        None,
+        importance=Importance.LOW,
+        documentation=f"Deprecated. Use {EXCLUDE_CONFIG} instead.",
+    )
+    .define(
+        INCLUDE_CONFIG,
+        ConfigType.LIST,
+        [],
+        importance=Importance.MEDIUM,
+        documentation="Fields to include. If specified, only these fields will be used.",
+    )
+    .define(
+        WHITELIST_CONFIG,
+        ConfigType.LIST,
+        None,
+        importance=Importance.LOW,
+        documentation=f"Deprecated. Use {INCLUDE_CONFIG} instead.",
+    )
+    .define(
+        RENAMES_CONFIG,
+        ConfigType.LIST,
+        [],
+        LambdaValidator(
+            _validate_renames, "list of colon-delimited pairs, e.g. <code>foo:bar,abc:xyz</code>"
+        ),
+        importance=Importance.MEDIUM,
+        documentation="Field rename mappings.",
+    )
+    .define(
+        REPLACE_NULL_WITH_DEFAULT_CONFIG,
+        ConfigType.BOOLEAN,
+        True,
+        importance=Importance.MEDIUM,
+        documentation=REPLACE_NULL_WITH_DEFAULT_DOC,
+    )
+)
+
+
+def _translate_deprecated(configs: Mapping[str, Any]) -> dict[str, Any]:
+    translated = dict(configs)
+    for current, deprecated in _DEPRECATED_ALIASES.items():
+        if translated.get(current) is None and translated.get(deprecated) is not None:
+            translated[current] = translated[deprecated]
+    return translated
+
+
+class ReplaceField(RecordSide, Transformation[ConnectRecord]):
+    """Filter fields with ``include``/``exclude`` (``exclude`` wins) and rename them with ``renames``."""
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        settings = parse_settings(type(self).__name__, CONFIG_DEF, _translate_deprecated(configs))
+        self._exclude = frozenset(settings[EXCLUDE_CONFIG])
+        self._include = frozenset(settings[INCLUDE_CONFIG])
+        self._renames = parse_rename_mappings(settings[RENAMES_CONFIG])
+        self._reverse_renames = {new: old for old, new in self._renames.items()}
+        self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
+        self._schema_cache = SchemaUpdateCache()
+
+    def config(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def close(self) -> None:
+        self._schema_cache.clear()
+
+    def keeps(self, field_name: str) -> bool:
+        """Whether a field survives the include and exclude lists."""
+        return field_name not in self._exclude and (not self._include or field_name in self._include)
+
+    def renamed(self, field_name: str) -> str:
+        return self._renames.get(field_name, field_name)
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        value = self.operating_value(record)
+        if value is None:
+            return record
+        schema = self.operating_schema(record)
+        if schema is None:
+            mapping = require_map(value, _PURPOSE)
+            updated = {self.renamed(name): item for name, item in mapping.items() if self.keeps(name)}
+            return self.new_record(record, None, updated)
+        struct = require_struct(value, _PURPOSE)
+        updated_schema = self._schema_cache.get_or_build(struct.schema, self._updated_schema)
+        updated_struct = Struct(updated_schema)
+        for field in updated_schema.fields:
+            original_name = self._reverse_renames.get(field.name, field.name)
+            updated_struct.put(
+                field.name, field_value(struct, original_name, self._replace_null_with_default)
+            )
+        return self.new_record(record, updated_schema, updated_struct)
+
+    def _updated_schema(self, schema: Schema) -> Schema:
+        kept = [(self.renamed(field.name), field.schema) for field in schema.fields if self.keeps(field.name)]
+        return struct_schema_like(schema, kept)
+
+
+class ReplaceFieldKey(KeySide, ReplaceField):
+    """ReplaceField$Key: replace fields of the record key."""
+
+
+class ReplaceFieldValue(ValueSide, ReplaceField):
+    """ReplaceField$Value: replace fields of the record value."""
