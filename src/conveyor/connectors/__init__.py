@@ -6,10 +6,25 @@ from conveyor.connectors.file import (
     FileStreamSourceConnector,
     FileStreamSourceTask,
 )
+from conveyor.connectors.generator import (
+    GeneratorSourceConnector,
+    GeneratorSourceTask,
+    TaskTally,
+    Verification,
+    verify,
+)
+from conveyor.connectors.registry import BUILTIN_CONNECTOR_ALIASES, BUILTIN_CONNECTORS
 
 __all__ = [
+    "BUILTIN_CONNECTORS",
+    "BUILTIN_CONNECTOR_ALIASES",
     "FileStreamSinkConnector",
     "FileStreamSinkTask",
     "FileStreamSourceConnector",
     "FileStreamSourceTask",
+    "GeneratorSourceConnector",
+    "GeneratorSourceTask",
+    "TaskTally",
+    "Verification",
+    "verify",
 ]

@@ -1,0 +1,82 @@
+"""The settings of the generator source connector and of each of its tasks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from conveyor.api import ConfigDef, ConfigType, Importance, NonEmptyString, Range
+from conveyor.connectors.generator.payload import HEADER_LENGTH, MAX_TASKS
+
+TOPIC_CONFIG = "topic"
+RECORDS_CONFIG = "records"
+RECORD_SIZE_CONFIG = "record.size"
+RATE_CONFIG = "rate"
+BATCH_SIZE_CONFIG = "batch.size"
+KEY_CARDINALITY_CONFIG = "key.cardinality"
+SEED_CONFIG = "seed"
+TRANSACTION_RECORDS_CONFIG = "transaction.records"
+TASK_ID_CONFIG = "generator.task.id"
+
+ENDLESS = -1
+
+CONFIG_DEF = (
+    ConfigDef()
+    .define(TOPIC_CONFIG, ConfigType.STRING, validator=NonEmptyString(), importance=Importance.HIGH,
+            documentation="The topic to write the generated records to.")
+    .define(RECORDS_CONFIG, ConfigType.LONG, ENDLESS, Range.at_least(ENDLESS), Importance.HIGH,
+            "How many records each task produces in total before it goes idle; -1 for no end.")
+    .define(RECORD_SIZE_CONFIG, ConfigType.INT, 100, Range.at_least(HEADER_LENGTH), Importance.MEDIUM,
+            f"The size of each value in bytes (ASCII characters); at least {HEADER_LENGTH}, the length of "
+            "the task and sequence number header every value starts with.")
+    .define(RATE_CONFIG, ConfigType.DOUBLE, 0.0, Range.at_least(0), Importance.MEDIUM,
+            "Records per second per task; 0 produces as fast as the runtime takes them.")
+    .define(BATCH_SIZE_CONFIG, ConfigType.INT, 1000, Range.at_least(1), Importance.LOW,
+            "The most records one poll returns.")
+    .define(KEY_CARDINALITY_CONFIG, ConfigType.LONG, 0, Range.at_least(0), Importance.MEDIUM,
+            "Keys cycle over this many distinct strings, shared by all tasks; 0 leaves records without keys.")
+    .define(SEED_CONFIG, ConfigType.LONG, 0, importance=Importance.LOW,
+            documentation="Seeds the value padding: the same seed, task and seqno give the same record.")
+    .define(TRANSACTION_RECORDS_CONFIG, ConfigType.LONG, 0, Range.at_least(0), Importance.LOW,
+            "With transaction.boundary=connector, ask for a commit after every this many records (and after "
+            "the last one); 0 never asks.")
+)
+
+TASK_CONFIG_DEF = ConfigDef(CONFIG_DEF).define(
+    TASK_ID_CONFIG, ConfigType.INT, 0, Range.between(0, MAX_TASKS - 1), Importance.LOW,
+    "Which task this is; set by the connector for each task it configures.",
+)
+
+
+@dataclass(frozen=True)
+class GeneratorSettings:
+    """One task's parsed settings."""
+
+    topic: str
+    records: int
+    record_size: int
+    rate: float
+    batch_size: int
+    key_cardinality: int
+    seed: int
+    transaction_records: int
+    task_id: int
+
+    @property
+    def is_endless(self) -> bool:
+        return self.records == ENDLESS
+
+    @classmethod
+    def from_props(cls, props: Mapping[str, str]) -> GeneratorSettings:
+        config = TASK_CONFIG_DEF.parse(props)
+        return cls(
+            topic=config[TOPIC_CONFIG],
+            records=config[RECORDS_CONFIG],
+            record_size=config[RECORD_SIZE_CONFIG],
+            rate=config[RATE_CONFIG],
+            batch_size=config[BATCH_SIZE_CONFIG],
+            key_cardinality=config[KEY_CARDINALITY_CONFIG],
+            seed=config[SEED_CONFIG],
+            transaction_records=config[TRANSACTION_RECORDS_CONFIG],
+            task_id=config[TASK_ID_CONFIG],
+        )

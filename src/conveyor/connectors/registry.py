@@ -1,0 +1,23 @@
+"""The names the shipped connectors are listed under, for the plugin catalog.
+
+The table has the format of ``conveyor.plugins.BUILTIN_CONNECTORS`` (listed class name, Kafka's Java
+name where there is one, to ``"module:Class"``); the catalog derives the simple-name aliases
+(``FileStreamSourceConnector``, ``FileStreamSource``) from it. Aliases it cannot derive are listed in
+``BUILTIN_CONNECTOR_ALIASES``.
+"""
+
+from __future__ import annotations
+
+_FILE = "conveyor.connectors.file"
+_JAVA_FILE_PACKAGE = "org.apache.kafka.connect.file"
+
+BUILTIN_CONNECTORS: dict[str, str] = {
+    f"{_JAVA_FILE_PACKAGE}.FileStreamSourceConnector": f"{_FILE}.source:FileStreamSourceConnector",
+    f"{_JAVA_FILE_PACKAGE}.FileStreamSinkConnector": f"{_FILE}.sink:FileStreamSinkConnector",
+    "GeneratorSourceConnector": "conveyor.connectors.generator.connector:GeneratorSourceConnector",
+}
+
+BUILTIN_CONNECTOR_ALIASES: dict[str, tuple[str, ...]] = {
+    "GeneratorSourceConnector": ("Generator",),
+}
+"""Extra names, by listed name, beyond those the catalog derives."""
