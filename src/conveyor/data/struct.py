@@ -130,6 +130,22 @@ class Struct:
         """The value of ``field`` as set, ignoring the schema default."""
         return self._values[self._lookup(field).index]
 
+    def raw_values(self) -> tuple[Any, ...]:
+        """Every field's value as set (no defaults applied), in field order; what converters read."""
+        return tuple(self._values)
+
+    @classmethod
+    def unchecked(cls, schema: Schema, values: list[Any]) -> Struct:
+        """A struct holding ``values`` in field order without validating them.
+
+        Only for values already checked against ``schema``, such as those a converter decoded with it.
+        """
+        if len(values) != len(schema.fields):
+            raise DataError(f"Expected {len(schema.fields)} values for {schema!r}, got {len(values)}")
+        struct = cls(schema)
+        struct._values = values
+        return struct
+
     def validate(self) -> None:
         """Raise ``DataError`` naming the first field whose value does not fit its schema."""
         for field in self._schema.fields:

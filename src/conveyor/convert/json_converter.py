@@ -1,0 +1,275 @@
+"""``JsonConverter``: Kafka's JSON converter, with the ``{"schema": ..., "payload": ...}`` envelope.
+
+With ``schemas.enable`` (the default) every value is written inside the envelope, byte for byte as
+Kafka writes it; without, values are plain JSON and are read back without a schema. Each schema is
+compiled once into an encoder and a decoder (kept in LRU caches of ``schemas.cache.size``), so a batch
+sharing one schema costs one generated-function call per record.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from conveyor.api import (
+    CaseInsensitiveValidString,
+    ConfigDef,
+    ConfigType,
+    Converter,
+    HeaderConverter,
+    Importance,
+)
+from conveyor.api import Range as ConfigRange
+from conveyor.convert.converter_type import CONVERTER_TYPE_CONFIG, define_converter_type, is_key_converter
+from conveyor.convert.json_decode import ValueDecoder, compile_decoder, decode_schemaless
+from conveyor.convert.json_encode import ValueEncoder, compile_encoder, finish_json
+from conveyor.convert.json_options import DecimalFormat, JsonOptions
+from conveyor.convert.json_schema import connect_schema, json_schema_text
+from conveyor.convert.lru import LruCache
+from conveyor.data import DataError, Headers, Schema, SchemaAndValue
+
+SCHEMAS_ENABLE_CONFIG: Final = "schemas.enable"
+SCHEMAS_CACHE_SIZE_CONFIG: Final = "schemas.cache.size"
+DECIMAL_FORMAT_CONFIG: Final = "decimal.format"
+REPLACE_NULL_WITH_DEFAULT_CONFIG: Final = "replace.null.with.default"
+
+_ENVELOPE_START: Final = '{"schema":'
+_PAYLOAD_KEY: Final = ',"payload":'
+_NOT_AN_ENVELOPE: Final = (
+    'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not contain additional '
+    "fields. If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter "
+    "configuration."
+)
+_PARSER: Final = json.JSONDecoder(parse_float=decimal.Decimal)
+
+
+def json_converter_config_def() -> ConfigDef:
+    """The settings of Kafka's ``JsonConverterConfig``."""
+    return (
+        define_converter_type(ConfigDef())
+        .define(
+            SCHEMAS_ENABLE_CONFIG,
+            ConfigType.BOOLEAN,
+            default=True,
+            importance=Importance.HIGH,
+            documentation="Include schemas within each of the serialized values and keys.",
+        )
+        .define(
+            SCHEMAS_CACHE_SIZE_CONFIG,
+            ConfigType.INT,
+            default=1000,
+            validator=ConfigRange.at_least(0),
+            importance=Importance.HIGH,
+            documentation="Maximum number of schemas that can be cached.",
+        )
+        .define(
+            DECIMAL_FORMAT_CONFIG,
+            ConfigType.STRING,
+            default=DecimalFormat.BASE64.value,
+            validator=CaseInsensitiveValidString.in_(*(f.value for f in DecimalFormat)),
+            importance=Importance.LOW,
+            documentation="Whether decimals are written as base64 bytes (BASE64) or JSON numbers (NUMERIC).",
+        )
+        .define(
+            REPLACE_NULL_WITH_DEFAULT_CONFIG,
+            ConfigType.BOOLEAN,
+            default=True,
+            importance=Importance.LOW,
+            documentation="Whether a null field with a default value is written and read as its default.",
+        )
+    )
+
+
+@dataclass(frozen=True)
+class _Encoding:
+    prefix: str
+    encode: ValueEncoder
+    suffix: str
+
+
+@dataclass(frozen=True)
+class _Decoding:
+    schema: Schema | None
+    decode: ValueDecoder
+
+
+@dataclass(frozen=True)
+class _KnownEnvelope:
+    """The exact text an envelope starts with up to its payload, and how to read what follows."""
+
+    prefix: str
+    decoding: _Decoding
+
+
+class JsonConverter(Converter, HeaderConverter):
+    """Kafka's ``org.apache.kafka.connect.json.JsonConverter``, also usable as a header converter."""
+
+    def __init__(self) -> None:
+        self._apply({})
+
+    def config(self) -> ConfigDef:
+        return json_converter_config_def()
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
+        """Take the settings; ``is_key`` overrides ``converter.type`` as Kafka's two-argument form does."""
+        settings = dict(configs)
+        if is_key is not None:
+            settings[CONVERTER_TYPE_CONFIG] = "key" if is_key else "value"
+        self._apply(settings)
+
+    def _apply(self, configs: Mapping[str, Any]) -> None:
+        parsed = json_converter_config_def().parse(configs)
+        self.is_key = is_key_converter(parsed)
+        self.schemas_enabled: bool = parsed[SCHEMAS_ENABLE_CONFIG]
+        self.options = JsonOptions(
+            decimal_format=DecimalFormat(str(parsed[DECIMAL_FORMAT_CONFIG]).upper()),
+            replace_null_with_default=parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG],
+        )
+        cache_size: int = parsed[SCHEMAS_CACHE_SIZE_CONFIG]
+        self._encodings: LruCache[Schema | None, _Encoding] = LruCache(cache_size)
+        self._decodings: LruCache[str, _Decoding] = LruCache(cache_size)
+        self._known_envelope: _KnownEnvelope | None = None
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        if schema is None and value is None:
+            return None
+        encoding = self._encoding_for(schema)
+        try:
+            return _to_utf8(finish_json(encoding.prefix + encoding.encode(value) + encoding.suffix))
+        except DataError as error:
+            raise error.located(topic=topic) from error
+
+    def from_connect_batch(
+        self, topic: str, schema: Schema | None, values: Sequence[Any]
+    ) -> list[bytes | None]:
+        """Serialize values sharing one schema, compiling it once; a null value with no schema stays null."""
+        encoding = self._encoding_for(schema)
+        prefix, encode, suffix = encoding.prefix, encoding.encode, encoding.suffix
+        try:
+            if schema is None:
+                return [
+                    None if value is None else _to_utf8(finish_json(prefix + encode(value) + suffix))
+                    for value in values
+                ]
+            return [_to_utf8(finish_json(prefix + encode(value) + suffix)) for value in values]
+        except DataError as error:
+            raise error.located(topic=topic) from error
+
+    def to_connect_data(
+        self, topic: str, value: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        if value is None:
+            return SchemaAndValue(None, None)
+        try:
+            return self._decode(value)
+        except DataError as error:
+            raise error.located(topic=topic) from error
+
+    def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
+        decode = self._decode
+        try:
+            return [SchemaAndValue(None, None) if value is None else decode(value) for value in values]
+        except DataError as error:
+            raise error.located(topic=topic) from error
+
+    def from_connect_header(
+        self, topic: str, header_key: str, schema: Schema | None, value: Any
+    ) -> bytes | None:
+        return self.from_connect_data(topic, schema, value)
+
+    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
+        return self.to_connect_data(topic, value)
+
+    def json_schema(self, schema: Schema) -> str:
+        """The envelope's ``schema`` object for ``schema`` as this converter writes it."""
+        return json_schema_text(schema, self._encoder_for)
+
+    def _encoder_for(self, schema: Schema) -> ValueEncoder:
+        return compile_encoder(schema, self.options)
+
+    def _encoding_for(self, schema: Schema | None) -> _Encoding:
+        encoding = self._encodings.get(schema)
+        if encoding is None:
+            encode = compile_encoder(schema, self.options)
+            if not self.schemas_enabled:
+                encoding = _Encoding("", encode, "")
+            else:
+                schema_text = "null" if schema is None else self.json_schema(schema)
+                encoding = _Encoding(_ENVELOPE_START + schema_text + _PAYLOAD_KEY, encode, "}")
+            self._encodings.put(schema, encoding)
+        return encoding
+
+    def _decode(self, data: bytes) -> SchemaAndValue:
+        text = _from_utf8(data)
+        if not self.schemas_enabled:
+            return SchemaAndValue(None, decode_schemaless(_parse(text)) if text.strip() else None)
+        known = self._known_envelope
+        if known is not None and text.startswith(known.prefix):
+            try:
+                payload, end = _PARSER.raw_decode(text, len(known.prefix))
+            except json.JSONDecodeError:
+                pass
+            else:
+                if text[end:].strip() == "}":
+                    return SchemaAndValue(known.decoding.schema, known.decoding.decode(payload))
+        return self._decode_envelope(text)
+
+    def _decode_envelope(self, text: str) -> SchemaAndValue:
+        envelope = _parse(text)
+        if not isinstance(envelope, dict) or envelope.keys() != {"schema", "payload"}:
+            raise DataError(_NOT_AN_ENVELOPE)
+        decoding = self._decoding_for(envelope["schema"], text)
+        return SchemaAndValue(decoding.schema, decoding.decode(envelope["payload"]))
+
+    def _decoding_for(self, schema_node: Any, text: str) -> _Decoding:
+        key = _compact_json(schema_node)
+        decoding = self._decodings.get(key) if key is not None else None
+        if decoding is None:
+            schema = connect_schema(schema_node, self._decode_default)
+            decoding = _Decoding(schema, compile_decoder(schema, self.options))
+            if key is not None:
+                self._decodings.put(key, decoding)
+        if key is not None:
+            prefix = _ENVELOPE_START + key + _PAYLOAD_KEY
+            if text.startswith(prefix):
+                self._known_envelope = _KnownEnvelope(prefix, decoding)
+        return decoding
+
+    def _decode_default(self, schema: Schema, node: Any) -> Any:
+        return compile_decoder(schema, self.options)(node)
+
+
+def _compact_json(node: Any) -> str | None:
+    """``node`` written compactly, or None when it holds numbers that would not read back identically."""
+    try:
+        return json.dumps(node, separators=(",", ":"), ensure_ascii=False)
+    except TypeError:
+        return None
+
+
+def _parse(text: str) -> Any:
+    try:
+        return _PARSER.decode(text)
+    except json.JSONDecodeError as error:
+        raise DataError(
+            f"Converting byte[] to Kafka Connect data failed due to serialization error: {error}"
+        ) from error
+
+
+def _from_utf8(data: bytes) -> str:
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise DataError(f"Converting byte[] to Kafka Connect data failed: invalid UTF-8: {error}") from error
+
+
+def _to_utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise DataError(f"Converting Kafka Connect data to byte[] failed: {error}") from error
