@@ -50,7 +50,7 @@ def test_zero_partitions_are_refused(log: Log) -> None:
 
 
 def test_unknown_cleanup_policy_is_refused(log: Log) -> None:
-    with pytest.raises(InvalidConfigError, match="cleanup.policy"):
+    with pytest.raises(InvalidConfigError, match=r"cleanup\.policy"):
         log.admin().create_topic("odd", config={"cleanup.policy": "shred"})
 
 

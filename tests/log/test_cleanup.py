@@ -53,7 +53,9 @@ def test_tombstone_is_kept_while_delete_retention_lasts(log: Log, compacted: str
     assert [(r.key, r.value) for r in read_all(log, compacted)] == [(b"a", None)]
 
 
-def test_compaction_drops_aborted_records_and_leaves_open_transactions_alone(log: Log, compacted: str) -> None:
+def test_compaction_drops_aborted_records_and_leaves_open_transactions_alone(
+    log: Log, compacted: str
+) -> None:
     producer = log.producer("compacting-txn")
     producer.init_transactions()
     producer.begin_transaction()

@@ -90,7 +90,9 @@ def test_send_to_missing_partition_names_it(log: Log, topic: str) -> None:
 
 def test_poll_batch_returns_the_same_records_as_poll_in_columns(log: Log, topic: str) -> None:
     with log.producer() as producer:
-        producer.send_batch(topic, [b"a", b"b", None], keys=[b"1", None, b"3"], partition=0, timestamps=[5, 6, 7])
+        producer.send_batch(
+            topic, [b"a", b"b", None], keys=[b"1", None, b"3"], partition=0, timestamps=[5, 6, 7]
+        )
     consumer = log.consumer(auto_offset_reset="earliest")
     consumer.assign([TopicPartition(topic, 0)])
     (batch,) = consumer.poll_batch()

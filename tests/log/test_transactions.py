@@ -202,7 +202,9 @@ def test_begin_transaction_twice_is_an_invalid_state(log: Log) -> None:
         producer.begin_transaction()
 
 
-def test_send_outside_a_transaction_on_a_transactional_producer_is_an_invalid_state(log: Log, topic: str) -> None:
+def test_send_outside_a_transaction_on_a_transactional_producer_is_an_invalid_state(
+    log: Log, topic: str
+) -> None:
     with pytest.raises(InvalidTxnStateError, match="outside"):
         transactional(log, "outside").send(topic, b"x")
 
@@ -241,7 +243,9 @@ def test_a_second_process_view_of_the_log_sees_the_same_transactions(log_url: st
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(
-        st.tuples(st.booleans(), st.integers(min_value=0, max_value=5), st.integers(min_value=0, max_value=2)),
+        st.tuples(
+            st.booleans(), st.integers(min_value=0, max_value=5), st.integers(min_value=0, max_value=2)
+        ),
         min_size=1,
         max_size=12,
     )

@@ -1,0 +1,110 @@
+"""Several processes on one log: kill -9 of a writer mid-transaction, and concurrent transactional writers."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import conveyor
+from conveyor.log import Log, TopicPartition
+
+from .conftest import read_all
+
+WORKER = Path(__file__).with_name("log_process_worker.py")
+
+
+def start_writer(
+    log_url: str,
+    topic: str,
+    transactional_id: str,
+    writer: int,
+    transactions: int,
+    records: int,
+    hold: bool = False,
+) -> subprocess.Popen[str]:
+    source_root = str(Path(conveyor.__file__).resolve().parents[1])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [source_root, os.environ.get("PYTHONPATH")])),
+    }
+    arguments = [log_url, topic, transactional_id, str(writer), str(transactions), str(records)]
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), *arguments, *(["hold"] if hold else [])],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def kill(process: subprocess.Popen[str]) -> None:
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+def transactions_seen(values: list[bytes | None]) -> Counter[str]:
+    """How many records of each ``writer:transaction`` were read."""
+    return Counter(value.decode().rsplit(":", 1)[0] for value in values if value is not None)
+
+
+def test_kill_9_mid_transaction_loses_nothing_committed_and_exposes_nothing_open(
+    log: Log, log_url: str
+) -> None:
+    log.admin().create_topic("killed", partitions=3)
+    writer = start_writer(log_url, "killed", "doomed-writer", 0, 3, 10, hold=True)
+    assert writer.stdout is not None
+    lines = [writer.stdout.readline().strip() for _ in range(4)]
+    assert lines == ["committed 0", "committed 1", "committed 2", "open"]
+    kill(writer)
+    assert len(read_all(log, "killed", "read_uncommitted")) == 40
+    assert transactions_seen([r.value for r in read_all(log, "killed")]) == {"0:0": 10, "0:1": 10, "0:2": 10}
+    successor = log.producer("doomed-writer")
+    successor.init_transactions()
+    successor.begin_transaction()
+    successor.send("killed", b"9:0:0", partition=0)
+    successor.commit_transaction()
+    assert transactions_seen([r.value for r in read_all(log, "killed")]) == {
+        "0:0": 10,
+        "0:1": 10,
+        "0:2": 10,
+        "9:0": 1,
+    }
+
+
+def test_kill_9_at_random_moments_keeps_every_acknowledged_transaction_whole(log: Log, log_url: str) -> None:
+    log.admin().create_topic("crashing", partitions=2)
+    acknowledged: set[str] = set()
+    for attempt in range(3):
+        writer = start_writer(log_url, "crashing", "crash-writer", attempt, -1, 25)
+        assert writer.stdout is not None
+        for _ in range(random.randint(2, 6)):
+            acknowledged.add(f"{attempt}:{writer.stdout.readline().split()[1]}")
+        time.sleep(random.random() * 0.05)
+        kill(writer)
+    log.admin().fence_producers(["crash-writer"])
+    seen = transactions_seen([r.value for r in read_all(log, "crashing")])
+    assert acknowledged <= set(seen)
+    assert all(count == 25 for count in seen.values()), seen
+
+
+def test_concurrent_transactional_writers_in_separate_processes_lose_and_duplicate_nothing(
+    log: Log, log_url: str
+) -> None:
+    log.admin().create_topic("shared", partitions=3)
+    writers = [start_writer(log_url, "shared", f"writer-{n}", n, 15, 40) for n in range(3)]
+    for writer in writers:
+        assert writer.wait(timeout=120) == 0
+    records = read_all(log, "shared")
+    values = Counter(record.value for record in records)
+    assert len(values) == 3 * 15 * 40
+    assert set(values.values()) == {1}
+    for partition in range(3):
+        offsets = [r.offset for r in records if r.partition == partition]
+        assert offsets == list(range(len(offsets)))
+    tp = TopicPartition("shared", 0)
+    assert log.admin().list_offsets([tp])[tp].last_stable == len([r for r in records if r.partition == 0])
