@@ -1,4 +1,4 @@
-"""The config store writes Kafka Connect's config records and rebuilds the cluster's configuration from them."""
+"""The config store writes Kafka Connect's config records and rebuilds the cluster configuration from them."""
 
 from __future__ import annotations
 
@@ -85,7 +85,9 @@ def test_connector_config_is_a_properties_struct(store: ConfigStore, raw_records
     ]
 
 
-def test_task_configs_are_written_before_their_commit_record(store: ConfigStore, raw_records: RawRecords) -> None:
+def test_task_configs_are_written_before_their_commit_record(
+    store: ConfigStore, raw_records: RawRecords
+) -> None:
     store.put_task_configs("orders", [{"file": "a"}, {"file": "b"}])
     assert raw_records(TOPIC) == [
         (b"task-orders-0", b'{"properties":{"file":"a"}}'),
@@ -121,7 +123,9 @@ def test_task_count_record_is_keyed_tasks_fencing(store: ConfigStore, raw_record
 
 def test_restart_request_record(store: ConfigStore, raw_records: RawRecords) -> None:
     store.put_restart_request("orders", include_tasks=True, only_failed=False)
-    assert raw_records(TOPIC) == [(b"restart-connector-orders", b'{"include-tasks":true,"only-failed":false}')]
+    assert raw_records(TOPIC) == [
+        (b"restart-connector-orders", b'{"include-tasks":true,"only-failed":false}')
+    ]
 
 
 def test_initial_target_state_is_written_before_the_connector_config(
@@ -181,8 +185,10 @@ def test_target_state_round_trips(store: ConfigStore, state: TargetState) -> Non
     assert store.snapshot().target_state("orders") == state
 
 
-def test_target_state_written_by_an_old_worker_is_read_from_the_v1_field(log: Log, store: ConfigStore) -> None:
-    write_raw(log, (b"connector-orders", b'{"properties":{}}'), (b"target-state-orders", b'{"state":"PAUSED"}'))
+def test_target_state_of_an_old_worker_is_read_from_the_v1_field(log: Log, store: ConfigStore) -> None:
+    write_raw(
+        log, (b"connector-orders", b'{"properties":{}}'), (b"target-state-orders", b'{"state":"PAUSED"}')
+    )
     store.read_to_end()
     assert store.snapshot().target_state("orders") == PAUSED
 
