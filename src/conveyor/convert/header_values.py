@@ -4,7 +4,7 @@ Writing: strings as they are, booleans ``true``/``false``, numbers as Java print
 base64, Decimal as its plain text, Date/Time/Timestamp as ISO-8601 in UTC, and arrays, maps and structs
 as JSON. Reading infers the narrowest schema: ``true``/``false`` -> BOOLEAN; integers -> INT8, INT16,
 INT32 or INT64, whichever fits first (larger ones -> Decimal of scale 0); other finite numbers ->
-FLOAT32 when the float32 keeps the value finite, as Connect does; ``yyyy-MM-dd`` -> Date,
+FLOAT32 when the float32 keeps the value finite, as Connect does, else FLOAT64; ``yyyy-MM-dd`` -> Date,
 ``HH:mm:ss.SSSZ`` -> Time, ``yyyy-MM-ddTHH:mm:ss.SSSZ`` -> Timestamp; JSON arrays and objects -> schema-less
 lists and dicts; anything else -> STRING.
 """
@@ -15,6 +15,7 @@ import base64
 import datetime as dt
 import decimal
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any, Final
@@ -23,6 +24,7 @@ from conveyor.convert.json_text import java_double, java_float, to_float32
 from conveyor.data import (
     BOOLEAN_SCHEMA,
     FLOAT32_SCHEMA,
+    FLOAT64_SCHEMA,
     INT8_SCHEMA,
     INT16_SCHEMA,
     INT32_SCHEMA,
@@ -131,9 +133,12 @@ def _integer(number: int) -> SchemaAndValue:
 
 
 def _number(number: decimal.Decimal, text: str) -> SchemaAndValue:
-    as_float32 = to_float32(float(number))
-    if as_float32 not in (float("inf"), float("-inf")):
+    as_float64 = float(number)
+    as_float32 = to_float32(as_float64)
+    if not math.isinf(as_float32):
         return SchemaAndValue(FLOAT32_SCHEMA, as_float32)
+    if not math.isinf(as_float64):
+        return SchemaAndValue(FLOAT64_SCHEMA, as_float64)
     return SchemaAndValue(STRING_SCHEMA, text)
 
 

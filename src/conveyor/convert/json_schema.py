@@ -17,7 +17,12 @@ from conveyor.data import DataError, Schema, SchemaBuilder, SchemaBuilderError, 
 EncoderFactory = Callable[[Schema], ValueEncoder]
 DefaultDecoder = Callable[[Schema, Any], Any]
 
-_TYPES_BY_NAME: Final = {schema_type.value: schema_type for schema_type in Type}
+_JSON_TYPE_NAMES: Final = {
+    schema_type: {Type.FLOAT32: "float", Type.FLOAT64: "double"}.get(schema_type, schema_type.value)
+    for schema_type in Type
+}
+"""The envelope's type names: Connect's, except that FLOAT32 is ``float`` and FLOAT64 ``double``."""
+_TYPES_BY_NAME: Final = {name: schema_type for schema_type, name in _JSON_TYPE_NAMES.items()}
 
 
 def json_schema_text(schema: Schema, encoder_for: EncoderFactory) -> str:
@@ -26,7 +31,7 @@ def json_schema_text(schema: Schema, encoder_for: EncoderFactory) -> str:
 
 
 def _schema_members(schema: Schema, encoder_for: EncoderFactory) -> str:
-    members = ['"type":"' + schema.type.value + '"']
+    members = ['"type":"' + _JSON_TYPE_NAMES[schema.type] + '"']
     if schema.type is Type.ARRAY:
         assert schema.value_schema is not None
         members.append('"items":' + json_schema_text(schema.value_schema, encoder_for))

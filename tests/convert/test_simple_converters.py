@@ -1,0 +1,172 @@
+import datetime as dt
+
+import pytest
+
+from conveyor.api import ConfigError
+from conveyor.convert import (
+    BUILTIN_CONVERTERS,
+    BooleanConverter,
+    ByteArrayConverter,
+    DoubleConverter,
+    FloatConverter,
+    IntegerConverter,
+    LongConverter,
+    ShortConverter,
+    SimpleHeaderConverter,
+    StringConverter,
+)
+from conveyor.data import (
+    BOOLEAN_SCHEMA,
+    FLOAT32_SCHEMA,
+    FLOAT64_SCHEMA,
+    INT8_SCHEMA,
+    INT32_SCHEMA,
+    INT64_SCHEMA,
+    OPTIONAL_BYTES_SCHEMA,
+    OPTIONAL_INT32_SCHEMA,
+    OPTIONAL_STRING_SCHEMA,
+    STRING_SCHEMA,
+    DataError,
+    Date,
+    SchemaAndValue,
+    Timestamp,
+)
+
+
+def test_string_converter_writes_utf8_and_reads_an_optional_string() -> None:
+    converter = StringConverter()
+    converter.configure({}, is_key=False)
+    assert converter.from_connect_data("t", STRING_SCHEMA, "héllo") == "héllo".encode()
+    assert converter.to_connect_data("t", "héllo".encode()) == SchemaAndValue(OPTIONAL_STRING_SCHEMA, "héllo")
+
+
+def test_string_converter_uses_the_configured_encoding() -> None:
+    converter = StringConverter()
+    converter.configure({"converter.encoding": "UTF-16"}, is_key=True)
+    assert converter.to_connect_data("t", converter.from_connect_data("t", None, "x")).value == "x"
+    assert converter.from_connect_data("t", None, "x") == "x".encode("utf-16")
+
+
+def test_string_converter_refuses_an_unknown_encoding() -> None:
+    with pytest.raises(ConfigError, match="converter.encoding"):
+        StringConverter().configure({"converter.encoding": "no-such-encoding"}, is_key=False)
+
+
+def test_string_converter_writes_other_values_as_their_text() -> None:
+    converter = StringConverter()
+    assert converter.from_connect_batch("t", None, [12, None, True]) == [b"12", None, b"True"]
+
+
+def test_byte_array_converter_passes_bytes_through() -> None:
+    converter = ByteArrayConverter()
+    assert converter.from_connect_data("t", None, b"\x00\x01") == b"\x00\x01"
+    assert converter.to_connect_data("t", b"\x00\x01") == SchemaAndValue(OPTIONAL_BYTES_SCHEMA, b"\x00\x01")
+
+
+def test_byte_array_converter_refuses_a_non_bytes_schema() -> None:
+    with pytest.raises(DataError, match="INT32"):
+        ByteArrayConverter().from_connect_data("t", INT32_SCHEMA, b"x")
+
+
+@pytest.mark.parametrize(
+    ("converter", "value", "raw"),
+    [
+        (ShortConverter(), -2, b"\xff\xfe"),
+        (IntegerConverter(), 1, b"\x00\x00\x00\x01"),
+        (LongConverter(), 2**40, b"\x00\x00\x01\x00\x00\x00\x00\x00"),
+        (FloatConverter(), 1.5, b"\x3f\xc0\x00\x00"),
+        (DoubleConverter(), -2.0, b"\xc0\x00\x00\x00\x00\x00\x00\x00"),
+        (BooleanConverter(), True, b"\x01"),
+    ],
+)
+def test_number_converters_write_big_endian_as_kafkas_serializers(converter, value, raw) -> None:  # type: ignore[no-untyped-def]
+    assert converter.from_connect_data("t", None, value) == raw
+    assert converter.to_connect_data("t", raw).value == value
+
+
+def test_integer_converter_reads_an_optional_int32() -> None:
+    assert IntegerConverter().to_connect_data("t", b"\x00\x00\x00\x07") == SchemaAndValue(
+        OPTIONAL_INT32_SCHEMA, 7
+    )
+
+
+def test_integer_converter_refuses_data_of_the_wrong_size() -> None:
+    with pytest.raises(DataError, match="not 4"):
+        IntegerConverter().to_connect_data("t", b"\x00\x01")
+
+
+def test_integer_converter_refuses_a_value_out_of_range() -> None:
+    with pytest.raises(DataError, match="INT32"):
+        IntegerConverter().from_connect_data("t", None, 2**31)
+
+
+def test_boolean_converter_refuses_bytes_other_than_zero_and_one() -> None:
+    with pytest.raises(DataError, match="BOOLEAN"):
+        BooleanConverter().to_connect_data("t", b"\x02")
+
+
+def test_number_converters_keep_nulls() -> None:
+    assert LongConverter().from_connect_data("t", None, None) is None
+    assert LongConverter().to_connect_data("t", None).value is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("true", SchemaAndValue(BOOLEAN_SCHEMA, True)),
+        ("12", SchemaAndValue(INT8_SCHEMA, 12)),
+        ("100000", SchemaAndValue(INT32_SCHEMA, 100000)),
+        ("10000000000", SchemaAndValue(INT64_SCHEMA, 10000000000)),
+        ("1.5", SchemaAndValue(FLOAT32_SCHEMA, 1.5)),
+        ("2024-01-02", SchemaAndValue(Date.SCHEMA, dt.date(2024, 1, 2))),
+        (
+            "2024-01-02T03:04:05.006Z",
+            SchemaAndValue(Timestamp.SCHEMA, dt.datetime(2024, 1, 2, 3, 4, 5, 6000, tzinfo=dt.UTC)),
+        ),
+        ("hello world", SchemaAndValue(STRING_SCHEMA, "hello world")),
+        ("", SchemaAndValue(STRING_SCHEMA, "")),
+    ],
+)
+def test_simple_header_converter_infers_the_narrowest_type(text: str, expected: SchemaAndValue) -> None:
+    assert SimpleHeaderConverter().to_connect_header("t", "h", text.encode()) == expected
+
+
+@pytest.mark.parametrize(
+    ("schema", "value"),
+    [
+        (INT32_SCHEMA, 100000),
+        (BOOLEAN_SCHEMA, False),
+        (STRING_SCHEMA, "plain text"),
+        (Date.SCHEMA, dt.date(2020, 2, 29)),
+        (Timestamp.SCHEMA, dt.datetime(2024, 1, 2, 3, 4, 5, 6000, tzinfo=dt.UTC)),
+    ],
+)
+def test_simple_header_converter_round_trips_typed_values(schema, value) -> None:  # type: ignore[no-untyped-def]
+    converter = SimpleHeaderConverter()
+    written = converter.from_connect_header("t", "h", schema, value)
+    assert converter.to_connect_header("t", "h", written) == SchemaAndValue(schema, value)
+
+
+def test_simple_header_converter_writes_doubles_as_java_does() -> None:
+    assert SimpleHeaderConverter().from_connect_header("t", "h", None, 1e10) == b"1.0E10"
+
+
+def test_simple_header_converter_reads_numbers_beyond_float32_as_float64() -> None:
+    assert SimpleHeaderConverter().to_connect_header("t", "h", b"1e300") == SchemaAndValue(
+        FLOAT64_SCHEMA, 1e300
+    )
+
+
+def test_registry_names_every_builtin_by_kafkas_simple_name() -> None:
+    assert set(BUILTIN_CONVERTERS) == {
+        "JsonConverter",
+        "StringConverter",
+        "ByteArrayConverter",
+        "ShortConverter",
+        "IntegerConverter",
+        "LongConverter",
+        "FloatConverter",
+        "DoubleConverter",
+        "BooleanConverter",
+        "SimpleHeaderConverter",
+    }
