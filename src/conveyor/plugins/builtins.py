@@ -11,10 +11,17 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from conveyor.connectors.registry import BUILTIN_CONNECTOR_ALIASES, BUILTIN_CONNECTORS
+
 logger = logging.getLogger(__name__)
 
-BUILTIN_CONNECTORS: dict[str, str] = {}
-"""Connectors shipped with Conveyor: listed class name (Kafka's Java name if any) -> "module:Class"."""
+__all__ = [
+    "BUILTIN_CONNECTORS",
+    "BUILTIN_CONNECTOR_ALIASES",
+    "BuiltinPlugin",
+    "builtin_plugins",
+    "is_builtin",
+]
 
 _JAVA_CONNECT = "org.apache.kafka.connect"
 _JAVA_CONVERTER_PACKAGES = {
@@ -68,4 +75,3 @@ def builtin_plugins() -> Iterator[BuiltinPlugin]:
 def is_builtin(cls: type) -> bool:
     """Whether ``cls`` is part of Conveyor itself (and so carries Conveyor's version)."""
     return cls.__module__ == "conveyor" or cls.__module__.startswith("conveyor.")
-

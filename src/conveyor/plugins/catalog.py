@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from conveyor.api.config import ClassNotFound, import_dotted_class
-from conveyor.plugins.builtins import BUILTIN_CONNECTORS, builtin_plugins
+from conveyor.plugins.builtins import BUILTIN_CONNECTOR_ALIASES, BUILTIN_CONNECTORS, builtin_plugins
 from conveyor.plugins.entry_points import entry_point_plugins
 from conveyor.plugins.kinds import PluginKind, kinds_of
 
@@ -85,7 +85,10 @@ def _discovered_entries() -> Iterable[tuple[PluginEntry, Iterable[str]]]:
         yield plugin_entry(builtin.cls, builtin.java_name), ()
     for listed_name, path in BUILTIN_CONNECTORS.items():
         try:
-            yield plugin_entry(import_dotted_class(path), listed_name), ()
+            yield (
+                plugin_entry(import_dotted_class(path), listed_name),
+                BUILTIN_CONNECTOR_ALIASES.get(listed_name, ()),
+            )
         except ClassNotFound as error:
             logger.warning("Built-in connector %s (%s) is unavailable: %s", listed_name, path, error)
     for plugin in entry_point_plugins():

@@ -23,11 +23,13 @@ def get_or_create_session(
     """Start (or join) the process's SparkSession with executors on this interpreter."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (
         SparkSession.builder.master(master or default_master())
         .appName(app_name)
         .config("spark.pyspark.python", sys.executable)
         .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", os.environ["SPARK_LOCAL_IP"])
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.python.worker.reuse", "false")

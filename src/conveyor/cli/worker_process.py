@@ -1,0 +1,85 @@
+"""A standalone worker process put together: log, Spark, task executor, herder and REST server."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from conveyor.herder.standalone import StandaloneHerder
+from conveyor.log import Log, open_log
+from conveyor.rest import RestServer, create_app
+from conveyor.runtime.worker_config import WorkerConfig, read_properties
+from conveyor.spark.runner import SparkTaskExecutor
+from conveyor.spark.session import get_or_create_session
+
+log = logging.getLogger(__name__)
+
+
+def read_connector_file(path: Path) -> tuple[str, dict[str, str]]:
+    """A connector's name and config from a `.properties` file or a JSON file (`{"name", "config"}`)."""
+    text = path.read_text()
+    if path.suffix == ".json":
+        body = json.loads(text)
+        config = {str(k): str(v) for k, v in body.get("config", body).items()}
+        name = str(body.get("name") or config.get("name", ""))
+    else:
+        config = read_properties(text)
+        name = config.get("name", "")
+    if not name:
+        raise ValueError(f"{path}: the connector config has no 'name'")
+    return name, config
+
+
+class StandaloneWorker:
+    """Starts and stops everything a standalone worker runs, in order."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        self.config = config
+        for warning in config.warnings:
+            log.warning(warning)
+        self.log: Log = open_log(config.log_url)
+        spark = get_or_create_session(config.spark_master, "conveyor-worker", config.spark_conf())
+        self.executor = SparkTaskExecutor(spark, lease_s=config.task_lease_ms / 1000)
+        self.server: RestServer | None = None
+        self.herder: StandaloneHerder | None = None
+
+    def start(self) -> StandaloneHerder:
+        placeholder_id = self.config.advertised_worker_id(0)
+        herder = StandaloneHerder(self.config, self.log, self.executor, placeholder_id)
+        self.server = RestServer(create_app(herder), self.config.listeners)
+        self.server.start()
+        port = int(self.server.url.rsplit(":", 1)[1].rstrip("/"))
+        herder.set_worker_id(self.config.advertised_worker_id(port))
+        herder.start()
+        self.herder = herder
+        log.info("Conveyor worker %s serving the REST API at %s", herder.worker_id, self.server.url)
+        return herder
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return self.server.url
+
+    def stop(self) -> None:
+        if self.herder is not None:
+            self.herder.stop()
+        if self.server is not None:
+            self.server.stop()
+        self.log.close()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def load_worker_config(path: Path | None, overrides: dict[str, str] | None = None) -> WorkerConfig:
+    props = read_properties(path.read_text()) if path is not None else {}
+    return WorkerConfig.from_props({**props, **(overrides or {})})

@@ -1,0 +1,468 @@
+"""The standalone herder: one worker, its connectors' configs, offsets and status kept in the log.
+
+Unlike Kafka Connect's standalone mode, connector configs persist in the config topic, so a restarted
+worker resumes every connector it had (connectors named on the command line are re-applied over them).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from conveyor.api import SinkConnector, SourceConnector
+from conveyor.herder.api import Herder
+from conveyor.herder.entities import (
+    ConnectorInfo,
+    ConnectorOffset,
+    ConnectorState,
+    ConnectorStateInfo,
+    PluginInfo,
+    TaskInfo,
+    TaskRef,
+    TaskState,
+)
+from conveyor.herder.errors import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError
+from conveyor.herder.validation import connector_class, plugin_config_keys, validate_connector_config
+from conveyor.log import Log, TopicPartition
+from conveyor.plugins import PluginKind, list_plugins
+from conveyor.runtime.control import TargetState
+from conveyor.runtime.executor import TaskExecutor
+from conveyor.runtime.sink_task import consumer_group
+from conveyor.runtime.status import State
+from conveyor.runtime.task_spec import TaskId
+from conveyor.runtime.worker import Worker, connector_type
+from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
+
+log = logging.getLogger(__name__)
+
+OFFSETS_ALTERED = "The offsets for this connector have been altered successfully"
+OFFSETS_RESET = "The offsets for this connector have been reset successfully"
+NOT_STOPPED = (
+    "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
+    "the specified connector by issuing a 'PUT' request to the '/connectors/{}/stop' endpoint"
+)
+
+
+class StandaloneHerder(Herder):
+    """Serves every REST operation for the connectors of a single worker."""
+
+    def __init__(self, config: WorkerConfig, log_: Log, executor: TaskExecutor, worker_id: str) -> None:
+        self.config = config
+        self.log = log_
+        self._worker_id = worker_id
+        self.configs = ConfigStore(log_, config.configs_topic)
+        self.offsets = OffsetStore(log_, config.offsets_topic, config.offsets_partitions)
+        self.statuses = StatusStore(log_, config.status_topic, config.status_partitions)
+        self.worker = Worker(config, executor, self.statuses, worker_id, self._on_reconfiguration_request)
+        self._lock = threading.RLock()
+        self._ready = threading.Event()
+
+    # Lifecycle.
+
+    def start(self) -> None:
+        """Read the internal topics and start every connector they hold."""
+        self.configs.start()
+        self.offsets.start()
+        self.statuses.start()
+        snapshot = self.configs.snapshot()
+        log.info("Starting connectors and tasks using config offset %s", snapshot.offset)
+        for name in snapshot.connectors():
+            config = snapshot.connector_config(name)
+            if config is not None:
+                self._start_connector_and_tasks(name, config, self._target(name))
+        self._ready.set()
+
+    def stop(self) -> None:
+        self._ready.clear()
+        self.worker.close()
+        for store in (self.configs, self.offsets, self.statuses):
+            store.stop()
+
+    @property
+    def worker_id(self) -> str:
+        return self._worker_id
+
+    def set_worker_id(self, worker_id: str) -> None:
+        """The id is the REST address, known only once the server has bound its port."""
+        self._worker_id = worker_id
+        self.worker.worker_id = worker_id
+
+    @property
+    def kafka_cluster_id(self) -> str:
+        return self.config.log_url
+
+    def ready(self) -> bool:
+        return self._ready.is_set()
+
+    # Helpers.
+
+    def _target(self, name: str) -> TargetState:
+        return TargetState(self.configs.snapshot().target_state(name))
+
+    def _require(self, name: str) -> dict[str, str]:
+        config = self.configs.snapshot().connector_config(name)
+        if config is None:
+            raise NotFoundError(f"Connector {name} not found")
+        return config
+
+    def _start_connector_and_tasks(self, name: str, config: Mapping[str, str], target: TargetState) -> None:
+        if not self.worker.start_connector(name, config, target):
+            return
+        if target is TargetState.STOPPED:
+            self.configs.put_task_configs(name, [])
+            return
+        self._reconfigure_tasks(name, config, target)
+
+    def _reconfigure_tasks(self, name: str, config: Mapping[str, str], target: TargetState) -> None:
+        """Ask the connector for task configs; if they changed, write them and restart the tasks."""
+        try:
+            task_configs = self.worker.connector_task_configs(name, config)
+        except Exception as exc:
+            self.worker.fail_connector(name, exc)
+            return
+        snapshot = self.configs.snapshot()
+        running = self.worker.tasks_of(name)
+        if task_configs != snapshot.task_configs(name) or len(running) != len(task_configs):
+            self.worker.stop_tasks(running)
+            self.configs.put_task_configs(name, task_configs)
+            if (
+                self.config.exactly_once_source_enabled
+                and connector_type(connector_class(config)) == "source"
+            ):
+                self._fence_previous_generation(name, snapshot.task_count_record(name), len(task_configs))
+        else:
+            self.worker.stop_tasks(running)
+        for index, task_config in enumerate(task_configs):
+            self.worker.start_task(TaskId(name, index), config, task_config, target, len(task_configs))
+
+    def _fence_previous_generation(self, name: str, previous_count: int | None, new_count: int) -> None:
+        """KIP-618: fence every transactional id of the previous task count, then record the new count."""
+        if previous_count:
+            ids = [f"{self.config.group_id}-{name}-{task}" for task in range(previous_count)]
+            self.log.admin().fence_producers(ids)
+        self.configs.put_task_count_record(name, new_count)
+
+    def _on_reconfiguration_request(self, name: str) -> None:
+        def reconfigure() -> None:
+            with self._lock:
+                config = self.configs.snapshot().connector_config(name)
+                if config is not None and self.worker.is_running(name):
+                    self._reconfigure_tasks(name, config, self._target(name))
+
+        threading.Thread(target=reconfigure, name=f"reconfigure-{name}", daemon=True).start()
+
+    # Connectors.
+
+    def connectors(self) -> list[str]:
+        return sorted(self.configs.snapshot().connectors())
+
+    def connector_info(self, name: str) -> ConnectorInfo:
+        config = self._require(name)
+        tasks = [TaskRef(name, i) for i in range(self.configs.snapshot().task_count(name))]
+        return ConnectorInfo(name, config, tasks, self._type_of(config))
+
+    def _type_of(self, config: Mapping[str, str]) -> str:
+        try:
+            return connector_type(connector_class(config))
+        except BadRequestError:
+            return "unknown"
+
+    def connector_config(self, name: str) -> dict[str, str]:
+        return self._require(name)
+
+    def put_connector_config(
+        self, name: str, config: Mapping[str, str], allow_replace: bool, initial_state: str | None = None
+    ) -> tuple[bool, ConnectorInfo]:
+        config = {**config, "name": name}
+        with self._lock:
+            exists = self.configs.snapshot().contains(name)
+            if exists and not allow_replace:
+                raise AlreadyExistsError(f"Connector {name} already exists")
+            self._raise_on_invalid(config)
+            target = self._initial_target(initial_state) if not exists else None
+            if exists:
+                self.worker.stop_tasks(self.worker.tasks_of(name))
+                self.worker.stop_connector(name)
+            self.configs.put_connector_config(name, config, None if target is None else target.value)
+            self._start_connector_and_tasks(name, config, target or self._target(name))
+            return not exists, self.connector_info(name)
+
+    @staticmethod
+    def _initial_target(initial_state: str | None) -> TargetState:
+        if initial_state is None:
+            return TargetState.STARTED
+        mapping = {
+            "RUNNING": TargetState.STARTED,
+            "PAUSED": TargetState.PAUSED,
+            "STOPPED": TargetState.STOPPED,
+        }
+        target = mapping.get(initial_state.strip().upper())
+        if target is None:
+            raise BadRequestError(
+                f"Invalid initial state {initial_state}: must be one of RUNNING, PAUSED, STOPPED"
+            )
+        return target
+
+    def _raise_on_invalid(self, config: Mapping[str, str]) -> None:
+        infos = validate_connector_config(config, self.config.exactly_once_source_enabled)
+        if infos["error_count"] == 0:
+            return
+        errors = [
+            f"{entry['value']['name']}: {message}"
+            for entry in infos["configs"]
+            for message in entry["value"]["errors"]
+        ]
+        raise BadRequestError(
+            f"Connector configuration is invalid and contains the following {len(errors)} error(s):\n"
+            + "\n".join(errors)
+            + "\nYou can also find the above list of errors at the endpoint "
+            "`/connector-plugins/{connectorType}/config/validate`"
+        )
+
+    def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
+        with self._lock:
+            config: dict[str, str] = dict(self._require(name))
+            for key, value in patch.items():
+                if value is None:
+                    config.pop(key, None)
+                else:
+                    config[key] = value
+            return self.put_connector_config(name, config, allow_replace=True)[1]
+
+    def delete_connector(self, name: str) -> None:
+        with self._lock:
+            self._require(name)
+            self.worker.stop_tasks(self.worker.tasks_of(name))
+            self.worker.stop_connector(name)
+            self.configs.remove_connector_config(name)
+            self.statuses.delete_connector(name)
+
+    # Status.
+
+    def connector_status(self, name: str) -> ConnectorStateInfo:
+        config = self._require(name)
+        status = self.statuses.connector(name)
+        if status is None:
+            raise NotFoundError(f"No status found for connector {name}")
+        tasks = [self.task_status(name, i) for i in range(self.configs.snapshot().task_count(name))]
+        return ConnectorStateInfo(
+            name,
+            ConnectorState(status.state, status.worker_id, status.trace),
+            tasks,
+            self._type_of(config),
+        )
+
+    def task_status(self, name: str, task: int) -> TaskState:
+        self._require(name)
+        status = self.statuses.task(name, task)
+        if status is None:
+            if task >= self.configs.snapshot().task_count(name):
+                raise NotFoundError(f"No status found for task {name}-{task}")
+            status = Status(State.UNASSIGNED.value, self._worker_id)
+        metrics = self.worker.task_metrics(TaskId(name, task))
+        return TaskState(status.state, status.worker_id, status.trace, id=task, metrics=_public(metrics))
+
+    def task_configs(self, name: str) -> list[TaskInfo]:
+        self._require(name)
+        configs = self.configs.snapshot().task_configs(name)
+        return [TaskInfo(TaskRef(name, i), config) for i, config in enumerate(configs)]
+
+    # Restarts and target states.
+
+    def restart_task(self, name: str, task: int) -> None:
+        with self._lock:
+            config = self._require(name)
+            task_configs = self.configs.snapshot().task_configs(name)
+            if task >= len(task_configs):
+                raise NotFoundError(f"Unknown task: {name}-{task}")
+            task_id = TaskId(name, task)
+            if self.worker.task_state(task_id) is None:
+                self.worker.start_task(
+                    task_id, config, task_configs[task], self._target(name), len(task_configs)
+                )
+            else:
+                self.worker.restart_task(task_id)
+
+    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
+        with self._lock:
+            config = self._require(name)
+            status = self.connector_status(name)
+            restart_connector = not only_failed or status.connector.state == State.FAILED.value
+            restart_tasks = [
+                t.id
+                for t in status.tasks
+                if include_tasks and (not only_failed or t.state == State.FAILED.value)
+            ]
+            if restart_connector:
+                self.worker.stop_tasks(self.worker.tasks_of(name))
+                self._start_connector_and_tasks(name, config, self._target(name))
+            else:
+                for task in restart_tasks:
+                    self.restart_task(name, task)
+            restarting = [
+                TaskState(
+                    "RESTARTING"
+                    if (restart_connector and include_tasks) or t.id in restart_tasks
+                    else t.state,
+                    t.worker_id,
+                    t.trace,
+                    id=t.id,
+                )
+                for t in status.tasks
+            ]
+            connector_state = ConnectorState(
+                "RESTARTING" if restart_connector else status.connector.state,
+                status.connector.worker_id,
+                status.connector.trace,
+            )
+            return ConnectorStateInfo(name, connector_state, restarting, status.type)
+
+    def _set_target(self, name: str, target: TargetState) -> None:
+        with self._lock:
+            config = self._require(name)
+            previous = self._target(name)
+            self.configs.put_target_state(name, target.value)
+            if target is TargetState.STOPPED:
+                self.worker.stop_tasks(self.worker.tasks_of(name))
+                self.worker.stop_connector(name)
+                self.configs.put_task_configs(name, [])
+                self.statuses.put_connector(name, Status(State.STOPPED.value, self._worker_id))
+            elif previous is TargetState.STOPPED or not self.worker.is_running(name):
+                self._start_connector_and_tasks(name, config, target)
+            else:
+                self.worker.set_connector_target(name, target)
+
+    def pause_connector(self, name: str) -> None:
+        self._set_target(name, TargetState.PAUSED)
+
+    def resume_connector(self, name: str) -> None:
+        self._set_target(name, TargetState.STARTED)
+
+    def stop_connector(self, name: str) -> None:
+        self._set_target(name, TargetState.STOPPED)
+
+    # Offsets (KIP-875).
+
+    def connector_offsets(self, name: str) -> list[ConnectorOffset]:
+        config = self._require(name)
+        if self._type_of(config) == "sink":
+            committed = self.log.admin().list_consumer_group_offsets(consumer_group(name))
+            return [
+                ConnectorOffset(
+                    {"kafka_topic": tp.topic, "kafka_partition": tp.partition}, {"kafka_offset": meta.offset}
+                )
+                for tp, meta in sorted(committed.items())
+            ]
+        store = self._source_offsets(config)
+        return [
+            ConnectorOffset(dict(entry.partition), dict(entry.offset))
+            for entry in store.offsets(name).values()
+        ]
+
+    def _source_offsets(self, config: Mapping[str, str]) -> OffsetStore:
+        topic = config.get("offsets.storage.topic")
+        store = (
+            self.offsets if not topic or topic == self.config.offsets_topic else OffsetStore(self.log, topic)
+        )
+        if store is not self.offsets:
+            store.start()
+        else:
+            store.read_to_end()
+        return store
+
+    def _require_stopped(self, name: str) -> dict[str, str]:
+        config = self._require(name)
+        snapshot = self.configs.snapshot()
+        if snapshot.target_state(name) != TargetState.STOPPED.value or snapshot.task_count(name) != 0:
+            raise BadRequestError(NOT_STOPPED.format(name))
+        return config
+
+    def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
+        with self._lock:
+            config = self._require_stopped(name)
+            if not offsets:
+                raise BadRequestError("Partitions / offsets need to be provided for an alter offsets request")
+            self._write_offsets(name, config, offsets)
+            return OFFSETS_ALTERED
+
+    def reset_connector_offsets(self, name: str) -> str:
+        with self._lock:
+            config = self._require_stopped(name)
+            if self._type_of(config) == "sink":
+                admin = self.log.admin()
+                if consumer_group(name) in admin.list_consumer_groups():
+                    admin.delete_consumer_group(consumer_group(name))
+            else:
+                current = self.connector_offsets(name)
+                self._write_offsets(name, config, [ConnectorOffset(o.partition, None) for o in current])
+            return OFFSETS_RESET
+
+    def _write_offsets(self, name: str, config: Mapping[str, str], offsets: list[ConnectorOffset]) -> None:
+        klass = connector_class(config)
+        if issubclass(klass, SinkConnector):
+            updates: dict[TopicPartition, int] = {}
+            for entry in offsets:
+                try:
+                    partition = TopicPartition(
+                        str(entry.partition["kafka_topic"]), int(entry.partition["kafka_partition"])
+                    )
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise BadRequestError(
+                        "Sink connector offsets must have the partition keys kafka_topic and kafka_partition"
+                    ) from exc
+                if entry.offset is None:
+                    raise BadRequestError("Resetting single sink partitions is not supported yet; use DELETE")
+                updates[partition] = int(entry.offset["kafka_offset"])
+            self.log.admin().alter_consumer_group_offsets(consumer_group(name), updates)
+            return
+        connector = klass()
+        assert isinstance(connector, SourceConnector)
+        connector.alter_offsets(config, [(entry.partition, entry.offset) for entry in offsets])
+        store = self._source_offsets(config)
+        store.put(name, [(entry.partition, entry.offset) for entry in offsets])
+
+    def connector_active_topics(self, name: str) -> list[str]:
+        config = self._require(name)
+        if self._type_of(config) == "sink":
+            return sorted(t.strip() for t in config.get("topics", "").split(",") if t.strip())
+        topics: set[str] = set()
+        for task in self.worker.tasks_of(name):
+            topics.update(self.worker.task_metrics(task).get("topics", []))
+        return sorted(topics)
+
+    def reset_connector_active_topics(self, name: str) -> None:
+        self._require(name)
+
+    # Plugins and validation.
+
+    def validate_connector_config(self, config: Mapping[str, str]) -> dict[str, Any]:
+        return validate_connector_config(config, self.config.exactly_once_source_enabled)
+
+    def plugins(self, connectors_only: bool) -> list[PluginInfo]:
+        kinds = [PluginKind.SOURCE, PluginKind.SINK] if connectors_only else list(PluginKind)
+        found = [desc for kind in kinds for desc in list_plugins(kind)]
+        return [PluginInfo(desc.class_name, desc.type.value, desc.version) for desc in found]
+
+    def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
+        return plugin_config_keys(plugin)
+
+    def wait_for_task_state(self, name: str, state: str, timeout_s: float = 30.0) -> bool:
+        """True once every task of the connector reports `state` (used by the CLI and the demo)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                status = self.connector_status(name)
+            except (NotFoundError, ConflictError):
+                status = None
+            if status is not None and status.tasks and all(t.state == state for t in status.tasks):
+                return True
+            time.sleep(0.1)
+        return False
+
+
+def _public(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in metrics.items() if k not in ("state", "pid")}

@@ -1,0 +1,175 @@
+"""Connector config validation: the ConfigInfos of `PUT /connector-plugins/{p}/config/validate`.
+
+The connector's own definition is merged with Kafka Connect's common connector keys (source or sink),
+the keys each configured transform and predicate adds, and KIP-618's preflight checks for
+exactly-once source connectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conveyor.api import (
+    ConfigDef,
+    ConfigValue,
+    Connector,
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    SinkConnector,
+    SourceConnector,
+)
+from conveyor.api.connector_config import sink_connector_config_def, source_connector_config_def
+from conveyor.herder.errors import BadRequestError
+from conveyor.plugins import PluginKind, PluginNotFoundError, load_plugin_class
+from conveyor.transforms import transformation_config_def
+
+EOS_WORKER_DISABLED = "This worker does not have exactly-once source support enabled."
+EOS_NULL = (
+    "The connector does not implement the API required for preflight validation of exactly-once "
+    "source support. Please consult the documentation for the connector to determine whether it "
+    "supports exactly-once semantics, and then consider reconfiguring the connector to use the value "
+    '"requested" for this property (which will disable this preflight check and allow the connector '
+    "to be created)."
+)
+EOS_UNSUPPORTED = "The connector does not support exactly-once semantics with the provided configuration."
+BOUNDARIES_NULL = (
+    "This connector has returned a null value from its canDefineTransactionBoundaries method, which is "
+    "not permitted. The connector will be treated as if it cannot define its own transaction boundaries, "
+    "and cannot be configured with 'transaction.boundary' set to 'connector'."
+)
+BOUNDARIES_UNSUPPORTED = (
+    "The connector does not support connector-defined transaction boundaries with the given "
+    "configuration. Please reconfigure it to use a different transaction boundary definition."
+)
+
+
+def connector_class(config: Mapping[str, str]) -> type[Connector]:
+    """The connector class a config names; a 400 naming the closest known plugins if there is none."""
+    name = config.get("connector.class")
+    if not name:
+        raise BadRequestError(f"Connector config {dict(_redacted(config))} contains no connector type")
+    try:
+        klass = load_plugin_class(name)
+    except PluginNotFoundError as exc:
+        raise BadRequestError(str(exc)) from exc
+    if not (isinstance(klass, type) and issubclass(klass, (SourceConnector, SinkConnector))):
+        raise BadRequestError(f"{name} is not a source or sink connector class")
+    return klass
+
+
+def _redacted(config: Mapping[str, str]) -> dict[str, str]:
+    return {k: ("[hidden]" if "password" in k.lower() else v) for k, v in config.items()}
+
+
+def validate_connector_config(config: Mapping[str, str], exactly_once_enabled: bool) -> dict[str, Any]:
+    """Validate a connector config as Kafka Connect's `AbstractHerder.validateConnectorConfig` does."""
+    klass = connector_class(config)
+    connector = klass()
+    is_source = issubclass(klass, SourceConnector)
+    framework = source_connector_config_def() if is_source else sink_connector_config_def()
+    try:
+        framework = framework.merge(transformation_config_def(config))
+    except Exception as exc:
+        framework_values = framework.validate(config)
+        _add_error(framework_values, "transforms", str(exc))
+        return _infos(klass, framework, framework_values, [], connector.config())
+    framework_values = framework.validate(config)
+    if is_source:
+        assert isinstance(connector, SourceConnector)
+        _preflight_exactly_once(connector, config, framework_values, exactly_once_enabled)
+    else:
+        _check_sink_topics(config, framework_values)
+    connector_values = connector.validate(config)
+    return _infos(klass, framework, framework_values, connector_values, connector.config())
+
+
+def _infos(
+    klass: type[Connector],
+    framework: ConfigDef,
+    framework_values: list[ConfigValue],
+    connector_values: list[ConfigValue],
+    connector_def: ConfigDef,
+) -> dict[str, Any]:
+    merged = framework.merge(connector_def)
+    by_name = {value.name: value for value in framework_values}
+    for value in connector_values:
+        by_name[value.name] = value
+    return merged.config_infos(f"{klass.__module__}.{klass.__qualname__}", list(by_name.values()))
+
+
+def _add_error(values: list[ConfigValue], name: str, message: str) -> None:
+    for value in values:
+        if value.name == name:
+            value.errors.append(message)
+            return
+
+
+def _preflight_exactly_once(
+    connector: SourceConnector, config: Mapping[str, str], values: list[ConfigValue], eos_enabled: bool
+) -> None:
+    if config.get("exactly.once.support", "requested").strip().lower() == "required":
+        if not eos_enabled:
+            _add_error(values, "exactly.once.support", EOS_WORKER_DISABLED)
+        try:
+            support = connector.exactly_once_support(config)
+            if support is None:
+                _add_error(values, "exactly.once.support", EOS_NULL)
+            elif support is ExactlyOnceSupport.UNSUPPORTED:
+                _add_error(values, "exactly.once.support", EOS_UNSUPPORTED)
+        except Exception as exc:
+            _add_error(
+                values, "exactly.once.support", f"An unexpected error occurred during validation: {exc}"
+            )
+    if config.get("transaction.boundary", "poll").strip().lower() == "connector":
+        try:
+            boundaries = connector.can_define_transaction_boundaries(config)
+            if boundaries is None:
+                _add_error(values, "transaction.boundary", BOUNDARIES_NULL)
+            elif boundaries is not ConnectorTransactionBoundaries.SUPPORTED:
+                _add_error(values, "transaction.boundary", BOUNDARIES_UNSUPPORTED)
+        except Exception as exc:
+            _add_error(
+                values, "transaction.boundary", f"An unexpected error occurred during validation: {exc}"
+            )
+
+
+def _check_sink_topics(config: Mapping[str, str], values: list[ConfigValue]) -> None:
+    """Exactly one of `topics` and `topics.regex`, and the DLQ topic outside both (SinkConnectorConfig)."""
+    import re
+
+    topics = [t.strip() for t in config.get("topics", "").split(",") if t.strip()]
+    regex = config.get("topics.regex", "").strip()
+    if topics and regex:
+        message = "topics and topics.regex are mutually exclusive options, but both are set."
+        _add_error(values, "topics", message)
+        _add_error(values, "topics.regex", message)
+    elif not topics and not regex:
+        message = "Must configure one of topics or topics.regex"
+        _add_error(values, "topics", message)
+        _add_error(values, "topics.regex", message)
+    dlq = config.get("errors.deadletterqueue.topic.name", "").strip()
+    if dlq and (dlq in topics or (regex and re.fullmatch(regex, dlq))):
+        _add_error(
+            values,
+            "errors.deadletterqueue.topic.name",
+            f"The DLQ topic '{dlq}' may not be included in the list of topics ('topics=...') or match the "
+            "regex ('topics.regex=...') to be consumed by this connector",
+        )
+
+
+def plugin_config_keys(plugin: str) -> list[dict[str, Any]]:
+    """`GET /connector-plugins/{p}/config`: the plugin's own keys as ConfigKeyInfo."""
+    from conveyor.api.config.infos import config_key_info
+
+    try:
+        klass = load_plugin_class(plugin)
+    except PluginNotFoundError as exc:
+        raise BadRequestError(str(exc)) from exc
+    instance = klass()
+    definition: ConfigDef = instance.config()
+    return [config_key_info(key) for key in definition.config_keys().values()]
+
+
+def plugin_kind_name(kind: PluginKind) -> str:
+    return kind.value

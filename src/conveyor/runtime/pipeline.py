@@ -1,0 +1,276 @@
+"""The record pipeline of a connector: transforms and converters between Connect records and log bytes.
+
+Work is done per batch (DESIGN decision 4): records of a batch that share a topic and schema are
+converted by one converter call; only when a batch call fails does the pipeline fall back to one
+record at a time, to find and tolerate (or report) exactly the records that fail.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from conveyor.api import Converter, HeaderConverter
+from conveyor.data import Headers, Schema, SinkRecord, SourceRecord
+from conveyor.log import RecordBatch
+from conveyor.plugins import PluginKind, load_plugin_class
+from conveyor.runtime.errors import ErrorHandler, FailedRecord, Stage
+from conveyor.transforms import TransformationChain
+
+LogHeaders = list[tuple[str, bytes | None]]
+
+
+@dataclass
+class OutgoingBatch:
+    """Converted records bound for one topic (and partition, when the records chose one)."""
+
+    topic: str
+    partition: int | None
+    keys: list[bytes | None] = field(default_factory=list)
+    values: list[bytes | None] = field(default_factory=list)
+    headers: list[LogHeaders | None] | None = None
+    timestamps: list[int] = field(default_factory=list)
+    records: list[SourceRecord] = field(default_factory=list)
+
+
+def plugin_settings(
+    connector_config: Mapping[str, str], worker_config: Mapping[str, str], key: str
+) -> tuple[str, dict[str, str]]:
+    """The class and settings of a converter, from the connector's config or else the worker's."""
+    source = connector_config if connector_config.get(key) else worker_config
+    prefix = key + "."
+    settings = {k[len(prefix) :]: v for k, v in source.items() if k.startswith(prefix)}
+    return source[key], settings
+
+
+def build_converter(
+    connector_config: Mapping[str, str], worker_config: Mapping[str, str], key: str
+) -> Converter:
+    class_name, settings = plugin_settings(connector_config, worker_config, key)
+    converter = load_plugin_class(class_name, PluginKind.CONVERTER)()
+    if not isinstance(converter, Converter):
+        raise TypeError(f"{class_name} given for {key} is not a Converter")
+    converter.configure(settings, key == "key.converter")
+    return converter
+
+
+def build_header_converter(
+    connector_config: Mapping[str, str], worker_config: Mapping[str, str]
+) -> HeaderConverter:
+    class_name, settings = plugin_settings(connector_config, worker_config, "header.converter")
+    converter = load_plugin_class(class_name, PluginKind.HEADER_CONVERTER)()
+    if not isinstance(converter, HeaderConverter):
+        raise TypeError(f"{class_name} given for header.converter is not a HeaderConverter")
+    converter.configure(settings)
+    return converter
+
+
+def build_transformation_chain(connector_config: Mapping[str, str]) -> TransformationChain:
+    def resolve(kind: str, class_name: str) -> type:
+        plugin_kind = PluginKind.PREDICATE if kind == "predicate" else PluginKind.TRANSFORMATION
+        return load_plugin_class(class_name, plugin_kind)
+
+    return TransformationChain.from_connector_config(connector_config, resolve)
+
+
+class RecordPipeline:
+    """A connector's transforms and converters, with its error handling around each stage."""
+
+    def __init__(
+        self,
+        key_converter: Converter,
+        value_converter: Converter,
+        header_converter: HeaderConverter,
+        chain: TransformationChain,
+        errors: ErrorHandler,
+    ) -> None:
+        self.key_converter = key_converter
+        self.value_converter = value_converter
+        self.header_converter = header_converter
+        self.chain = chain
+        self.errors = errors
+
+    @classmethod
+    def for_connector(
+        cls, connector_config: Mapping[str, str], worker_config: Mapping[str, str], errors: ErrorHandler
+    ) -> RecordPipeline:
+        return cls(
+            build_converter(connector_config, worker_config, "key.converter"),
+            build_converter(connector_config, worker_config, "value.converter"),
+            build_header_converter(connector_config, worker_config),
+            build_transformation_chain(connector_config),
+            errors,
+        )
+
+    def close(self) -> None:
+        self.chain.close()
+        self.key_converter.close()
+        self.value_converter.close()
+        self.header_converter.close()
+
+    # Source side: Connect records -> log bytes.
+
+    def transform(self, records: Sequence[Any]) -> list[Any]:
+        """Apply the chain to a batch; records that fail are tolerated or reported one by one."""
+        if not self.chain:
+            return list(records)
+        try:
+            return self.chain.apply_batch(records)
+        except Exception:
+            transformed: list[Any] = []
+            for record in records:
+                result = self.errors.execute(
+                    Stage.TRANSFORMATION, partial(self.chain.apply, record), partial(_describe, record)
+                )
+                if result is not None:
+                    transformed.append(result)
+            return transformed
+
+    def to_log(self, records: Sequence[SourceRecord]) -> list[OutgoingBatch]:
+        """Transform and convert a polled batch, grouped by destination topic and partition."""
+        groups: dict[tuple[str, int | None], list[SourceRecord]] = {}
+        for record in self.transform(records):
+            groups.setdefault((record.topic, record.kafka_partition), []).append(record)
+        now = int(time.time() * 1000)
+        return [
+            self._convert_group(topic, partition, group, now) for (topic, partition), group in groups.items()
+        ]
+
+    def _convert_group(
+        self, topic: str, partition: int | None, group: list[SourceRecord], now: int
+    ) -> OutgoingBatch:
+        batch = OutgoingBatch(topic, partition)
+        try:
+            keys = _batch_from_connect(self.key_converter, topic, [(r.key_schema, r.key) for r in group])
+            values = _batch_from_connect(
+                self.value_converter, topic, [(r.value_schema, r.value) for r in group]
+            )
+            batch.keys, batch.values, batch.records = keys, values, group
+        except Exception:
+            for record in group:
+                converted = self._convert_one(record)
+                if converted is not None:
+                    batch.keys.append(converted[0])
+                    batch.values.append(converted[1])
+                    batch.records.append(record)
+        batch.timestamps = [now if r.timestamp is None else r.timestamp for r in batch.records]
+        if any(len(r.headers) for r in batch.records):
+            batch.headers = [self._headers_to_log(r) for r in batch.records]
+        return batch
+
+    def _convert_one(self, record: SourceRecord) -> tuple[bytes | None, bytes | None] | None:
+        key = self.errors.execute(
+            Stage.KEY_CONVERTER,
+            lambda: (self.key_converter.from_connect_data(record.topic, record.key_schema, record.key),),
+            lambda: _describe(record),
+        )
+        if key is None:
+            return None
+        value = self.errors.execute(
+            Stage.VALUE_CONVERTER,
+            lambda: (
+                self.value_converter.from_connect_data(record.topic, record.value_schema, record.value),
+            ),
+            lambda: _describe(record),
+        )
+        if value is None:
+            return None
+        return key[0], value[0]
+
+    def _headers_to_log(self, record: SourceRecord) -> LogHeaders:
+        return [
+            (h.key, self.header_converter.from_connect_header(record.topic, h.key, h.schema, h.value))
+            for h in record.headers
+        ]
+
+    # Sink side: log bytes -> Connect records.
+
+    def from_log(self, batch: RecordBatch) -> list[SinkRecord]:
+        """Convert and transform a consumed batch into the records a sink task's `put` receives."""
+        topic, partition = batch.topic, batch.partition
+        records: list[SinkRecord] = []
+        try:
+            keys = self.key_converter.to_connect_batch(topic, batch.keys)
+            values = self.value_converter.to_connect_batch(topic, batch.values)
+            for offset, key, value, headers, timestamp in zip(
+                batch.offsets, keys, values, batch.headers, batch.timestamps, strict=True
+            ):
+                records.append(self._sink_record(topic, partition, offset, key, value, headers, timestamp))
+        except Exception:
+            records = []
+            for offset, raw_key, raw_value, headers, timestamp in zip(
+                batch.offsets, batch.keys, batch.values, batch.headers, batch.timestamps, strict=True
+            ):
+                raw = FailedRecord(
+                    raw_key, raw_value, topic, partition, offset, f"record {topic}-{partition}@{offset}"
+                )
+                record = self.errors.execute(
+                    Stage.VALUE_CONVERTER,
+                    partial(self._convert_sink_record, raw, headers, timestamp),
+                    partial(_same, raw),
+                )
+                if record is not None:
+                    records.append(record)
+        return self.transform(records)
+
+    def _convert_sink_record(self, raw: FailedRecord, headers: LogHeaders, timestamp: int) -> SinkRecord:
+        assert raw.topic is not None and raw.partition is not None and raw.offset is not None
+        key = self.key_converter.to_connect_data(raw.topic, raw.key)
+        value = self.value_converter.to_connect_data(raw.topic, raw.value)
+        return self._sink_record(raw.topic, raw.partition, raw.offset, key, value, headers, timestamp)
+
+    def _sink_record(
+        self,
+        topic: str,
+        partition: int,
+        offset: int,
+        key: Any,
+        value: Any,
+        headers: LogHeaders,
+        timestamp: int,
+    ) -> SinkRecord:
+        connect_headers = Headers()
+        for name, raw in headers:
+            converted = self.header_converter.to_connect_header(topic, name, raw)
+            connect_headers.add(name, converted.value, converted.schema)
+        return SinkRecord(
+            topic=topic,
+            partition=partition,
+            key_schema=key.schema,
+            key=key.value,
+            value_schema=value.schema,
+            value=value.value,
+            kafka_offset=offset,
+            timestamp=timestamp,
+            timestamp_type="CreateTime",
+            headers=connect_headers,
+        )
+
+
+def _batch_from_connect(
+    converter: Converter, topic: str, items: Sequence[tuple[Schema | None, Any]]
+) -> list[bytes | None]:
+    """One converter call when the batch shares one schema, else one call per record."""
+    first_schema = items[0][0] if items else None
+    if all(schema is first_schema for schema, _ in items):
+        return converter.from_connect_batch(topic, first_schema, [value for _, value in items])
+    return [converter.from_connect_data(topic, schema, value) for schema, value in items]
+
+
+def _same(record: FailedRecord) -> FailedRecord:
+    return record
+
+
+def _describe(record: Any) -> FailedRecord:
+    text = f"{record.value!r}"[:1000].encode()
+    return FailedRecord(
+        key=None if record.key is None else str(record.key).encode(),
+        value=text,
+        topic=record.topic,
+        partition=record.kafka_partition,
+        offset=getattr(record, "kafka_offset", None),
+        description=f"source record for topic {record.topic}",
+    )

@@ -1,0 +1,288 @@
+"""The source task loop: poll, transforms, converters, the log; offsets at-least-once or exactly-once.
+
+At-least-once (Kafka's `WorkerSourceTask`): records go to the log as they are polled, and every
+`offset.flush.interval.ms` the producer is flushed *before* the offsets are written, so an offset is
+never committed for a record that is not in the log.
+
+Exactly-once (KIP-618's `ExactlyOnceWorkerSourceTask`): a transactional producer whose
+`transactional.id` is `<group.id>-<connector>-<task>`; records and their source offsets go into one
+transaction that ends at the configured boundary (`poll`, `interval` or `connector`). Starting the
+producer fences any earlier incarnation of the same task.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conveyor.api import OffsetStorageReader, SourceTask, SourceTaskContext, TransactionContext
+from conveyor.api.source import RecordMetadata, TransactionBoundary
+from conveyor.data import ConnectError, SourceRecord
+from conveyor.log import Log, Producer
+from conveyor.runtime.control import TargetState, TaskControl
+from conveyor.runtime.errors import ErrorHandler, ErrorPolicy
+from conveyor.runtime.pipeline import RecordPipeline
+from conveyor.runtime.task_spec import TaskSpec
+from conveyor.runtime.topics import TopicCreator
+from conveyor.runtime.transactions import TransactionRequests
+from conveyor.storage import OffsetStore, StoreOffsetStorageReader
+
+log = logging.getLogger(__name__)
+
+REPORT_INTERVAL_S = 0.25
+PAUSED_WAIT_S = 0.1
+
+
+class RuntimeSourceTaskContext(SourceTaskContext):
+    def __init__(
+        self, config: Mapping[str, str], reader: OffsetStorageReader, transactions: TransactionContext | None
+    ) -> None:
+        self._config = dict(config)
+        self._reader = reader
+        self._transactions = transactions
+
+    def configs(self) -> Mapping[str, str]:
+        return self._config
+
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        return self._reader
+
+    def transaction_context(self) -> TransactionContext | None:
+        return self._transactions
+
+
+def _partition_key(partition: Mapping[str, Any]) -> str:
+    return json.dumps(partition, sort_keys=True, separators=(",", ":"))
+
+
+class SourceTaskLoop:
+    """Runs one source task until its control says stop; raises when the task fails."""
+
+    def __init__(self, spec: TaskSpec, control: TaskControl, log_: Log, task: SourceTask) -> None:
+        self.spec = spec
+        self.control = control
+        self.log = log_
+        self.task = task
+        config, worker = spec.connector_config, spec.worker_config
+        self.connector = spec.id.connector
+        self.exactly_once = worker.get("exactly.once.source.support", "disabled") == "enabled"
+        self.boundary = TransactionBoundary.from_property(config.get("transaction.boundary", "poll"))
+        self.flush_interval_s = int(worker.get("offset.flush.interval.ms", "60000")) / 1000
+        interval = config.get("transaction.boundary.interval.ms") or worker.get(
+            "offset.flush.interval.ms", "60000"
+        )
+        self.transaction_interval_s = int(interval) / 1000
+        self.offsets_topic = config.get("offsets.storage.topic") or worker.get(
+            "offset.storage.topic", "connect-offsets"
+        )
+        self.offsets = OffsetStore(
+            log_, self.offsets_topic, partitions=int(worker.get("offset.storage.partitions", "25"))
+        )
+        self.producer: Producer = self._create_producer()
+        self.topics = TopicCreator(log_, config)
+        self.errors = ErrorHandler(
+            ErrorPolicy.from_connector_config(config),
+            self.connector,
+            spec.id.task,
+            self.producer,
+            self.topics,
+        )
+        self.pipeline = RecordPipeline.for_connector(config, worker, self.errors)
+        self.requests = (
+            TransactionRequests()
+            if self.exactly_once and self.boundary is TransactionBoundary.CONNECTOR
+            else None
+        )
+        self.calls_commit_record = type(task).commit_record is not SourceTask.commit_record
+        self.pending_offsets: dict[str, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
+        self.uncommitted_records: list[SourceRecord] = []
+        self.transaction_open = False
+        self.counters = {
+            "records-polled": 0,
+            "records-written": 0,
+            "transactions-committed": 0,
+            "transactions-aborted": 0,
+            "offset-commits": 0,
+        }
+        self.last_commit = time.monotonic()
+        self.last_report = 0.0
+        self.state = TargetState.STARTED
+
+    def _create_producer(self) -> Producer:
+        if not self.exactly_once:
+            return self.log.producer()
+        group = self.spec.worker_config.get("group.id", "connect-cluster")
+        transactional_id = f"{group}-{self.connector}-{self.spec.id.task}"
+        timeout = self.spec.worker_config.get("producer.transaction.timeout.ms", "60000")
+        producer = self.log.producer(
+            transactional_id=transactional_id, **{"transaction.timeout.ms": int(timeout)}
+        )
+        producer.init_transactions()
+        return producer
+
+    def run(self) -> None:
+        self.offsets.start()
+        context = RuntimeSourceTaskContext(
+            self.spec.task_config, StoreOffsetStorageReader(self.offsets, self.connector), self.requests
+        )
+        self.task.initialize(context)
+        self.task.start(self.spec.task_config)
+        failed = True
+        try:
+            self._loop()
+            failed = False
+        finally:
+            try:
+                if not failed:
+                    self._commit_final()
+            finally:
+                self._report(force=True)
+                self.task.stop()
+                self.pipeline.close()
+                self.producer.close()
+
+    def _loop(self) -> None:
+        while True:
+            target = self.control.target_state()
+            if target is TargetState.STOPPED:
+                return
+            if target is TargetState.PAUSED:
+                if self.state is not TargetState.PAUSED:
+                    self._commit_final()
+                    self.state = TargetState.PAUSED
+                self._report()
+                self.control.wait(PAUSED_WAIT_S)
+                continue
+            self.state = TargetState.STARTED
+            records = self.task.poll()
+            if records:
+                self.counters["records-polled"] += len(records)
+                self._process(records)
+            self._batch_end()
+            self._report()
+
+    def _process(self, records: Sequence[SourceRecord]) -> None:
+        if self.requests is not None and self.requests.has_record_requests:
+            start = 0
+            for index, record in enumerate(records):
+                if self.requests.should_abort_on(record):
+                    self._send(records[start : index + 1])
+                    self._abort()
+                    start = index + 1
+                elif self.requests.should_commit_on(record):
+                    self._send(records[start : index + 1])
+                    self._commit()
+                    start = index + 1
+            if start < len(records):
+                self._send(records[start:])
+        else:
+            self._send(records)
+
+    def _send(self, records: Sequence[SourceRecord]) -> None:
+        if not records:
+            return
+        if self.exactly_once and not self.transaction_open:
+            self.producer.begin_transaction()
+            self.transaction_open = True
+        for batch in self.pipeline.to_log(records):
+            self.topics.ensure(batch.topic)
+            if self.exactly_once and batch.topic == self.offsets_topic:
+                raise ConnectError(
+                    "Source tasks may not produce to their own offsets topics "
+                    "when exactly-once support is enabled"
+                )
+            self.producer.send_batch(
+                batch.topic, batch.values, batch.keys, batch.partition, batch.headers, batch.timestamps
+            )
+            self.counters["records-written"] += len(batch.values)
+            if self.calls_commit_record:
+                self.uncommitted_records.extend(batch.records)
+        pending = self.pending_offsets
+        for record in records:
+            if record.source_partition is not None:
+                pending[_partition_key(record.source_partition)] = (
+                    record.source_partition,
+                    record.source_offset,
+                )
+
+    def _batch_end(self) -> None:
+        now = time.monotonic()
+        if not self.exactly_once:
+            if now - self.last_commit >= self.flush_interval_s:
+                self._commit()
+            return
+        if self.boundary is TransactionBoundary.POLL:
+            self._commit()
+        elif self.boundary is TransactionBoundary.INTERVAL:
+            if now - self.last_commit >= self.transaction_interval_s:
+                self._commit()
+        elif self.requests is not None:
+            request = self.requests.take_batch_request()
+            if request == "abort":
+                self._abort()
+            elif request == "commit":
+                self._commit()
+
+    def _commit(self) -> None:
+        """Make what was sent durable together with its offsets (one transaction under exactly-once)."""
+        self.last_commit = time.monotonic()
+        if not self.transaction_open and not self.pending_offsets and not self.uncommitted_records:
+            return
+        if self.exactly_once:
+            if not self.transaction_open:
+                self.producer.begin_transaction()
+            self._write_offsets()
+            self.producer.commit_transaction()
+            self.transaction_open = False
+            self.counters["transactions-committed"] += 1
+        else:
+            self.producer.flush()
+            self._write_offsets()
+            self.producer.flush()
+        self.counters["offset-commits"] += 1
+        for record in self.uncommitted_records:
+            self.task.commit_record(record, RecordMetadata(record.topic, record.kafka_partition or 0, -1))
+        self.uncommitted_records.clear()
+        self.task.commit()
+
+    def _abort(self) -> None:
+        """Discard the open transaction's records, but still commit the offsets they advanced (KIP-618)."""
+        if not self.transaction_open:
+            log.warning("Ignoring request by task to abort transaction as the current transaction is empty")
+            return
+        self.producer.abort_transaction()
+        self.transaction_open = False
+        self.uncommitted_records.clear()
+        self.counters["transactions-aborted"] += 1
+        if self.pending_offsets:
+            self.producer.begin_transaction()
+            self._write_offsets()
+            self.producer.commit_transaction()
+
+    def _write_offsets(self) -> None:
+        if self.pending_offsets:
+            self.offsets.write(self.producer, self.connector, list(self.pending_offsets.values()))
+            self.pending_offsets.clear()
+
+    def _commit_final(self) -> None:
+        """On pause or stop: the connector boundary commits only if the task asked for it (KIP-618)."""
+        if self.exactly_once and self.boundary is TransactionBoundary.CONNECTOR and self.requests is not None:
+            request = self.requests.take_batch_request()
+            if request == "commit":
+                self._commit()
+            elif self.transaction_open:
+                self._abort()
+            return
+        self._commit()
+
+    def _report(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.last_report < REPORT_INTERVAL_S:
+            return
+        self.last_report = now
+        state = "PAUSED" if self.state is TargetState.PAUSED else "RUNNING"
+        self.control.report({"state": state, "pid": os.getpid(), **self.counters, **self.errors.metrics()})

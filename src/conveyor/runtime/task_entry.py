@@ -1,0 +1,30 @@
+"""The function an executor runs for a task: open the log, build the task's loop, run it to the end."""
+
+from __future__ import annotations
+
+import logging
+
+from conveyor.api import SinkTask, SourceTask
+from conveyor.api.config.classes import import_dotted_class
+from conveyor.log import open_log
+from conveyor.runtime.control import TaskControl
+from conveyor.runtime.sink_task import SinkTaskLoop
+from conveyor.runtime.source_task import SourceTaskLoop
+from conveyor.runtime.task_spec import TaskSpec
+
+log = logging.getLogger(__name__)
+
+TASK_CLASS_CONFIG = "task.class"
+
+
+def run_task(spec: TaskSpec, control: TaskControl) -> None:
+    """Run one task incarnation until its control says stop; raises if the task fails."""
+    task_class = import_dotted_class(spec.task_config[TASK_CLASS_CONFIG])
+    task = task_class()
+    with open_log(spec.worker_config["log.url"]) as log_:
+        if isinstance(task, SourceTask):
+            SourceTaskLoop(spec, control, log_, task).run()
+        elif isinstance(task, SinkTask):
+            SinkTaskLoop(spec, control, log_, task).run()
+        else:
+            raise TypeError(f"{spec.task_config[TASK_CLASS_CONFIG]} is neither a SourceTask nor a SinkTask")

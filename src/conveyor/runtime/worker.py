@@ -1,0 +1,313 @@
+"""The worker: runs connectors in its own process and their tasks on Spark, and keeps their status.
+
+The worker is the Spark driver. Connector instances (which only plan tasks) live here; every task
+runs as a long-running Spark job through a `TaskExecutor`. The worker watches the tasks' heartbeats
+to publish RUNNING and PAUSED, records FAILED with the error's trace, and restarts a failed task with
+exponential backoff when `task.restart.enable` is on (Kafka Connect waits for a manual restart).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector
+from conveyor.plugins import load_plugin_class
+from conveyor.runtime.control import TargetState
+from conveyor.runtime.executor import TaskExecutor, TaskOutcome
+from conveyor.runtime.status import State
+from conveyor.runtime.task_spec import TaskId, TaskSpec
+from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.storage import Status, StatusStore
+
+log = logging.getLogger(__name__)
+
+MONITOR_INTERVAL_S = 0.25
+HEALTHY_RUN_RESETS_BACKOFF_S = 60.0
+
+
+def connector_type(connector: Connector | type[Connector]) -> str:
+    klass = connector if isinstance(connector, type) else type(connector)
+    if issubclass(klass, SourceConnector):
+        return "source"
+    if issubclass(klass, SinkConnector):
+        return "sink"
+    return "unknown"
+
+
+def new_connector(config: Mapping[str, str]) -> Connector:
+    klass = load_plugin_class(config["connector.class"])
+    if not (isinstance(klass, type) and issubclass(klass, Connector)):
+        raise TypeError(f"{config['connector.class']} is not a Connector class")
+    return klass()
+
+
+def _trace(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(exc))
+
+
+class WorkerConnectorContext(ConnectorContext):
+    def __init__(self, worker: Worker, name: str) -> None:
+        self._worker = worker
+        self._name = name
+
+    def request_task_reconfiguration(self) -> None:
+        self._worker.on_reconfiguration_request(self._name)
+
+    def raise_error(self, error: Exception) -> None:
+        self._worker.fail_connector(self._name, error)
+
+
+@dataclass
+class RunningTask:
+    spec: TaskSpec
+    target: TargetState
+    state: State = State.UNASSIGNED
+    failures: int = 0
+    started_at: float = field(default_factory=time.monotonic)
+    restart_timer: threading.Timer | None = None
+
+
+class Worker:
+    """Starts, stops and watches the connectors and tasks the herder assigns to this worker."""
+
+    def __init__(
+        self,
+        config: WorkerConfig,
+        executor: TaskExecutor,
+        status: StatusStore,
+        worker_id: str,
+        on_reconfiguration_request: Callable[[str], None] = lambda name: None,
+    ) -> None:
+        self.config = config
+        self.executor = executor
+        self.status = status
+        self.worker_id = worker_id
+        self._reconfigure = on_reconfiguration_request
+        self._connectors: dict[str, Connector] = {}
+        self._tasks: dict[TaskId, RunningTask] = {}
+        self._lock = threading.RLock()
+        self._closed = threading.Event()
+        self._monitor = threading.Thread(target=self._watch_tasks, name="conveyor-task-monitor", daemon=True)
+        self._monitor.start()
+
+    # Connectors.
+
+    def start_connector(self, name: str, config: Mapping[str, str], target: TargetState) -> bool:
+        """Create and start the connector unless it is STOPPED; False (and FAILED) if that fails."""
+        with self._lock:
+            self.stop_connector(name)
+            if target is TargetState.STOPPED:
+                self._put_connector_status(name, State.STOPPED)
+                return True
+            try:
+                connector = new_connector(config)
+                connector.initialize(WorkerConnectorContext(self, name))
+                connector.start(dict(config))
+            except Exception as exc:
+                log.error("Failed to start connector %s", name, exc_info=exc)
+                self._put_connector_status(name, State.FAILED, _trace(exc))
+                return False
+            self._connectors[name] = connector
+            self._put_connector_status(name, State.PAUSED if target is TargetState.PAUSED else State.RUNNING)
+            return True
+
+    def connector_task_configs(self, name: str, config: Mapping[str, str]) -> list[dict[str, str]]:
+        """The connector's task configs for `tasks.max`, each with `task.class` as Kafka Connect adds it."""
+        with self._lock:
+            connector = self._connectors.get(name)
+        if connector is None:
+            return []
+        max_tasks = int(config.get("tasks.max", "1"))
+        configs = connector.task_configs(max_tasks)
+        enforce = config.get("tasks.max.enforce", "true").lower() == "true"
+        if len(configs) > max_tasks and enforce:
+            raise ValueError(
+                f"Connector {name} generated {len(configs)} task configs, more than tasks.max ({max_tasks})"
+            )
+        task_class = connector.task_class()
+        task_class_name = f"{task_class.__module__}:{task_class.__qualname__}"
+        return [{**task_config, "task.class": task_class_name} for task_config in configs]
+
+    def is_running(self, name: str) -> bool:
+        with self._lock:
+            return name in self._connectors
+
+    def stop_connector(self, name: str) -> None:
+        with self._lock:
+            connector = self._connectors.pop(name, None)
+        if connector is not None:
+            try:
+                connector.stop()
+            except Exception as exc:
+                log.error("Connector %s failed to stop cleanly", name, exc_info=exc)
+
+    def set_connector_target(self, name: str, target: TargetState) -> None:
+        with self._lock:
+            if name in self._connectors:
+                self._put_connector_status(
+                    name, State.PAUSED if target is TargetState.PAUSED else State.RUNNING
+                )
+            for task in [t for t in self._tasks.values() if t.spec.id.connector == name]:
+                task.target = target
+                self.executor.set_target(task.spec.id, target)
+
+    def fail_connector(self, name: str, error: Exception) -> None:
+        self._put_connector_status(name, State.FAILED, _trace(error))
+
+    def on_reconfiguration_request(self, name: str) -> None:
+        self._reconfigure(name)
+
+    # Tasks.
+
+    def start_task(
+        self,
+        task: TaskId,
+        connector_config: Mapping[str, str],
+        task_config: Mapping[str, str],
+        target: TargetState,
+        task_count: int,
+    ) -> None:
+        config = {**connector_config, "conveyor.task.count": str(task_count)}
+        spec = TaskSpec(
+            task,
+            connector_type(load_plugin_class(connector_config["connector.class"])),
+            config,
+            dict(task_config),
+            self.config.executor_props(),
+        )
+        with self._lock:
+            if task in self._tasks:
+                raise RuntimeError(f"Task {task} is already running on this worker")
+            self._tasks[task] = RunningTask(spec, target)
+            self._put_task_status(task, State.UNASSIGNED)
+            self._launch(spec, target)
+
+    def _launch(self, spec: TaskSpec, target: TargetState) -> None:
+        self.executor.start(spec, self._on_task_exit)
+        if target is not TargetState.STARTED:
+            self.executor.set_target(spec.id, target)
+
+    def stop_task(self, task: TaskId) -> None:
+        with self._lock:
+            running = self._tasks.pop(task, None)
+        if running is None:
+            return
+        if running.restart_timer is not None:
+            running.restart_timer.cancel()
+        timeout = self.config.graceful_shutdown_timeout_ms / 1000
+        if not self.executor.stop(task, timeout):
+            log.warning("Graceful stop of task %s failed; its Spark job was cancelled", task)
+
+    def stop_tasks(self, tasks: list[TaskId]) -> None:
+        """Stop several tasks at once: ask them all first, then wait."""
+        threads = [threading.Thread(target=self.stop_task, args=(task,)) for task in tasks]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def tasks_of(self, name: str) -> list[TaskId]:
+        with self._lock:
+            return sorted((t for t in self._tasks if t.connector == name), key=lambda t: t.task)
+
+    def task_metrics(self, task: TaskId) -> dict[str, Any]:
+        return self.executor.metrics(task)
+
+    def task_state(self, task: TaskId) -> State | None:
+        with self._lock:
+            running = self._tasks.get(task)
+            return running.state if running else None
+
+    def _on_task_exit(self, spec: TaskSpec, outcome: TaskOutcome) -> None:
+        with self._lock:
+            running = self._tasks.get(spec.id)
+            current = running is not None and running.spec.attempt == spec.attempt
+            if not outcome.failed:
+                if current:
+                    self._tasks.pop(spec.id, None)
+                return
+            log.error("Task %s failed: %s", spec.id, outcome.error)
+            if not current or running is None:
+                return
+            running.state = State.FAILED
+            self._put_task_status(spec.id, State.FAILED, outcome.trace or outcome.error)
+            if not self.config.task_restart_enabled:
+                return
+            if time.monotonic() - running.started_at > HEALTHY_RUN_RESETS_BACKOFF_S:
+                running.failures = 0
+            delay_ms = min(
+                self.config.task_restart_initial_ms * 2**running.failures, self.config.task_restart_max_ms
+            )
+            running.failures += 1
+            log.info("Restarting task %s in %d ms (failure %d)", spec.id, delay_ms, running.failures)
+            timer = threading.Timer(delay_ms / 1000, self._restart_failed, args=(spec.id, spec.attempt))
+            timer.daemon = True
+            running.restart_timer = timer
+            timer.start()
+
+    def _restart_failed(self, task: TaskId, failed_attempt: str) -> None:
+        with self._lock:
+            running = self._tasks.get(task)
+            if running is None or running.spec.attempt != failed_attempt or self._closed.is_set():
+                return
+            running.spec = running.spec.restarted()
+            running.started_at = time.monotonic()
+            running.restart_timer = None
+            running.state = State.RESTARTING
+            self._put_task_status(task, State.RESTARTING)
+            self._launch(running.spec, running.target)
+
+    def restart_task(self, task: TaskId) -> None:
+        """Stop the task if it runs and start a new incarnation with the same configs."""
+        with self._lock:
+            running = self._tasks.get(task)
+        if running is None:
+            return
+        spec, target = running.spec, running.target
+        self.stop_task(task)
+        with self._lock:
+            restarted = spec.restarted()
+            self._tasks[task] = RunningTask(restarted, target, State.RESTARTING)
+            self._put_task_status(task, State.RESTARTING)
+            self._launch(restarted, target)
+
+    def _watch_tasks(self) -> None:
+        """Publish RUNNING/PAUSED as the tasks' heartbeats report them."""
+        while not self._closed.wait(MONITOR_INTERVAL_S):
+            with self._lock:
+                tasks = list(self._tasks.values())
+            for running in tasks:
+                reported = self.executor.metrics(running.spec.id).get("state")
+                if reported not in ("RUNNING", "PAUSED") or running.state is State.FAILED:
+                    continue
+                state = State(reported)
+                if state is not running.state:
+                    with self._lock:
+                        if self._tasks.get(running.spec.id) is running:
+                            running.state = state
+                            self._put_task_status(running.spec.id, state)
+
+    # Status.
+
+    def _put_connector_status(self, name: str, state: State, trace: str | None = None) -> None:
+        self.status.put_connector(name, Status(state.value, self.worker_id, trace))
+
+    def _put_task_status(self, task: TaskId, state: State, trace: str | None = None) -> None:
+        self.status.put_task(task.connector, task.task, Status(state.value, self.worker_id, trace))
+
+    def close(self) -> None:
+        """Stop every task and connector; tasks commit what they may on the way out."""
+        self._closed.set()
+        with self._lock:
+            tasks = list(self._tasks)
+            connectors = list(self._connectors)
+        self.stop_tasks(tasks)
+        for name in connectors:
+            self.stop_connector(name)
+        self.executor.close()
