@@ -228,7 +228,7 @@ def test_plain_json_is_read_without_a_schema() -> None:
 
 
 def test_envelope_with_extra_fields_is_refused() -> None:
-    with pytest.raises(DataError, match="schemas.enable"):
+    with pytest.raises(DataError, match=r"schemas\.enable"):
         converter().to_connect_data("t", b'{"schema":null,"payload":1,"extra":2}')
 
 

@@ -48,7 +48,7 @@ def test_string_converter_uses_the_configured_encoding() -> None:
 
 
 def test_string_converter_refuses_an_unknown_encoding() -> None:
-    with pytest.raises(ConfigError, match="converter.encoding"):
+    with pytest.raises(ConfigError, match=r"converter\.encoding"):
         StringConverter().configure({"converter.encoding": "no-such-encoding"}, is_key=False)
 
 
