@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 
 from conveyor.herder.api import Herder
 from conveyor.rest import server_info
@@ -30,14 +30,23 @@ def create_app(herder: Herder, *, admin_enabled: bool = True) -> FastAPI:
     and a slow call never holds up the others.
     """
     app = FastAPI(title="Conveyor REST API", version=server_info.version(), description=DESCRIPTION)
-    app.include_router(root_router(herder))
-    app.include_router(connectors_router(herder))
-    app.include_router(connector_lifecycle_router(herder))
-    app.include_router(offsets_router(herder))
-    app.include_router(topics_router(herder))
-    app.include_router(plugins_router(herder))
-    if admin_enabled:
-        app.include_router(loggers_router(LoggerLevels()))
+    for router in api_routers(herder, admin_enabled=admin_enabled):
+        app.include_router(router)
     install_error_handlers(app)
     app.add_middleware(RequestLogMiddleware)
     return app
+
+
+def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
+    """Every group of endpoints the app serves."""
+    routers = [
+        root_router(herder),
+        connectors_router(herder),
+        connector_lifecycle_router(herder),
+        offsets_router(herder),
+        topics_router(herder),
+        plugins_router(herder),
+    ]
+    if admin_enabled:
+        routers.append(loggers_router(LoggerLevels()))
+    return routers
