@@ -45,7 +45,9 @@ def key_record(key_schema: Schema | None, key: Any, *, topic: str = "test") -> S
     return value_record(None, None, topic=topic, key_schema=key_schema, key=key)
 
 
-def sink_record(value_schema: Schema | None, value: Any, *, offset: int = 42, timestamp: int | None = None) -> SinkRecord:
+def sink_record(
+    value_schema: Schema | None, value: Any, *, offset: int = 42, timestamp: int | None = None
+) -> SinkRecord:
     """A sink record read from ``test`` partition 0 at ``offset``."""
     return SinkRecord(
         topic="test",

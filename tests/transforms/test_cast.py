@@ -57,9 +57,16 @@ def test_missing_spec_is_a_config_error_naming_the_key() -> None:
 
 @pytest.mark.parametrize(
     ("target", "schema", "expected"),
-    [("int8", INT8_SCHEMA, 42), ("int16", INT16_SCHEMA, 42), ("int32", INT32_SCHEMA, 42),
-     ("int64", INT64_SCHEMA, 42), ("float32", FLOAT32_SCHEMA, 42.0), ("float64", FLOAT64_SCHEMA, 42.0),
-     ("boolean", BOOLEAN_SCHEMA, True), ("string", STRING_SCHEMA, "42")],
+    [
+        ("int8", INT8_SCHEMA, 42),
+        ("int16", INT16_SCHEMA, 42),
+        ("int32", INT32_SCHEMA, 42),
+        ("int64", INT64_SCHEMA, 42),
+        ("float32", FLOAT32_SCHEMA, 42.0),
+        ("float64", FLOAT64_SCHEMA, 42.0),
+        ("boolean", BOOLEAN_SCHEMA, True),
+        ("string", STRING_SCHEMA, "42"),
+    ],
 )
 def test_whole_int32_value_casts_to_every_output_type(target: str, schema: object, expected: object) -> None:
     assert cast_whole_value(target, INT32_SCHEMA, 42) == (schema, expected)
@@ -132,9 +139,13 @@ def test_null_value_passes_through() -> None:
 
 def test_struct_fields_are_cast_and_others_kept_with_optionality() -> None:
     schema = (
-        SchemaBuilder.struct().name("s")
-        .field("int8", INT8_SCHEMA).field("optional", OPTIONAL_INT32_SCHEMA)
-        .field("string", STRING_SCHEMA).field("kept", STRING_SCHEMA).build()
+        SchemaBuilder.struct()
+        .name("s")
+        .field("int8", INT8_SCHEMA)
+        .field("optional", OPTIONAL_INT32_SCHEMA)
+        .field("string", STRING_SCHEMA)
+        .field("kept", STRING_SCHEMA)
+        .build()
     )
     value = Struct(schema).put("int8", 8).put("string", "42").put("kept", "x")
     transform = configured(CastValue, {"spec": "int8:int32,optional:int64,string:int16"})
@@ -145,7 +156,10 @@ def test_struct_fields_are_cast_and_others_kept_with_optionality() -> None:
     updated = result.value_schema
     assert updated.name == "s"
     assert [updated.field(n).schema.type for n in ("int8", "optional", "string", "kept")] == [
-        Type.INT32, Type.INT64, Type.INT16, Type.STRING,
+        Type.INT32,
+        Type.INT64,
+        Type.INT16,
+        Type.STRING,
     ]
     assert updated.field("optional").schema.optional
     assert result.value.to_dict() == {"int8": 8, "optional": None, "string": 42, "kept": "x"}
@@ -176,8 +190,17 @@ def test_struct_fields_cannot_be_cast() -> None:
 
 @pytest.mark.parametrize(
     ("number", "text"),
-    [(42.0, "42.0"), (1.5, "1.5"), (1e7, "1.0E7"), (1.0e-4, "1.0E-4"), (0.001, "0.001"), (-0.0, "-0.0"),
-     (123456.789, "123456.789"), (1.2345e-10, "1.2345E-10"), (math.inf, "Infinity")],
+    [
+        (42.0, "42.0"),
+        (1.5, "1.5"),
+        (1e7, "1.0E7"),
+        (1.0e-4, "1.0E-4"),
+        (0.001, "0.001"),
+        (-0.0, "-0.0"),
+        (123456.789, "123456.789"),
+        (1.2345e-10, "1.2345E-10"),
+        (math.inf, "Infinity"),
+    ],
 )
 def test_floats_print_as_java_double_to_string(number: float, text: str) -> None:
     assert java_float_text(number) == text

@@ -87,7 +87,9 @@ def test_v1_syntax_reads_dots_as_part_of_the_name() -> None:
 
 
 def test_null_field_returns_default_unless_replace_null_with_default_is_false() -> None:
-    schema = SchemaBuilder.struct().field("f", SchemaBuilder.int32().optional().default_value(9).build()).build()
+    schema = (
+        SchemaBuilder.struct().field("f", SchemaBuilder.int32().optional().default_value(9).build()).build()
+    )
     with_default = configured(ExtractFieldValue, {"field": "f"}).apply(value_record(schema, Struct(schema)))
     without = configured(ExtractFieldValue, {"field": "f", "replace.null.with.default": "false"}).apply(
         value_record(schema, Struct(schema))

@@ -79,9 +79,13 @@ def test_fields_under_an_optional_struct_become_optional() -> None:
 
 def test_defaults_of_a_parent_struct_flow_to_its_flattened_fields() -> None:
     inner = SchemaBuilder.struct().field("x", INT32_SCHEMA).optional().build()
-    inner_with_default = SchemaBuilder.struct().field("x", INT32_SCHEMA).optional().default_value(
-        Struct(inner).put("x", 5)
-    ).build()
+    inner_with_default = (
+        SchemaBuilder.struct()
+        .field("x", INT32_SCHEMA)
+        .optional()
+        .default_value(Struct(inner).put("x", 5))
+        .build()
+    )
     schema = SchemaBuilder.struct().field("inner", inner_with_default).build()
     result = configured(FlattenValue).apply(value_record(schema, Struct(schema)))
     assert result is not None

@@ -37,7 +37,9 @@ def header_pairs(headers: Headers) -> list[tuple[str, object]]:
 
 
 def test_drop_headers_removes_every_header_with_a_listed_name() -> None:
-    record = value_record(None, None).new_record(headers=with_headers(("a", "1"), ("b", "2"), ("a", "3"), ("c", "4")))
+    record = value_record(None, None).new_record(
+        headers=with_headers(("a", "1"), ("b", "2"), ("a", "3"), ("c", "4"))
+    )
     result = configured(DropHeaders, {"headers": "a,c"}).apply(record)
     assert result is not None
     assert header_pairs(result.headers) == [("b", "2")]
@@ -67,29 +69,45 @@ def test_insert_header_appends_a_string_header() -> None:
 
 @pytest.mark.parametrize(
     ("literal", "schema", "value"),
-    [("true", BOOLEAN_SCHEMA, True), ("42", INT8_SCHEMA, 42), ("70000", INT32_SCHEMA, 70_000),
-     ("5000000000", INT64_SCHEMA, 5_000_000_000), ("1.5", FLOAT32_SCHEMA, 1.5), ("1.1", FLOAT64_SCHEMA, 1.1),
-     ("2021-03-04", Date.SCHEMA, dt.date(2021, 3, 4)), ("plain text", STRING_SCHEMA, "plain text")],
+    [
+        ("true", BOOLEAN_SCHEMA, True),
+        ("42", INT8_SCHEMA, 42),
+        ("70000", INT32_SCHEMA, 70_000),
+        ("5000000000", INT64_SCHEMA, 5_000_000_000),
+        ("1.5", FLOAT32_SCHEMA, 1.5),
+        ("1.1", FLOAT64_SCHEMA, 1.1),
+        ("2021-03-04", Date.SCHEMA, dt.date(2021, 3, 4)),
+        ("plain text", STRING_SCHEMA, "plain text"),
+    ],
 )
 def test_insert_header_infers_the_literal_type(literal: str, schema: object, value: object) -> None:
-    result = configured(InsertHeader, {"header": "h", "value.literal": literal}).apply(value_record(None, None))
+    result = configured(InsertHeader, {"header": "h", "value.literal": literal}).apply(
+        value_record(None, None)
+    )
     assert result is not None
     header = result.headers.last_with_name("h")
     assert (header.schema, header.value) == (schema, value)
 
 
 def test_insert_header_requires_both_settings() -> None:
-    with pytest.raises(ConfigError, match="value.literal"):
+    with pytest.raises(ConfigError, match=r"value\.literal"):
         configured(InsertHeader, {"header": "h"})
 
 
 def moving(operation: str, variant: type = HeaderFromValue) -> HeaderFromValue:
-    return configured(variant, {"fields": "field1,field2", "headers": "inserted1,inserted2", "operation": operation})
+    return configured(
+        variant, {"fields": "field1,field2", "headers": "inserted1,inserted2", "operation": operation}
+    )
 
 
-SCHEMA = SchemaBuilder.struct().name("s").field("field1", STRING_SCHEMA).field("field2", INT32_SCHEMA).field(
-    "field3", STRING_SCHEMA
-).build()
+SCHEMA = (
+    SchemaBuilder.struct()
+    .name("s")
+    .field("field1", STRING_SCHEMA)
+    .field("field2", INT32_SCHEMA)
+    .field("field3", STRING_SCHEMA)
+    .build()
+)
 
 
 def struct_value() -> Struct:
@@ -102,7 +120,8 @@ def test_copy_with_schema_adds_headers_with_field_schemas_and_keeps_the_value() 
     assert result is not None
     assert result.value is value
     assert [(h.key, h.value, h.schema) for h in result.headers] == [
-        ("inserted1", "f1", STRING_SCHEMA), ("inserted2", 2, INT32_SCHEMA),
+        ("inserted1", "f1", STRING_SCHEMA),
+        ("inserted2", 2, INT32_SCHEMA),
     ]
 
 
@@ -119,7 +138,10 @@ def test_move_schemaless_removes_the_entries() -> None:
     result = moving("move").apply(value_record(None, {"field1": "f1", "field2": 2, "field3": "f3"}))
     assert result is not None
     assert result.value == {"field3": "f3"}
-    assert [(h.key, h.value, h.schema) for h in result.headers] == [("inserted1", "f1", None), ("inserted2", 2, None)]
+    assert [(h.key, h.value, h.schema) for h in result.headers] == [
+        ("inserted1", "f1", None),
+        ("inserted2", 2, None),
+    ]
 
 
 def test_copy_from_the_key() -> None:

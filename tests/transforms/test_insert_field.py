@@ -40,7 +40,14 @@ def test_topic_level_struct_is_required_with_a_schema() -> None:
 
 def test_schema_ful_insertion_adds_typed_fields_with_declared_optionality() -> None:
     transform = configured(InsertFieldValue, ALL_FIELDS)
-    schema = SchemaBuilder.struct().name("name").version(1).doc("doc").field("magic", OPTIONAL_INT64_SCHEMA).build()
+    schema = (
+        SchemaBuilder.struct()
+        .name("name")
+        .version(1)
+        .doc("doc")
+        .field("magic", OPTIONAL_INT64_SCHEMA)
+        .build()
+    )
     record = value_record(schema, Struct(schema).put("magic", 42), timestamp=1_000)
 
     result = transform.apply(record)
@@ -133,7 +140,9 @@ def test_key_variant_inserts_into_the_key_and_keeps_the_value() -> None:
 
 def test_field_with_default_null_is_kept_null_when_replace_null_with_default_is_false() -> None:
     transform = configured(InsertFieldValue, {"topic.field": "t", "replace.null.with.default": "false"})
-    schema = SchemaBuilder.struct().field("a", SchemaBuilder.int32().optional().default_value(5).build()).build()
+    schema = (
+        SchemaBuilder.struct().field("a", SchemaBuilder.int32().optional().default_value(5).build()).build()
+    )
     result = transform.apply(value_record(schema, Struct(schema)))
     assert result is not None
     assert result.value.get_without_default("a") is None
@@ -141,13 +150,15 @@ def test_field_with_default_null_is_kept_null_when_replace_null_with_default_is_
 
 def test_field_with_default_takes_the_default_by_default() -> None:
     transform = configured(InsertFieldValue, {"topic.field": "t"})
-    schema = SchemaBuilder.struct().field("a", SchemaBuilder.int32().optional().default_value(5).build()).build()
+    schema = (
+        SchemaBuilder.struct().field("a", SchemaBuilder.int32().optional().default_value(5).build()).build()
+    )
     result = transform.apply(value_record(schema, Struct(schema)))
     assert result is not None
     assert result.value.get_without_default("a") == 5
 
 
 def test_bad_boolean_setting_names_the_transform_and_key() -> None:
-    with pytest.raises(ConfigError, match="InsertFieldValue.*replace.null.with.default") as raised:
+    with pytest.raises(ConfigError, match=r"InsertFieldValue.*replace\.null\.with\.default") as raised:
         configured(InsertFieldValue, {"replace.null.with.default": "maybe"})
     assert raised.value.name == "replace.null.with.default"

@@ -38,9 +38,16 @@ def masking(fields: str, replacement: str | None = None) -> MaskFieldValue:
 
 def test_schemaless_fields_become_the_null_value_of_their_type() -> None:
     value = {
-        "magic": 42, "bool": True, "float": 4.5, "decimal": decimal.Decimal("42.2"), "string": "55.121.20.20",
-        "date": dt.date(2020, 5, 1), "timestamp": dt.datetime(2020, 5, 1, 3, tzinfo=dt.UTC),
-        "list": [1, 2], "map": {"a": 1}, "kept": "visible",
+        "magic": 42,
+        "bool": True,
+        "float": 4.5,
+        "decimal": decimal.Decimal("42.2"),
+        "string": "55.121.20.20",
+        "date": dt.date(2020, 5, 1),
+        "timestamp": dt.datetime(2020, 5, 1, 3, tzinfo=dt.UTC),
+        "list": [1, 2],
+        "map": {"a": 1},
+        "kept": "visible",
     }
     masked = ",".join(name for name in value if name != "kept")
 
@@ -48,23 +55,42 @@ def test_schemaless_fields_become_the_null_value_of_their_type() -> None:
 
     assert result is not None
     assert result.value == {
-        "magic": 0, "bool": False, "float": 0.0, "decimal": decimal.Decimal(0), "string": "",
-        "date": EPOCH.date(), "timestamp": EPOCH, "list": [], "map": {}, "kept": "visible",
+        "magic": 0,
+        "bool": False,
+        "float": 0.0,
+        "decimal": decimal.Decimal(0),
+        "string": "",
+        "date": EPOCH.date(),
+        "timestamp": EPOCH,
+        "list": [],
+        "map": {},
+        "kept": "visible",
     }
 
 
 def test_with_schema_fields_become_the_null_value_of_their_schema_type() -> None:
     schema = (
         SchemaBuilder.struct()
-        .field("int8", INT8_SCHEMA).field("bool", BOOLEAN_SCHEMA).field("float64", FLOAT64_SCHEMA)
-        .field("string", STRING_SCHEMA).field("decimal", Decimal.schema(2)).field("date", Date.SCHEMA)
-        .field("ts", Timestamp.SCHEMA).field("array", SchemaBuilder.array(INT32_SCHEMA).build())
+        .field("int8", INT8_SCHEMA)
+        .field("bool", BOOLEAN_SCHEMA)
+        .field("float64", FLOAT64_SCHEMA)
+        .field("string", STRING_SCHEMA)
+        .field("decimal", Decimal.schema(2))
+        .field("date", Date.SCHEMA)
+        .field("ts", Timestamp.SCHEMA)
+        .field("array", SchemaBuilder.array(INT32_SCHEMA).build())
         .build()
     )
     value = (
-        Struct(schema).put("int8", 8).put("bool", True).put("float64", 1.5).put("string", "secret")
-        .put("decimal", decimal.Decimal("1.25")).put("date", dt.date(2021, 1, 2))
-        .put("ts", dt.datetime(2021, 1, 2, tzinfo=dt.UTC)).put("array", [1, 2])
+        Struct(schema)
+        .put("int8", 8)
+        .put("bool", True)
+        .put("float64", 1.5)
+        .put("string", "secret")
+        .put("decimal", decimal.Decimal("1.25"))
+        .put("date", dt.date(2021, 1, 2))
+        .put("ts", dt.datetime(2021, 1, 2, tzinfo=dt.UTC))
+        .put("array", [1, 2])
     )
 
     result = masking("int8,bool,float64,string,decimal,date,ts,array").apply(value_record(schema, value))
@@ -72,8 +98,14 @@ def test_with_schema_fields_become_the_null_value_of_their_schema_type() -> None
     assert result is not None
     assert result.value_schema is schema
     assert result.value.to_dict() == {
-        "int8": 0, "bool": False, "float64": 0.0, "string": "", "decimal": decimal.Decimal(0),
-        "date": EPOCH.date(), "ts": EPOCH, "array": [],
+        "int8": 0,
+        "bool": False,
+        "float64": 0.0,
+        "string": "",
+        "decimal": decimal.Decimal(0),
+        "date": EPOCH.date(),
+        "ts": EPOCH,
+        "array": [],
     }
 
 

@@ -44,8 +44,13 @@ def test_exclude_wins_over_include() -> None:
 def test_with_schema_the_updated_schema_keeps_order_and_renames() -> None:
     transform = configured(ReplaceFieldValue, {"include": "abc,foo,etc", "renames": "abc:xyz,foo:bar"})
     schema = (
-        SchemaBuilder.struct().name("s").field("dont", STRING_SCHEMA).field("abc", INT32_SCHEMA)
-        .field("foo", BOOLEAN_SCHEMA).field("etc", STRING_SCHEMA).build()
+        SchemaBuilder.struct()
+        .name("s")
+        .field("dont", STRING_SCHEMA)
+        .field("abc", INT32_SCHEMA)
+        .field("foo", BOOLEAN_SCHEMA)
+        .field("etc", STRING_SCHEMA)
+        .build()
     )
     value = Struct(schema).put("dont", "whatever").put("abc", 42).put("foo", True).put("etc", "etc")
 
@@ -69,7 +74,9 @@ def test_a_rename_that_is_not_a_pair_is_rejected() -> None:
         configured(ReplaceFieldValue, {"renames": "a:b:c"})
 
 
-field_names = st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=1, max_size=8, unique=True)
+field_names = st.lists(
+    st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=1, max_size=8, unique=True
+)
 
 
 @given(names=field_names, data=st.data())

@@ -60,7 +60,9 @@ def test_timestamp_router_default_format() -> None:
 
 
 def test_timestamp_router_custom_formats() -> None:
-    router = configured(TimestampRouter, {"topic.format": "${timestamp}_${topic}", "timestamp.format": "yyyy-MM"})
+    router = configured(
+        TimestampRouter, {"topic.format": "${timestamp}_${topic}", "timestamp.format": "yyyy-MM"}
+    )
     result = router.apply(value_record(None, None, topic="events", timestamp=1_483_425_001_864))
     assert result is not None
     assert result.topic == "2017-01_events"

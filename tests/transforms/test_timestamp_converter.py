@@ -40,7 +40,7 @@ def whole_value(transform: TimestampConverterValue, schema: object, value: objec
 
 
 def test_invalid_target_type_is_rejected() -> None:
-    with pytest.raises(ConfigError, match="target.type"):
+    with pytest.raises(ConfigError, match=r"target\.type"):
         converting("invalid")
 
 
@@ -67,7 +67,10 @@ def test_schemaless_timestamp_to_time_drops_the_date() -> None:
 
 
 def test_schemaless_timestamp_to_string() -> None:
-    assert whole_value(converting("string", format=FORMAT), None, DATE_PLUS_TIME) == (None, DATE_PLUS_TIME_STRING)
+    assert whole_value(converting("string", format=FORMAT), None, DATE_PLUS_TIME) == (
+        None,
+        DATE_PLUS_TIME_STRING,
+    )
 
 
 def test_schemaless_unix_and_string_to_timestamp() -> None:
@@ -77,9 +80,18 @@ def test_schemaless_unix_and_string_to_timestamp() -> None:
 
 
 def test_with_schema_timestamp_to_every_target_type() -> None:
-    assert whole_value(converting("unix"), Timestamp.SCHEMA, DATE_PLUS_TIME) == (INT64_SCHEMA, DATE_PLUS_TIME_UNIX)
-    assert whole_value(converting("Date"), Timestamp.SCHEMA, DATE_PLUS_TIME) == (Date.SCHEMA, dt.date(1970, 1, 2))
-    assert whole_value(converting("Time"), Timestamp.SCHEMA, DATE_PLUS_TIME) == (Time.SCHEMA, dt.time(0, 0, 1))
+    assert whole_value(converting("unix"), Timestamp.SCHEMA, DATE_PLUS_TIME) == (
+        INT64_SCHEMA,
+        DATE_PLUS_TIME_UNIX,
+    )
+    assert whole_value(converting("Date"), Timestamp.SCHEMA, DATE_PLUS_TIME) == (
+        Date.SCHEMA,
+        dt.date(1970, 1, 2),
+    )
+    assert whole_value(converting("Time"), Timestamp.SCHEMA, DATE_PLUS_TIME) == (
+        Time.SCHEMA,
+        dt.time(0, 0, 1),
+    )
     as_string = whole_value(converting("string", format=FORMAT), Timestamp.SCHEMA, DATE_PLUS_TIME)
     assert as_string == (STRING_SCHEMA, DATE_PLUS_TIME_STRING)
 
@@ -93,7 +105,8 @@ def test_with_schema_optional_input_gives_optional_output() -> None:
 def test_unix_precision_applies_to_input_and_output() -> None:
     assert whole_value(converting("unix", unix_precision="seconds"), None, DATE_PLUS_TIME) == (None, 86_401)
     assert whole_value(converting("unix", unix_precision="microseconds"), None, DATE_PLUS_TIME) == (
-        None, 86_401_000_000,
+        None,
+        86_401_000_000,
     )
     transform = converting("Timestamp", unix_precision="nanoseconds")
     assert whole_value(transform, INT64_SCHEMA, 86_401_000_999_999) == (Timestamp.SCHEMA, DATE_PLUS_TIME)

@@ -20,7 +20,13 @@ def test_schemaless_key_is_a_map_of_the_listed_fields() -> None:
 
 def test_with_schema_key_is_a_struct_with_the_fields_schemas() -> None:
     transform = configured(ValueToKey, {"fields": "a,b"})
-    schema = SchemaBuilder.struct().field("a", INT32_SCHEMA).field("b", INT32_SCHEMA).field("c", INT32_SCHEMA).build()
+    schema = (
+        SchemaBuilder.struct()
+        .field("a", INT32_SCHEMA)
+        .field("b", INT32_SCHEMA)
+        .field("c", INT32_SCHEMA)
+        .build()
+    )
     value = Struct(schema).put("a", 1).put("b", 2).put("c", 3)
 
     result = transform.apply(value_record(schema, value))
