@@ -72,7 +72,9 @@ def test_restarting_only_the_connector_answers_204_without_a_body(
     assert response.content == b""
 
 
-def test_restarting_with_its_tasks_answers_202_showing_them_restarting(client: httpx.Client, running: str) -> None:
+def test_restarting_with_its_tasks_answers_202_showing_them_restarting(
+    client: httpx.Client, running: str
+) -> None:
     response = client.post(f"/connectors/{running}/restart?includeTasks=TRUE")
     assert response.status_code == 202
     status = response.json()
@@ -96,7 +98,9 @@ def test_restarting_an_unknown_connector_is_a_404(client: httpx.Client) -> None:
     assert client.post(f"/connectors/{unique_name('missing')}/restart").status_code == 404
 
 
-def test_pausing_answers_202_and_pauses_the_connector_and_its_tasks(client: httpx.Client, running: str) -> None:
+def test_pausing_answers_202_and_pauses_the_connector_and_its_tasks(
+    client: httpx.Client, running: str
+) -> None:
     response = client.put(f"/connectors/{running}/pause")
     assert response.status_code == 202
     assert response.content == b""
@@ -111,7 +115,9 @@ def test_resuming_answers_202_and_runs_a_paused_connector_again(client: httpx.Cl
     wait_for_status(client, running, "RUNNING", ["RUNNING"])
 
 
-def test_stopping_answers_204_and_stops_the_connector_without_tasks(client: httpx.Client, running: str) -> None:
+def test_stopping_answers_204_and_stops_the_connector_without_tasks(
+    client: httpx.Client, running: str
+) -> None:
     response = client.put(f"/connectors/{running}/stop")
     assert response.status_code == 204
     wait_for_status(client, running, "STOPPED", [])

@@ -9,7 +9,9 @@ import httpx
 from .connectors import create_connector, file_source_config, unique_name, wait_for_status
 
 
-def test_creating_a_connector_answers_201_with_its_location_and_info(client: httpx.Client, tmp_path: Path) -> None:
+def test_creating_a_connector_answers_201_with_its_location_and_info(
+    client: httpx.Client, tmp_path: Path
+) -> None:
     name = unique_name()
     config = file_source_config(tmp_path)
     response = client.post("/connectors", json={"name": name, "config": config})
@@ -75,7 +77,9 @@ def test_a_create_request_without_config_is_a_400(client: httpx.Client) -> None:
     assert response.status_code == 400
 
 
-def test_a_connector_can_start_in_the_initial_state_given_in_any_case(client: httpx.Client, tmp_path: Path) -> None:
+def test_a_connector_can_start_in_the_initial_state_given_in_any_case(
+    client: httpx.Client, tmp_path: Path
+) -> None:
     name = unique_name()
     create_connector(client, name, file_source_config(tmp_path), initial_state="paused")
     wait_for_status(client, name, "PAUSED")
@@ -133,7 +137,9 @@ def test_an_unknown_connector_is_a_404(client: httpx.Client) -> None:
         assert response.json()["error_code"] == 404
 
 
-def test_putting_a_config_for_a_new_connector_creates_it_with_201(client: httpx.Client, tmp_path: Path) -> None:
+def test_putting_a_config_for_a_new_connector_creates_it_with_201(
+    client: httpx.Client, tmp_path: Path
+) -> None:
     name = unique_name()
     response = client.put(f"/connectors/{name}/config", json=file_source_config(tmp_path))
     assert response.status_code == 201
@@ -153,7 +159,9 @@ def test_putting_a_config_for_an_existing_connector_updates_it_with_200(
     assert client.get(f"/connectors/{name}/config").json()["topic"] == "other-lines"
 
 
-def test_putting_a_config_whose_name_differs_from_the_path_is_a_400(client: httpx.Client, tmp_path: Path) -> None:
+def test_putting_a_config_whose_name_differs_from_the_path_is_a_400(
+    client: httpx.Client, tmp_path: Path
+) -> None:
     response = client.put("/connectors/mine/config", json={**file_source_config(tmp_path), "name": "other"})
     assert response.status_code == 400
     assert response.json()["message"] == (

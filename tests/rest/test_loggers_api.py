@@ -46,7 +46,9 @@ def test_an_unknown_logger_is_a_404(client: httpx.Client, namespace: str) -> Non
     assert response.json() == {"error_code": 404, "message": f"Logger {namespace}.absent not found."}
 
 
-def test_setting_a_level_answers_the_loggers_changed_and_records_when(client: httpx.Client, namespace: str) -> None:
+def test_setting_a_level_answers_the_loggers_changed_and_records_when(
+    client: httpx.Client, namespace: str
+) -> None:
     logging.getLogger(f"{namespace}.child")
     response = client.put(f"/admin/loggers/{namespace}", json={"level": "debug"})
     assert response.status_code == 200

@@ -51,7 +51,9 @@ def test_altering_offsets_of_a_stopped_connector_answers_a_message(
     assert {"partition": partition, "offset": {"position": 6}} in _offsets(client, stopped)
 
 
-def test_resetting_offsets_of_a_stopped_connector_answers_a_message(client: httpx.Client, stopped: str) -> None:
+def test_resetting_offsets_of_a_stopped_connector_answers_a_message(
+    client: httpx.Client, stopped: str
+) -> None:
     response = client.delete(f"/connectors/{stopped}/offsets")
     assert response.status_code == 200
     assert "reset successfully" in response.json()["message"]
@@ -62,7 +64,9 @@ def test_resetting_offsets_of_a_stopped_connector_answers_a_message(client: http
 def test_altering_without_offsets_is_a_400(client: httpx.Client, stopped: str, body: Any) -> None:
     response = client.patch(f"/connectors/{stopped}/offsets", json=body)
     assert response.status_code == 400
-    assert response.json()["message"] == "Partitions / offsets need to be provided for an alter offsets request"
+    assert response.json()["message"] == (
+        "Partitions / offsets need to be provided for an alter offsets request"
+    )
 
 
 def test_altering_an_offset_without_a_partition_is_a_400(client: httpx.Client, stopped: str) -> None:
@@ -86,7 +90,9 @@ def test_offsets_of_an_unknown_connector_are_a_404(client: httpx.Client) -> None
     assert client.get(f"/connectors/{unique_name('missing')}/offsets").status_code == 404
 
 
-def test_active_topics_are_keyed_by_the_connector_name(client: httpx.Client, source_file: dict[str, str]) -> None:
+def test_active_topics_are_keyed_by_the_connector_name(
+    client: httpx.Client, source_file: dict[str, str]
+) -> None:
     name = unique_name()
     create_connector(client, name, source_file)
     wait_for_status(client, name, "RUNNING", ["RUNNING"])

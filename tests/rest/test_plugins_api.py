@@ -81,7 +81,8 @@ def test_the_connector_suffix_is_ignored_when_matching_the_class_to_the_path(
 
 
 def test_validating_a_class_other_than_the_path_names_is_a_400(client: httpx.Client, tmp_path: Path) -> None:
-    response = client.put("/connector-plugins/FileStreamSink/config/validate", json=file_source_config(tmp_path))
+    config = file_source_config(tmp_path)
+    response = client.put("/connector-plugins/FileStreamSink/config/validate", json=config)
     assert response.status_code == 400
     assert response.json()["message"] == (
         "Included connector type FileStreamSource does not match request type FileStreamSink"

@@ -19,7 +19,8 @@ def _request_lines(caplog: pytest.LogCaptureFixture, fragment: str) -> list[str]
     """The request log lines holding `fragment`, waiting briefly: a line is written after the answer."""
     deadline = time.monotonic() + 5
     while True:
-        lines = [r.getMessage() for r in caplog.records if r.name == REQUEST_LOGGER and fragment in r.getMessage()]
+        messages = [record.getMessage() for record in caplog.records if record.name == REQUEST_LOGGER]
+        lines = [message for message in messages if fragment in message]
         if lines or time.monotonic() > deadline:
             return lines
         time.sleep(0.02)
