@@ -9,8 +9,9 @@ either dotted (``**{"transaction.timeout.ms": 5000}``) or with underscores (``tr
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import TracebackType
 from typing import Literal, Self
 
@@ -62,13 +63,21 @@ class RecordBatch:
     def __len__(self) -> int:
         return len(self.values)
 
-    def records(self) -> Iterator[ConsumerRecord]:
+    def records(self) -> list[ConsumerRecord]:
         """The batch as records, one object each."""
-        topic, partition = self.topic, self.partition
-        for offset, key, value, headers, timestamp in zip(
-            self.offsets, self.keys, self.values, self.headers, self.timestamps, strict=True
-        ):
-            yield ConsumerRecord(topic, partition, offset, key, value, headers, timestamp)
+        count = len(self.values)
+        return list(
+            map(
+                ConsumerRecord,
+                repeat(self.topic, count),
+                repeat(self.partition, count),
+                self.offsets,
+                self.keys,
+                self.values,
+                self.headers,
+                self.timestamps,
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,7 +109,10 @@ class EmbeddedConsumer(ConsumerInterface):
         return position
 
     def poll(self, timeout: float = 0.0, max_records: int | None = None) -> list[ConsumerRecord]:
-        return [record for batch in self.poll_batch(timeout, max_records) for record in batch.records()]
+        records: list[ConsumerRecord] = []
+        for batch in self.poll_batch(timeout, max_records):
+            records.extend(batch.records())
+        return records
 
     def poll_batch(self, timeout: float = 0.0, max_records: int | None = None) -> list[RecordBatch]:
         self._ensure_open()

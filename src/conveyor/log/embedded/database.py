@@ -19,6 +19,7 @@ from pathlib import Path
 
 DATABASE_FILE = "log.sqlite"
 _BUSY_TIMEOUT_MS = 120_000
+_WAL_CHECKPOINT_PAGES = 16_384
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS topics(
@@ -90,6 +91,7 @@ class Database:
         )
         connection.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
         connection.execute(f"PRAGMA synchronous={self._synchronous}")
+        connection.execute(f"PRAGMA wal_autocheckpoint={_WAL_CHECKPOINT_PAGES}")
         self._local.connection = (os.getpid(), connection)
         with self._lock:
             self._connections.append((os.getpid(), connection))
