@@ -15,6 +15,7 @@ from conveyor.log import (
     Log,
     RebalanceInProgressError,
     UnknownMemberIdError,
+    open_log,
 )
 
 SESSION_MS = 10_000
@@ -179,3 +180,14 @@ def test_sync_during_a_rebalance_is_told_to_rejoin(log: Log) -> None:
         with pytest.raises(RebalanceInProgressError):
             coordinator.sync_group("workers", first.generation, first.member_id, {first.member_id: b""})
         join(coordinator, first.member_id)
+
+
+def test_members_on_separately_opened_logs_share_one_coordinator(log: Log, log_url: str) -> None:
+    with open_log(log_url) as elsewhere:
+        first = join(log.group_coordinator(), protocols=[("sessioned", b"here")])
+        settle(log.group_coordinator(), first)
+        with ThreadPoolExecutor(1) as pool:
+            remote = pool.submit(join, elsewhere.group_coordinator(), None, [("sessioned", b"there")])
+            time.sleep(0.2)
+            local = join(log.group_coordinator(), first.member_id, [("sessioned", b"here")])
+            assert local.members == {first.member_id: b"here", remote.result(timeout=10).member_id: b"there"}

@@ -10,6 +10,7 @@ from conveyor.log import (
     Log,
     NoOffsetForPartitionError,
     OffsetAndMetadata,
+    RecordMetadata,
     TopicPartition,
     UnknownTopicOrPartitionError,
 )
@@ -215,3 +216,26 @@ def test_end_and_beginning_offsets(log: Log, topic: str) -> None:
     consumer = log.consumer()
     assert consumer.beginning_offsets([tp]) == {tp: 0}
     assert consumer.end_offsets([tp]) == {tp: 2}
+
+
+def test_delivery_callback_reports_the_offset_each_record_was_appended_at(log: Log, topic: str) -> None:
+    delivered: list[RecordMetadata] = []
+    producer = log.producer()
+    producer.send(topic, b"a", partition=2, timestamp=10, on_delivery=delivered.append)
+    producer.send(topic, b"b", partition=2, timestamp=11, on_delivery=delivered.append)
+    assert delivered == []
+    producer.flush()
+    assert delivered == [RecordMetadata(topic, 2, 0, 10), RecordMetadata(topic, 2, 1, 11)]
+
+
+def test_delivery_callback_of_an_aborted_transaction_never_fires(log: Log, topic: str) -> None:
+    delivered: list[RecordMetadata] = []
+    producer = log.producer("callbacks")
+    producer.init_transactions()
+    producer.begin_transaction()
+    producer.send(topic, b"a", partition=0, on_delivery=delivered.append)
+    producer.abort_transaction()
+    producer.begin_transaction()
+    producer.send(topic, b"b", partition=0, timestamp=5, on_delivery=delivered.append)
+    producer.commit_transaction()
+    assert delivered == [RecordMetadata(topic, 0, 0, 5)]

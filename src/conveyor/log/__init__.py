@@ -20,6 +20,7 @@ from conveyor.log.api import (
     PartitionOffsets,
     Producer,
     RecordBatch,
+    RecordMetadata,
     TopicDescription,
     TopicPartition,
 )
@@ -88,6 +89,7 @@ __all__ = [
     "ProducerFencedError",
     "RebalanceInProgressError",
     "RecordBatch",
+    "RecordMetadata",
     "TopicDescription",
     "TopicExistsError",
     "TopicPartition",

@@ -9,7 +9,7 @@ either dotted (``**{"transaction.timeout.ms": 5000}``) or with underscores (``tr
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from types import TracebackType
@@ -78,6 +78,16 @@ class RecordBatch:
                 self.timestamps,
             )
         )
+
+
+@dataclass(frozen=True, slots=True)
+class RecordMetadata:
+    """Where a sent record was appended (given to ``send``'s ``on_delivery`` callback)."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,8 +217,13 @@ class Producer(ABC):
         partition: int | None = None,
         headers: Headers | None = None,
         timestamp: int | None = None,
+        on_delivery: Callable[[RecordMetadata], None] | None = None,
     ) -> None:
-        """Buffer one record; it is appended when its batch fills, on ``flush()`` or at commit."""
+        """Buffer one record; it is appended when its batch fills, on ``flush()`` or at commit.
+
+        ``on_delivery`` is called with the record's offset once it is appended (inside a transaction that
+        is before the commit, as Kafka's send callback), in the thread that caused the append.
+        """
 
     @abstractmethod
     def send_batch(

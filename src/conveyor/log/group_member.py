@@ -8,8 +8,8 @@ rejoin when the coordinator announces a rebalance, which the next ``poll()`` car
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -19,6 +19,8 @@ from conveyor.log.errors import (
     RebalanceInProgressError,
     UnknownMemberIdError,
 )
+
+_logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,4 +163,6 @@ class GroupMember:
             except UnknownMemberIdError:
                 self._member_id = None
                 self._rejoin_needed.set()
-            time.sleep(0)
+            except Exception:
+                _logger.exception("Heartbeat of group %s failed; rejoining", self.group_id)
+                self._rejoin_needed.set()

@@ -11,15 +11,22 @@ from __future__ import annotations
 import random
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from conveyor.log.api import Headers, OffsetAndMetadata, OffsetsToCommit, Producer, TopicPartition
+from conveyor.log.api import (
+    Headers,
+    OffsetAndMetadata,
+    OffsetsToCommit,
+    Producer,
+    RecordMetadata,
+    TopicPartition,
+)
 from conveyor.log.client_config import int_setting
 from conveyor.log.embedded import group_offsets, transactions
 from conveyor.log.embedded.database import Database, now_ms
 from conveyor.log.embedded.partition_log import append_batch
-from conveyor.log.embedded.record_buffer import RecordBuffer
+from conveyor.log.embedded.record_buffer import EncodedBatch, RecordBuffer
 from conveyor.log.embedded.topics import TopicInfo, require_topic
 from conveyor.log.errors import (
     IllegalStateError,
@@ -34,8 +41,6 @@ from conveyor.log.murmur2 import partition_for_key
 
 DEFAULT_BATCH_SIZE = 1_048_576
 DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000
-
-_Encoded = tuple[str, int, bytes, int, int]
 
 
 @dataclass(slots=True)
@@ -83,6 +88,7 @@ class EmbeddedProducer(Producer):
         partition: int | None = None,
         headers: Headers | None = None,
         timestamp: int | None = None,
+        on_delivery: Callable[[RecordMetadata], None] | None = None,
     ) -> None:
         self._ensure_can_send()
         info = self._topics.get(topic) or self._topic(topic)
@@ -99,6 +105,8 @@ class EmbeddedProducer(Producer):
         if buffer is None:
             buffer = self._new_buffer(info, partition)
         buffer.add(value, key, headers, time.time_ns() // 1_000_000 if timestamp is None else timestamp)
+        if on_delivery is not None:
+            buffer.on_delivery(on_delivery)
         if buffer.size >= self._batch_size:
             self._append_full(topic, partition)
 
@@ -177,10 +185,11 @@ class EmbeddedProducer(Producer):
         if transaction.aborted_by_log:
             raise self._aborted_error()
         encoded = self._encode_all()
+        delivered: list[tuple[EncodedBatch, int]] = []
         with self._database.write() as conn:
             problem = self._check_transaction(conn, transaction)
             if problem is None:
-                self._write_encoded(conn, encoded, transaction.txn_id)
+                delivered = self._write_encoded(conn, encoded, transaction.txn_id)
                 for group_id, offsets in transaction.offsets.items():
                     group_offsets.write_offsets(conn, group_id, offsets)
                 if transaction.txn_id is not None:
@@ -188,6 +197,7 @@ class EmbeddedProducer(Producer):
         if problem is not None:
             raise self._fail(problem)
         self._transaction = None
+        _notify(delivered)
 
     def abort_transaction(self) -> None:
         transaction = self._require_transaction("abort_transaction")
@@ -266,8 +276,10 @@ class EmbeddedProducer(Producer):
         transaction = self._transaction
         if transaction is None:
             with self._database.write() as conn:
-                self._write_encoded(conn, encoded, None)
+                delivered = self._write_encoded(conn, encoded, None)
+            _notify(delivered)
             return
+        delivered = []
         with self._database.write() as conn:
             problem = self._check_transaction(conn, transaction)
             if problem is None:
@@ -275,9 +287,10 @@ class EmbeddedProducer(Producer):
                     assert self._identity is not None and transaction.started_ms is not None
                     deadline = transaction.started_ms + self._transaction_timeout_ms
                     transaction.txn_id = transactions.open_transaction(conn, self._identity, deadline)
-                self._write_encoded(conn, encoded, transaction.txn_id)
+                delivered = self._write_encoded(conn, encoded, transaction.txn_id)
         if problem is not None:
             raise self._fail(problem)
+        _notify(delivered)
 
     def _check_transaction(self, conn: sqlite3.Connection, transaction: _Transaction) -> LogError | None:
         """Inside a write: abort expired transactions, then say why this one may not write, if it may not."""
@@ -311,24 +324,35 @@ class EmbeddedProducer(Producer):
             f"transaction.timeout.ms={self._transaction_timeout_ms}; call abort_transaction() and begin again"
         )
 
-    def _encode_all(self) -> list[_Encoded]:
+    def _encode_all(self) -> list[EncodedBatch]:
         buffers = list(self._buffers.items())
         self._buffers.clear()
         return self._encode(buffers)
 
     @staticmethod
-    def _encode(buffers: list[tuple[tuple[str, int], RecordBuffer]]) -> list[_Encoded]:
-        encoded = []
-        for (topic, partition), buffer in buffers:
-            if len(buffer):
-                payload, count, max_timestamp = buffer.encode()
-                encoded.append((topic, partition, payload, count, max_timestamp))
-        return encoded
+    def _encode(buffers: list[tuple[tuple[str, int], RecordBuffer]]) -> list[EncodedBatch]:
+        return [buffer.encode(topic, partition) for (topic, partition), buffer in buffers if len(buffer)]
 
     @staticmethod
-    def _write_encoded(conn: sqlite3.Connection, encoded: list[_Encoded], txn_id: int | None) -> None:
-        for topic, partition, payload, count, max_timestamp in encoded:
-            append_batch(conn, topic, partition, payload, count, max_timestamp, txn_id)
+    def _write_encoded(
+        conn: sqlite3.Connection, encoded: list[EncodedBatch], txn_id: int | None
+    ) -> list[tuple[EncodedBatch, int]]:
+        """Append the batches; return each with its base offset."""
+        return [
+            (
+                batch,
+                append_batch(
+                    conn,
+                    batch.topic,
+                    batch.partition,
+                    batch.payload,
+                    batch.record_count,
+                    batch.max_timestamp,
+                    txn_id,
+                ),
+            )
+            for batch in encoded
+        ]
 
     def _ensure_usable(self) -> None:
         if self._closed:
@@ -364,6 +388,11 @@ class EmbeddedProducer(Producer):
                 "call begin_transaction()"
             )
         return self._transaction
+
+
+def _notify(delivered: list[tuple[EncodedBatch, int]]) -> None:
+    for batch, base_offset in delivered:
+        batch.notify(base_offset)
 
 
 def _rows_by_key_partition(keys: Sequence[bytes | None], partitions: int) -> dict[int, list[int]]:

@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from conveyor.log.api import Headers
+from conveyor.log.api import Headers, RecordMetadata
 from conveyor.log.embedded.codec import encode_batch
+
+DeliveryCallback = Callable[[RecordMetadata], None]
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedBatch:
+    """A buffer encoded for appending, with the delivery callbacks to run once it is appended."""
+
+    topic: str
+    partition: int
+    payload: bytes
+    record_count: int
+    max_timestamp: int
+    callbacks: list[tuple[int, int, DeliveryCallback]]
+
+    def notify(self, base_offset: int) -> None:
+        """Tell each waiting sender where its record landed."""
+        for index, timestamp, callback in self.callbacks:
+            callback(RecordMetadata(self.topic, self.partition, base_offset + index, timestamp))
 
 
 class RecordBuffer:
     """Columns of not yet appended records of one partition; keys and headers appear once one is set."""
 
-    __slots__ = ("headers", "keys", "size", "timestamps", "values")
+    __slots__ = ("callbacks", "headers", "keys", "size", "timestamps", "values")
 
     def __init__(self) -> None:
         self.values: list[bytes | None] = []
@@ -19,6 +39,7 @@ class RecordBuffer:
         self.headers: list[Headers | None] | None = None
         self.timestamps: list[int] = []
         self.size = 0
+        self.callbacks: list[tuple[int, int, DeliveryCallback]] = []
 
     def __len__(self) -> int:
         return len(self.values)
@@ -67,7 +88,11 @@ class RecordBuffer:
         else:
             self.size += sum(map(len, values))  # type: ignore[arg-type]
 
-    def encode(self) -> tuple[bytes, int, int]:
-        """The encoded batch, its record count and its largest timestamp."""
+    def on_delivery(self, callback: DeliveryCallback) -> None:
+        """Call ``callback`` for the record added last, once it is appended."""
+        index = len(self.values) - 1
+        self.callbacks.append((index, self.timestamps[index], callback))
+
+    def encode(self, topic: str, partition: int) -> EncodedBatch:
         payload = encode_batch(self.values, self.keys, self.timestamps, self.headers)
-        return payload, len(self.values), max(self.timestamps)
+        return EncodedBatch(topic, partition, payload, len(self.values), max(self.timestamps), self.callbacks)
