@@ -74,6 +74,11 @@ def test_a_rename_that_is_not_a_pair_is_rejected() -> None:
         configured(ReplaceFieldValue, {"renames": "a:b:c"})
 
 
+def test_a_rename_without_a_new_name_is_rejected() -> None:
+    with pytest.raises(ConfigError, match="Invalid rename mapping: a:"):
+        configured(ReplaceFieldValue, {"renames": "a:"})
+
+
 field_names = st.lists(
     st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=1, max_size=8, unique=True
 )

@@ -25,6 +25,7 @@ from conveyor.transforms.transform_config import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
     REPLACE_NULL_WITH_DEFAULT_DOC,
     parse_settings,
+    split_like_java,
 )
 
 SPEC_CONFIG = "spec"
@@ -53,7 +54,7 @@ def parse_cast_spec(mappings: list[str]) -> dict[str | None, Type]:
         raise ConfigError("Must specify at least one field to cast.")
     casts: dict[str | None, Type] = {}
     for mapping in mappings:
-        parts = mapping.split(":")
+        parts = split_like_java(mapping, ":")
         if len(parts) > 2:
             raise ConfigError(SPEC_CONFIG, mappings, f"Invalid cast mapping: {mapping}")
         if len(parts) == 1:

@@ -8,7 +8,6 @@ import decimal
 import math
 import re
 import struct
-from collections.abc import Callable
 from typing import Any
 
 from conveyor.data import DataError, Type
@@ -194,13 +193,10 @@ def cast_value(value: Any, source: Type | None, target: Type) -> Any:
     if target is Type.STRING:
         return _cast_to_string(value, source)
     value = _primitive_of_logical(value)
-    casts: dict[Type, Callable[[Any], Any]] = {
-        Type.BOOLEAN: _cast_to_boolean,
-        Type.FLOAT32: lambda v: _cast_to_float(v, Type.FLOAT32),
-        Type.FLOAT64: lambda v: _cast_to_float(v, Type.FLOAT64),
-    }
     if target in _INTEGER_BITS:
         return _cast_to_integer(value, target)
-    if target in casts:
-        return casts[target](value)
+    if target is Type.BOOLEAN:
+        return _cast_to_boolean(value)
+    if target in (Type.FLOAT32, Type.FLOAT64):
+        return _cast_to_float(value, target)
     raise DataError(f"{target.name} is not supported in the Cast transformation.")

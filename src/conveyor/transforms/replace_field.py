@@ -16,6 +16,7 @@ from conveyor.transforms.transform_config import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
     REPLACE_NULL_WITH_DEFAULT_DOC,
     parse_settings,
+    split_like_java,
 )
 
 EXCLUDE_CONFIG = "exclude"
@@ -25,13 +26,14 @@ BLACKLIST_CONFIG = "blacklist"
 WHITELIST_CONFIG = "whitelist"
 _DEPRECATED_ALIASES = {INCLUDE_CONFIG: WHITELIST_CONFIG, EXCLUDE_CONFIG: BLACKLIST_CONFIG}
 _PURPOSE = "field replacement"
+_MAX_PLANNED_NAMES = 4096
 
 
 def parse_rename_mappings(mappings: list[str]) -> dict[str, str]:
     """``["old:new", ...]`` as a dict; a mapping that is not one colon-separated pair is an error."""
     renames: dict[str, str] = {}
     for mapping in mappings:
-        parts = mapping.split(":")
+        parts = split_like_java(mapping, ":")
         if len(parts) != 2:
             raise ConfigError(RENAMES_CONFIG, mappings, f"Invalid rename mapping: {mapping}")
         renames[parts[0]] = parts[1]
@@ -112,12 +114,14 @@ class ReplaceField(RecordSide, Transformation[ConnectRecord]):
         self._reverse_renames = {new: old for old, new in self._renames.items()}
         self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
         self._schema_cache = SchemaUpdateCache()
+        self._target_names: dict[str, str | None] = {}
 
     def config(self) -> ConfigDef:
         return CONFIG_DEF
 
     def close(self) -> None:
         self._schema_cache.clear()
+        self._target_names.clear()
 
     def keeps(self, field_name: str) -> bool:
         """Whether a field survives the include and exclude lists."""
@@ -126,6 +130,14 @@ class ReplaceField(RecordSide, Transformation[ConnectRecord]):
     def renamed(self, field_name: str) -> str:
         return self._renames.get(field_name, field_name)
 
+    def _plan_target_name(self, name: str) -> str | None:
+        """The output name of field ``name`` (None when dropped), remembered for the next map."""
+        if len(self._target_names) >= _MAX_PLANNED_NAMES:
+            self._target_names.clear()
+        target = self.renamed(name) if self.keeps(name) else None
+        self._target_names[name] = target
+        return target
+
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         value = self.operating_value(record)
         if value is None:
@@ -133,7 +145,12 @@ class ReplaceField(RecordSide, Transformation[ConnectRecord]):
         schema = self.operating_schema(record)
         if schema is None:
             mapping = require_map(value, _PURPOSE)
-            updated = {self.renamed(name): item for name, item in mapping.items() if self.keeps(name)}
+            updated: dict[str, Any] = {}
+            planned = self._target_names
+            for name, item in mapping.items():
+                target = planned[name] if name in planned else self._plan_target_name(name)
+                if target is not None:
+                    updated[target] = item
             return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE)
         updated_schema = self._schema_cache.get_or_build(struct.schema, self._updated_schema)

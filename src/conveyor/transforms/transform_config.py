@@ -33,3 +33,11 @@ REPLACE_NULL_WITH_DEFAULT_DOC = (
     "Whether to replace fields that have a default value and that are null to the default value. "
     "When set to true, the default value is used, otherwise null is used."
 )
+
+
+def split_like_java(text: str, separator: str) -> list[str]:
+    """``text.split(separator)`` as Java's ``String.split`` does it: trailing empty parts are dropped."""
+    parts = text.split(separator)
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
