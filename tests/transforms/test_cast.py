@@ -25,6 +25,7 @@ from conveyor.data import (
     DataError,
     Date,
     Decimal,
+    Schema,
     SchemaBuilder,
     Struct,
     Time,
@@ -37,9 +38,8 @@ from conveyor.transforms.cast_values import java_float_text, to_float32
 from .support import configured, key_record, value_record
 
 
-def cast_whole_value(spec: str, schema: SchemaBuilder | None, value: object) -> tuple[object, object]:
-    built = schema.build() if isinstance(schema, SchemaBuilder) else schema
-    result = configured(CastValue, {"spec": spec}).apply(value_record(built, value))
+def cast_whole_value(spec: str, schema: Schema | None, value: object) -> tuple[object, object]:
+    result = configured(CastValue, {"spec": spec}).apply(value_record(schema, value))
     assert result is not None
     return result.value_schema, result.value
 

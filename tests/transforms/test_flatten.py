@@ -109,6 +109,7 @@ def test_with_schema_tombstone_keeps_the_flattened_schema() -> None:
     result = configured(FlattenValue).apply(value_record(schema, None))
     assert result is not None
     assert result.value is None
+    assert result.value_schema.optional
     assert [field.name for field in result.value_schema.fields] == ["inner.x"]
 
 

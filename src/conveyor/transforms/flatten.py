@@ -111,7 +111,7 @@ class Flatten(RecordSide, Transformation[ConnectRecord]):
     def _flattened_schema(self, schema: Schema) -> Schema:
         fields: list[tuple[str, Schema]] = []
         self._collect_fields(schema, "", schema.optional, schema.default, fields)
-        return struct_schema_like(schema, fields)
+        return struct_schema_like(schema, fields, optional=schema.optional)
 
     def _collect_fields(
         self,
