@@ -278,8 +278,23 @@ class Producer(ABC):
         self.close()
 
 
+class RebalanceListener:
+    """Told when a subscribed consumer's group takes partitions away and hands new ones out (no-ops here)."""
+
+    def on_partitions_revoked(self, partitions: set[TopicPartition]) -> None:
+        """Called before a rebalance with every partition held so far: the time to commit offsets."""
+
+    def on_partitions_assigned(self, partitions: set[TopicPartition]) -> None:
+        """Called after a rebalance with the partitions now held."""
+
+
 class Consumer(ABC):
-    """Reads assigned partitions from a position; commits offsets for its group."""
+    """Reads assigned partitions from a position; commits offsets for its group.
+
+    Partitions come either from ``assign`` or, for a consumer with a group id, from ``subscribe``: the
+    group then shares the topics' partitions among its members (Kafka's range assignment, eager
+    rebalancing) and every ``poll`` keeps this consumer's membership up to date.
+    """
 
     @property
     @abstractmethod
@@ -289,6 +304,14 @@ class Consumer(ABC):
     @abstractmethod
     def assign(self, partitions: Iterable[TopicPartition]) -> None:
         """Read exactly these partitions from now on (replaces the previous assignment)."""
+
+    @abstractmethod
+    def subscribe(self, topics: Iterable[str], listener: RebalanceListener | None = None) -> None:
+        """Join the consumer group and read the partitions of ``topics`` it assigns to this consumer."""
+
+    @abstractmethod
+    def unsubscribe(self) -> None:
+        """Leave the consumer group, giving up its partitions."""
 
     @abstractmethod
     def assignment(self) -> set[TopicPartition]:
@@ -397,7 +420,10 @@ class Log(ABC):
         isolation_level: IsolationLevel = "read_committed",
         **config: object,
     ) -> Consumer:
-        """A consumer; settings: ``auto.offset.reset`` (``latest``), ``max.poll.records`` (500)."""
+        """A consumer; settings: ``auto.offset.reset`` (``latest``), ``max.poll.records`` (500), and for
+        ``subscribe``: ``session.timeout.ms`` (45000), ``heartbeat.interval.ms`` (3000),
+        ``max.poll.interval.ms`` (300000, the rebalance timeout). Offsets are never committed
+        automatically (``enable.auto.commit`` is not supported): call ``commit``."""
 
     @abstractmethod
     def group_coordinator(self) -> GroupCoordinator:

@@ -17,6 +17,7 @@ from conveyor.log.api import (
     IsolationLevel,
     OffsetAndMetadata,
     OffsetsToCommit,
+    RebalanceListener,
     RecordBatch,
     TopicPartition,
 )
@@ -26,6 +27,7 @@ from conveyor.log.embedded.batch_slicing import PositionedBatch
 from conveyor.log.embedded.codec import DecodedBatch, decode_batch
 from conveyor.log.embedded.database import Database
 from conveyor.log.embedded.partition_log import PartitionBounds, partition_bounds, read_batches
+from conveyor.log.embedded.subscription import GroupSubscription
 from conveyor.log.embedded.topics import require_partition
 from conveyor.log.embedded.visibility import abort_expired_if_any
 from conveyor.log.errors import (
@@ -64,6 +66,8 @@ class EmbeddedConsumer(ConsumerInterface):
         self._order: list[TopicPartition] = []
         self._next_first = 0
         self._decoded: dict[TopicPartition, PositionedBatch] = {}
+        self._config = config
+        self._subscription: GroupSubscription | None = None
         self._closed = False
 
     @property
@@ -72,6 +76,30 @@ class EmbeddedConsumer(ConsumerInterface):
 
     def assign(self, partitions: Iterable[TopicPartition]) -> None:
         self._ensure_open()
+        if self._subscription is not None:
+            raise IllegalStateError(
+                f"Consumer of group {self._group_id} is subscribed: assign() is not allowed"
+            )
+        self._assign(partitions)
+
+    def subscribe(self, topics: Iterable[str], listener: RebalanceListener | None = None) -> None:
+        self._ensure_open()
+        group_id = group_offsets.require_group_id(self._group_id)
+        if self._order:
+            raise IllegalStateError(f"Consumer of group {group_id} has assigned partitions: cannot subscribe")
+        if self._subscription is not None:
+            self.unsubscribe()
+        self._subscription = GroupSubscription(
+            self._database, group_id, topics, listener or RebalanceListener(), self._assign, self._config
+        )
+
+    def unsubscribe(self) -> None:
+        if self._subscription is not None:
+            subscription, self._subscription = self._subscription, None
+            subscription.close()
+        self._assign([])
+
+    def _assign(self, partitions: Iterable[TopicPartition]) -> None:
         wanted = sorted(set(partitions))
         with self._database.read() as conn:
             for partition in wanted:
@@ -116,13 +144,15 @@ class EmbeddedConsumer(ConsumerInterface):
 
     def poll_batch(self, timeout: float = 0.0, max_records: int | None = None) -> list[RecordBatch]:
         self._ensure_open()
-        if not self._order:
+        if not self._order and self._subscription is None:
             raise IllegalStateError("Consumer is not assigned any partitions")
         limit = self._max_poll_records if max_records is None else max_records
         deadline = time.monotonic() + timeout
         wait = 0.001
         while True:
-            batches = self._fetch(limit)
+            if self._subscription is not None:
+                self._subscription.ensure_active()
+            batches = self._fetch(limit) if self._order else []
             remaining = deadline - time.monotonic()
             if batches or remaining <= 0:
                 return batches
@@ -157,6 +187,9 @@ class EmbeddedConsumer(ConsumerInterface):
         return {tp: self._end_of(bounds) for tp, bounds in self._bounds(list(partitions)).items()}
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self.unsubscribe()
         self._closed = True
         self._decoded.clear()
 

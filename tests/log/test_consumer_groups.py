@@ -1,0 +1,106 @@
+"""Subscribed consumers share a topic's partitions through their group, as Kafka's range assignment does."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from conveyor.log import (
+    Consumer,
+    IllegalStateError,
+    InvalidGroupIdError,
+    Log,
+    RebalanceListener,
+    TopicPartition,
+)
+from conveyor.log.range_assignor import assign_ranges
+
+FAST_GROUP = {"heartbeat.interval.ms": 50, "session.timeout.ms": 2_000, "max.poll.interval.ms": 5_000}
+
+
+class RecordingListener(RebalanceListener):
+    def __init__(self) -> None:
+        self.assigned: list[set[TopicPartition]] = []
+        self.revoked: list[set[TopicPartition]] = []
+
+    def on_partitions_assigned(self, partitions: set[TopicPartition]) -> None:
+        self.assigned.append(partitions)
+
+    def on_partitions_revoked(self, partitions: set[TopicPartition]) -> None:
+        self.revoked.append(partitions)
+
+
+def keep_polling(consumer: Consumer, stop: threading.Event) -> None:
+    while not stop.is_set():
+        consumer.poll(timeout=0.02)
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def test_range_assignment_matches_kafkas_range_assignor() -> None:
+    assignment = assign_ranges({"m1": ["t"], "m2": ["t"], "m3": ["t", "u"]}, {"t": 7, "u": 2}.__getitem__)
+    assert assignment == {
+        "m1": [TopicPartition("t", p) for p in (0, 1, 2)],
+        "m2": [TopicPartition("t", p) for p in (3, 4)],
+        "m3": [TopicPartition("t", p) for p in (5, 6)] + [TopicPartition("u", 0), TopicPartition("u", 1)],
+    }
+
+
+def test_lone_subscriber_gets_every_partition_and_reads_from_committed_offsets(log: Log, topic: str) -> None:
+    with log.producer() as producer:
+        producer.send_batch(topic, [b"a", b"b"], partition=1)
+    setup = log.consumer("sinks")
+    setup.assign([TopicPartition(topic, 1)])
+    setup.commit({TopicPartition(topic, 1): 1})
+    setup.close()
+    listener = RecordingListener()
+    consumer = log.consumer("sinks", auto_offset_reset="earliest", **FAST_GROUP)
+    consumer.subscribe([topic], listener)
+    records = consumer.poll(timeout=5)
+    assert consumer.assignment() == {TopicPartition(topic, p) for p in range(3)}
+    assert listener.assigned == [consumer.assignment()]
+    assert [r.value for r in records] == [b"b"]
+    consumer.close()
+
+
+def test_two_subscribers_split_the_partitions_and_the_survivor_takes_them_all(log: Log, topic: str) -> None:
+    first_listener = RecordingListener()
+    first = log.consumer("split", **FAST_GROUP)
+    first.subscribe([topic], first_listener)
+    first.poll(timeout=0)
+    stop = threading.Event()
+    polling = threading.Thread(target=keep_polling, args=(first, stop))
+    polling.start()
+    second = log.consumer("split", **FAST_GROUP)
+    second.subscribe([topic])
+    second.poll(timeout=0)
+    wait_until(lambda: len(first_listener.assigned) >= 2)
+    assert first.assignment() | second.assignment() == {TopicPartition(topic, p) for p in range(3)}
+    assert not first.assignment() & second.assignment()
+    assert first_listener.revoked[0] == {TopicPartition(topic, p) for p in range(3)}
+    second.close()
+    wait_until(lambda: len(first.assignment()) == 3)
+    stop.set()
+    polling.join()
+    assert len(first.assignment()) == 3
+    first.close()
+
+
+def test_subscribe_needs_a_group_id(log: Log, topic: str) -> None:
+    with pytest.raises(InvalidGroupIdError):
+        log.consumer().subscribe([topic])
+
+
+def test_assign_on_a_subscribed_consumer_is_an_illegal_state(log: Log, topic: str) -> None:
+    consumer = log.consumer("mixed", **FAST_GROUP)
+    consumer.subscribe([topic])
+    with pytest.raises(IllegalStateError, match="mixed"):
+        consumer.assign([TopicPartition(topic, 0)])
+    consumer.close()
