@@ -59,46 +59,49 @@ _INTEGER_BOUNDS = {
 }
 
 
+_NULL_BY_LOGICAL_NAME: dict[str, Callable[[], Any]] = {
+    Decimal.LOGICAL_NAME: lambda: decimal.Decimal(0),
+    Date.LOGICAL_NAME: lambda: _EPOCH.date(),
+    Time.LOGICAL_NAME: lambda: dt.time(0),
+    Timestamp.LOGICAL_NAME: lambda: _EPOCH,
+}
+_NULL_BY_TYPE: dict[Type, Callable[[], Any]] = {
+    Type.BOOLEAN: lambda: False,
+    Type.INT8: lambda: 0,
+    Type.INT16: lambda: 0,
+    Type.INT32: lambda: 0,
+    Type.INT64: lambda: 0,
+    Type.FLOAT32: lambda: 0.0,
+    Type.FLOAT64: lambda: 0.0,
+    Type.STRING: lambda: "",
+    Type.ARRAY: list,
+    Type.MAP: dict,
+}
+_NULL_BY_PYTHON_TYPE: tuple[tuple[type, Callable[[], Any]], ...] = (
+    (bool, lambda: False),
+    (int, lambda: 0),
+    (float, lambda: 0.0),
+    (decimal.Decimal, lambda: decimal.Decimal(0)),
+    (str, lambda: ""),
+    (dt.datetime, lambda: _EPOCH),
+    (dt.date, lambda: _EPOCH.date()),
+    (dt.time, lambda: dt.time(0)),
+    (list, list),
+    (dict, dict),
+)
+
+
 def _null_of_schema(schema: Schema) -> Any:
-    if schema.name == Decimal.LOGICAL_NAME:
-        return decimal.Decimal(0)
-    if schema.name == Date.LOGICAL_NAME:
-        return _EPOCH.date()
-    if schema.name == Time.LOGICAL_NAME:
-        return dt.time(0)
-    if schema.name == Timestamp.LOGICAL_NAME:
-        return _EPOCH
-    nulls: dict[Type, Callable[[], Any]] = {
-        Type.BOOLEAN: lambda: False,
-        Type.INT8: lambda: 0,
-        Type.INT16: lambda: 0,
-        Type.INT32: lambda: 0,
-        Type.INT64: lambda: 0,
-        Type.FLOAT32: lambda: 0.0,
-        Type.FLOAT64: lambda: 0.0,
-        Type.STRING: lambda: "",
-        Type.ARRAY: list,
-        Type.MAP: dict,
-    }
-    if schema.type not in nulls:
+    null = _NULL_BY_LOGICAL_NAME.get(schema.name) if schema.name else None
+    if null is None:
+        null = _NULL_BY_TYPE.get(schema.type)
+    if null is None:
         raise DataError(f"Cannot mask value of type {schema.type.name}")
-    return nulls[schema.type]()
+    return null()
 
 
 def _null_of_value(value: Any) -> Any:
-    nulls: list[tuple[type | tuple[type, ...], Callable[[], Any]]] = [
-        (bool, lambda: False),
-        (int, lambda: 0),
-        (float, lambda: 0.0),
-        (decimal.Decimal, lambda: decimal.Decimal(0)),
-        (str, lambda: ""),
-        (dt.datetime, lambda: _EPOCH),
-        (dt.date, lambda: _EPOCH.date()),
-        (dt.time, lambda: dt.time(0)),
-        (list, list),
-        (dict, dict),
-    ]
-    for kind, null in nulls:
+    for kind, null in _NULL_BY_PYTHON_TYPE:
         if isinstance(value, kind):
             return null()
     raise DataError(f"Cannot mask value of type {type(value).__name__}")

@@ -106,6 +106,15 @@ CONFIG_DEF = (
 )
 
 
+_TARGET_SCHEMAS: dict[str, dict[bool, Schema]] = {
+    TYPE_STRING: {False: STRING_SCHEMA, True: OPTIONAL_STRING_SCHEMA},
+    TYPE_UNIX: {False: INT64_SCHEMA, True: OPTIONAL_INT64_SCHEMA},
+    TYPE_DATE: {False: Date.SCHEMA, True: Date.builder().optional().build()},
+    TYPE_TIME: {False: Time.SCHEMA, True: Time.builder().optional().build()},
+    TYPE_TIMESTAMP: {False: Timestamp.SCHEMA, True: Timestamp.builder().optional().build()},
+}
+
+
 def _truncating_division(numerator: int, denominator: int) -> int:
     quotient = abs(numerator) // denominator
     return quotient if numerator >= 0 else -quotient
@@ -120,14 +129,8 @@ class TimestampTranslator:
     unix_precision: str
 
     def schema(self, optional: bool) -> Schema:
-        schemas = {
-            TYPE_STRING: OPTIONAL_STRING_SCHEMA if optional else STRING_SCHEMA,
-            TYPE_UNIX: OPTIONAL_INT64_SCHEMA if optional else INT64_SCHEMA,
-            TYPE_DATE: Date.builder().optional().build() if optional else Date.SCHEMA,
-            TYPE_TIME: Time.builder().optional().build() if optional else Time.SCHEMA,
-            TYPE_TIMESTAMP: Timestamp.builder().optional().build() if optional else Timestamp.SCHEMA,
-        }
-        return schemas[self.target_type]
+        """The schema of the target representation."""
+        return _TARGET_SCHEMAS[self.target_type][optional]
 
     def to_millis(self, kind: str, value: Any) -> int:
         """Epoch milliseconds of ``value``, which is in representation ``kind``."""
