@@ -42,7 +42,14 @@ class ConnectRecord:
     """A key and value with their schemas, bound for or read from a topic partition."""
 
     __slots__ = (
-        "headers", "kafka_partition", "key", "key_schema", "timestamp", "topic", "value", "value_schema"
+        "_headers",
+        "kafka_partition",
+        "key",
+        "key_schema",
+        "timestamp",
+        "topic",
+        "value",
+        "value_schema",
     )
 
     def __init__(
@@ -65,11 +72,30 @@ class ConnectRecord:
         self.value_schema = value_schema
         self.value = value
         self.timestamp = timestamp
-        self.headers = _as_headers(headers)
+        self._headers = None if headers is None else _as_headers(headers)
+
+    @property
+    def headers(self) -> Headers:
+        """The record's headers; created on first use, so that records without headers cost nothing."""
+        if self._headers is None:
+            self._headers = Headers()
+        return self._headers
+
+    @headers.setter
+    def headers(self, headers: Headers | Iterable[Header] | None) -> None:
+        self._headers = _as_headers(headers)
+
+    @property
+    def has_headers(self) -> bool:
+        return bool(self._headers)
 
     @classmethod
     def _slot_names(cls) -> tuple[str, ...]:
         return tuple(name for klass in reversed(cls.__mro__) for name in getattr(klass, "__slots__", ()))
+
+    @classmethod
+    def _field_names(cls) -> tuple[str, ...]:
+        return tuple(name.lstrip("_") for name in cls._slot_names())
 
     def __copy__(self) -> Self:
         clone = object.__new__(type(self))
@@ -109,18 +135,21 @@ class ConnectRecord:
             clone.value = value
         if timestamp is not _KEEP:
             clone.timestamp = timestamp
-        clone.headers = self.headers.copy() if headers is _KEEP else _as_headers(headers)
+        if headers is not _KEEP:
+            clone.headers = _as_headers(headers)
+        elif self._headers is not None:
+            clone.headers = self._headers.copy()
         return clone
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self._slot_names())
+        return all(getattr(self, name) == getattr(other, name) for name in self._field_names())
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        body = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._slot_names())
+        body = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._field_names())
         return f"{type(self).__name__}{{{body}}}"
 
 
@@ -144,8 +173,16 @@ class SourceRecord(ConnectRecord):
         *,
         partition: int | None = None,
     ) -> None:
-        super().__init__(topic, _choose_partition(kafka_partition, partition), key_schema, key, value_schema,
-                         value, timestamp, headers)
+        super().__init__(
+            topic,
+            _choose_partition(kafka_partition, partition),
+            key_schema,
+            key,
+            value_schema,
+            value,
+            timestamp,
+            headers,
+        )
         self.source_partition = source_partition
         self.source_offset = source_offset
 
@@ -154,8 +191,13 @@ class SinkRecord(ConnectRecord):
     """A record delivered to a sink task, with its offset in the log and, per KIP-793, where it was
     originally read from before any transform renamed its topic or partition."""
 
-    __slots__ = ("kafka_offset", "original_kafka_offset", "original_kafka_partition", "original_topic",
-                 "timestamp_type")
+    __slots__ = (
+        "kafka_offset",
+        "original_kafka_offset",
+        "original_kafka_partition",
+        "original_topic",
+        "timestamp_type",
+    )
 
     def __init__(
         self,

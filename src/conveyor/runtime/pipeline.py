@@ -144,9 +144,11 @@ class RecordPipeline:
     ) -> OutgoingBatch:
         batch = OutgoingBatch(topic, partition)
         try:
-            keys = _batch_from_connect(self.key_converter, topic, [(r.key_schema, r.key) for r in group])
+            keys = _batch_from_connect(
+                self.key_converter, topic, [r.key_schema for r in group], [r.key for r in group]
+            )
             values = _batch_from_connect(
-                self.value_converter, topic, [(r.value_schema, r.value) for r in group]
+                self.value_converter, topic, [r.value_schema for r in group], [r.value for r in group]
             )
             batch.keys, batch.values, batch.records = keys, values, group
         except Exception:
@@ -157,7 +159,7 @@ class RecordPipeline:
                     batch.values.append(converted[1])
                     batch.records.append(record)
         batch.timestamps = [now if r.timestamp is None else r.timestamp for r in batch.records]
-        if any(len(r.headers) for r in batch.records):
+        if any(r.has_headers for r in batch.records):
             batch.headers = [self._headers_to_log(r) for r in batch.records]
         return batch
 
@@ -251,13 +253,16 @@ class RecordPipeline:
 
 
 def _batch_from_connect(
-    converter: Converter, topic: str, items: Sequence[tuple[Schema | None, Any]]
+    converter: Converter, topic: str, schemas: list[Schema | None], values: list[Any]
 ) -> list[bytes | None]:
     """One converter call when the batch shares one schema, else one call per record."""
-    first_schema = items[0][0] if items else None
-    if all(schema is first_schema for schema, _ in items):
-        return converter.from_connect_batch(topic, first_schema, [value for _, value in items])
-    return [converter.from_connect_data(topic, schema, value) for schema, value in items]
+    first = schemas[0] if schemas else None
+    if schemas.count(first) == len(schemas):
+        return converter.from_connect_batch(topic, first, values)
+    return [
+        converter.from_connect_data(topic, schema, value)
+        for schema, value in zip(schemas, values, strict=True)
+    ]
 
 
 def _same(record: FailedRecord) -> FailedRecord:

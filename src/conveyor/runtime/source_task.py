@@ -201,13 +201,20 @@ class SourceTaskLoop:
             self.counters["records-written"] += len(batch.values)
             if self.calls_commit_record:
                 self.uncommitted_records.extend(batch.records)
+        self._track_offsets(records)
+
+    def _track_offsets(self, records: Sequence[SourceRecord]) -> None:
+        """Keep the latest offset of each source partition; keys are computed once per partition object."""
         pending = self.pending_offsets
+        last_partition: Mapping[str, Any] | None = None
+        last_key = ""
         for record in records:
-            if record.source_partition is not None:
-                pending[_partition_key(record.source_partition)] = (
-                    record.source_partition,
-                    record.source_offset,
-                )
+            partition = record.source_partition
+            if partition is None:
+                continue
+            if partition is not last_partition:
+                last_partition, last_key = partition, _partition_key(partition)
+            pending[last_key] = (partition, record.source_offset)
 
     def _batch_end(self) -> None:
         now = time.monotonic()
