@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from conveyor.log import Assignment, GroupMember, JoinResult, Log
 
@@ -61,9 +61,7 @@ def test_second_member_splits_the_work_and_the_first_is_revoked_then_reassigned(
     polling.start()
     second_member = second.member(log)
     second_member.ensure_active()
-    deadline = time.monotonic() + 10
-    while len(first.assigned) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: len(first.assigned) >= 2)
     done.set()
     polling.join()
     assert len(first.revoked) == 1
@@ -77,16 +75,33 @@ def test_second_member_splits_the_work_and_the_first_is_revoked_then_reassigned(
 def test_closing_a_member_hands_its_work_to_the_others(log: Log) -> None:
     first, second = Recorder(), Recorder()
     first_member, second_member = first.member(log), second.member(log)
-    done = threading.Event()
-    polling = threading.Thread(target=poll_until, args=([first_member], done))
-    polling.start()
-    second_member.ensure_active()
-    time.sleep(0.3)
+    first_done, second_done = threading.Event(), threading.Event()
+    first_polling = threading.Thread(target=poll_until, args=([first_member], first_done))
+    second_polling = threading.Thread(target=poll_until, args=([second_member], second_done))
+    first_polling.start()
+    second_polling.start()
+    wait_until(lambda: sharing_one_generation(first, second))
+    second_done.set()
+    second_polling.join()
+    assert sharing_one_generation(first, second)
     second_member.close()
-    deadline = time.monotonic() + 10
-    while (not first.assigned or first.assigned[-1].data != bytes(range(6))) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    done.set()
-    polling.join()
+    wait_until(lambda: first.assigned[-1].data == bytes(range(6)))
+    first_done.set()
+    first_polling.join()
     assert first.assigned[-1].data == bytes(range(6))
+    assert first.assigned[-1].generation > second.assigned[-1].generation
     first_member.close()
+
+
+def sharing_one_generation(first: Recorder, second: Recorder) -> bool:
+    """Both members hold assignments of the same generation, each part of the work."""
+    if not first.assigned or not second.assigned:
+        return False
+    mine, theirs = first.assigned[-1], second.assigned[-1]
+    return mine.generation == theirs.generation and len(mine.data) == len(theirs.data) == 3
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)

@@ -45,6 +45,18 @@ def settle(coordinator: GroupCoordinator, result: JoinResult) -> None:
     coordinator.sync_group("workers", result.generation, result.member_id, {result.member_id: b""})
 
 
+def await_rebalance(coordinator: GroupCoordinator, member: JoinResult) -> None:
+    """Heartbeat until the coordinator announces a rebalance (fails if it never does)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            coordinator.heartbeat("workers", member.generation, member.member_id)
+        except RebalanceInProgressError:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"no rebalance announced to {member.member_id}")
+
+
 def add_member(
     coordinator: GroupCoordinator,
     existing: JoinResult,
@@ -55,7 +67,7 @@ def add_member(
     settle(coordinator, existing)
     with ThreadPoolExecutor(1) as pool:
         newcomer = pool.submit(join, coordinator, None, newcomer_protocols)
-        time.sleep(0.2)
+        await_rebalance(coordinator, existing)
         rejoined = join(coordinator, existing.member_id, existing_protocols)
         return rejoined, newcomer.result(timeout=10)
 
@@ -113,7 +125,7 @@ def test_heartbeat_tells_members_to_rejoin_when_a_member_joins(log: Log) -> None
     settle(coordinator, first)
     with ThreadPoolExecutor(1) as pool:
         newcomer = pool.submit(join, coordinator)
-        time.sleep(0.2)
+        await_rebalance(coordinator, first)
         with pytest.raises(RebalanceInProgressError, match="workers"):
             coordinator.heartbeat("workers", first.generation, first.member_id)
         rejoined = join(coordinator, first.member_id)
@@ -136,7 +148,7 @@ def test_heartbeat_with_an_old_generation_is_an_illegal_generation(log: Log) -> 
 
 def test_member_missing_its_session_timeout_is_evicted_and_triggers_a_rebalance(log: Log) -> None:
     coordinator = log.group_coordinator()
-    doomed = join(coordinator, session_timeout_ms=300)
+    doomed = join(coordinator, session_timeout_ms=1_000)
     settle(coordinator, doomed)
     with ThreadPoolExecutor(1) as pool:
         newcomer = pool.submit(join, coordinator)
@@ -176,7 +188,7 @@ def test_sync_during_a_rebalance_is_told_to_rejoin(log: Log) -> None:
     settle(coordinator, first)
     with ThreadPoolExecutor(1) as pool:
         pool.submit(join, coordinator)
-        time.sleep(0.2)
+        await_rebalance(coordinator, first)
         with pytest.raises(RebalanceInProgressError):
             coordinator.sync_group("workers", first.generation, first.member_id, {first.member_id: b""})
         join(coordinator, first.member_id)
@@ -188,6 +200,6 @@ def test_members_on_separately_opened_logs_share_one_coordinator(log: Log, log_u
         settle(log.group_coordinator(), first)
         with ThreadPoolExecutor(1) as pool:
             remote = pool.submit(join, elsewhere.group_coordinator(), None, [("sessioned", b"there")])
-            time.sleep(0.2)
+            await_rebalance(log.group_coordinator(), first)
             local = join(log.group_coordinator(), first.member_id, [("sessioned", b"here")])
             assert local.members == {first.member_id: b"here", remote.result(timeout=10).member_id: b"there"}

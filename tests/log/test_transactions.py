@@ -143,12 +143,12 @@ def test_admin_fence_producers_fences_and_aborts(log: Log, topic: str) -> None:
 
 def test_transaction_left_open_past_its_timeout_is_aborted_by_the_log(log: Log, topic: str) -> None:
     tp = TopicPartition(topic, 0)
-    producer = transactional(log, "sleepy", transaction_timeout_ms=200)
+    producer = transactional(log, "sleepy", transaction_timeout_ms=1_000)
     producer.begin_transaction()
     producer.send(topic, b"too-late", partition=0)
     producer.flush()
     assert log.admin().list_offsets([tp])[tp].last_stable == 0
-    time.sleep(0.3)
+    time.sleep(1.2)
     assert log.admin().list_offsets([tp])[tp].last_stable == 1
     assert read_all(log, topic) == []
     with pytest.raises(TransactionAbortedError, match="sleepy"):
