@@ -5,7 +5,6 @@ from conveyor.transforms.chain import (
     PluginResolver,
     TransformationChain,
     TransformationStage,
-    resolve_builtin_plugin,
 )
 from conveyor.transforms.chain_config import transformation_config_def
 from conveyor.transforms.drop_headers import DropHeaders
@@ -19,7 +18,7 @@ from conveyor.transforms.insert_header import InsertHeader
 from conveyor.transforms.mask_field import MaskField, MaskFieldKey, MaskFieldValue
 from conveyor.transforms.predicates import HasHeaderKey, RecordIsTombstone, TopicNameMatches
 from conveyor.transforms.regex_router import RegexRouter
-from conveyor.transforms.registry import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
+from conveyor.transforms.registry import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS, resolve_builtin_plugin
 from conveyor.transforms.replace_field import ReplaceField, ReplaceFieldKey, ReplaceFieldValue
 from conveyor.transforms.set_schema_metadata import (
     SetSchemaMetadata,

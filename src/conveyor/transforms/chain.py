@@ -13,14 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from conveyor.api import ConfigError, Predicate, Transformation
-from conveyor.api.config.classes import import_dotted_class
 from conveyor.data import ConnectRecord
-from conveyor.transforms.registry import (
-    BUILTIN_PREDICATES,
-    BUILTIN_TRANSFORMS,
-    KAFKA_PREDICATES_PACKAGE,
-    KAFKA_TRANSFORMS_PACKAGE,
-)
+from conveyor.transforms.registry import resolve_builtin_plugin
 
 TRANSFORMS_CONFIG = "transforms"
 PREDICATES_CONFIG = "predicates"
@@ -29,6 +23,7 @@ PREDICATE_CONFIG = "predicate"
 NEGATE_CONFIG = "negate"
 TRANSFORMATION_KIND = "transformation"
 PREDICATE_KIND = "predicate"
+
 
 PluginResolver = Callable[[str, str], type]
 """``resolve(kind, class_name)``: the class a config names; ``kind`` is "transformation" or "predicate"."""
@@ -53,16 +48,15 @@ def prefixed_settings(props: Mapping[str, Any], prefix: str) -> dict[str, Any]:
 
 def resolve_plugin_class(resolve: PluginResolver, kind: str, key: str, class_name: Any, base: type) -> type:
     """Resolve the class named at config ``key``, failing with a ConfigError that names the key."""
-    if not isinstance(class_name, str) or not class_name.strip():
-        if isinstance(class_name, type):
-            found: type = class_name
-        else:
-            raise ConfigError(key, class_name, f"Class name of a {kind} must be a non-empty string")
-    else:
+    if isinstance(class_name, type):
+        found = class_name
+    elif isinstance(class_name, str) and class_name.strip():
         try:
             found = resolve(kind, class_name.strip())
         except Exception as error:
             raise ConfigError(key, class_name, f"Class {class_name} could not be found: {error}") from error
+    else:
+        raise ConfigError(key, class_name, f"Class name of a {kind} must be a non-empty string")
     if not (isinstance(found, type) and issubclass(found, base)):
         raise ConfigError(key, class_name, f"Not a {base.__name__}")
     return found
@@ -234,16 +228,3 @@ def _build_predicate(
     predicate = predicate_class()
     _configured(predicate, prefixed_settings(props, prefix), prefix)
     return predicate  # type: ignore[no-any-return]
-
-
-def resolve_builtin_plugin(kind: str, class_name: str) -> type:
-    """Find a built-in transformation or predicate by Kafka's fully qualified or simple class name."""
-    registry, package = (
-        (BUILTIN_PREDICATES, KAFKA_PREDICATES_PACKAGE)
-        if kind == PREDICATE_KIND
-        else (BUILTIN_TRANSFORMS, KAFKA_TRANSFORMS_PACKAGE)
-    )
-    simple = class_name.removeprefix(package + ".")
-    if simple in registry:
-        return registry[simple]
-    return import_dotted_class(class_name)

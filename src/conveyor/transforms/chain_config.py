@@ -32,9 +32,9 @@ from conveyor.transforms.chain import (
     TYPE_CONFIG,
     PluginResolver,
     parse_aliases,
-    resolve_builtin_plugin,
     resolve_plugin_class,
 )
+from conveyor.transforms.registry import resolve_builtin_plugin
 
 
 def _class_validator(resolve: PluginResolver, kind: str, base: type) -> LambdaValidator:

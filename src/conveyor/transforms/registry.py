@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conveyor.api.config.classes import import_dotted_class
 from conveyor.transforms.cast import CastKey, CastValue
 from conveyor.transforms.drop_headers import DropHeaders
 from conveyor.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
@@ -59,3 +60,16 @@ BUILTIN_PREDICATES: dict[str, type] = {
     "TopicNameMatches": TopicNameMatches,
 }
 """Kafka's simple name of each built-in predicate, to its class."""
+
+
+def resolve_builtin_plugin(kind: str, class_name: str) -> type:
+    """Find a built-in transformation or predicate by Kafka's fully qualified or simple class name."""
+    registry, package = (
+        (BUILTIN_PREDICATES, KAFKA_PREDICATES_PACKAGE)
+        if kind == "predicate"
+        else (BUILTIN_TRANSFORMS, KAFKA_TRANSFORMS_PACKAGE)
+    )
+    simple = class_name.removeprefix(package + ".")
+    if simple in registry:
+        return registry[simple]
+    return import_dotted_class(class_name)
