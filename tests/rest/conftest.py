@@ -7,34 +7,24 @@ slots are free for the next test.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
 from conveyor.herder.standalone import StandaloneHerder
-from conveyor.log import open_log
-from conveyor.runtime.worker_config import WorkerConfig
-from conveyor.spark.runner import SparkTaskExecutor
-from conveyor.spark.session import get_or_create_session
 
 from .serving import serving
+from .workers import unstarted_herder
 
 
 @pytest.fixture(scope="module")
 def herder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneHerder]:
-    data_dir: Path = tmp_path_factory.mktemp("worker")
-    config = WorkerConfig.from_props({"data.dir": str(data_dir), "offset.flush.interval.ms": "200"})
-    log = open_log(config.log_url)
-    spark = get_or_create_session(config.spark_master, "conveyor-rest-tests", config.spark_conf())
-    executor = SparkTaskExecutor(spark, lease_s=config.task_lease_ms / 1000)
-    standalone = StandaloneHerder(config, log, executor, config.advertised_worker_id(8083))
-    standalone.start()
-    try:
-        yield standalone
-    finally:
-        standalone.stop()
-        log.close()
+    with unstarted_herder(tmp_path_factory.mktemp("worker")) as standalone:
+        standalone.start()
+        try:
+            yield standalone
+        finally:
+            standalone.stop()
 
 
 @pytest.fixture(scope="module")

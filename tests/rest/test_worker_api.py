@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from pathlib import Path
 
 import httpx
 from fastapi.routing import APIRoute
@@ -11,6 +12,9 @@ from fastapi.routing import APIRoute
 import conveyor
 from conveyor.herder.api import Herder
 from conveyor.rest.app import api_routers
+
+from .serving import serving
+from .workers import unstarted_herder
 
 
 def test_root_answers_version_commit_and_cluster_id(client: httpx.Client, herder: Herder) -> None:
@@ -30,6 +34,13 @@ def test_a_started_worker_is_healthy(client: httpx.Client) -> None:
         "status": "healthy",
         "message": "Worker has completed startup and is ready to handle requests.",
     }
+
+
+def test_a_worker_whose_herder_has_not_started_answers_503_starting(tmp_path: Path) -> None:
+    with unstarted_herder(tmp_path) as herder, serving(herder) as client:
+        response = client.get("/health")
+    assert response.status_code == 503
+    assert response.json() == {"status": "starting", "message": "Worker is still starting up."}
 
 
 def test_the_openapi_description_lists_every_endpoint_with_a_summary_and_tag(client: httpx.Client) -> None:
