@@ -73,7 +73,7 @@ class Database:
         self._synchronous = synchronous
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._connections: list[tuple[int, sqlite3.Connection]] = []
+        self._connections: list[tuple[int, int, sqlite3.Connection]] = []
         connection = self.connection()
         connection.execute("PRAGMA journal_mode=WAL")
         with self.write() as conn:
@@ -94,8 +94,26 @@ class Database:
         connection.execute(f"PRAGMA wal_autocheckpoint={_WAL_CHECKPOINT_PAGES}")
         self._local.connection = (os.getpid(), connection)
         with self._lock:
-            self._connections.append((os.getpid(), connection))
+            self._close_connections_of_finished_threads()
+            self._connections.append((os.getpid(), threading.get_ident(), connection))
         return connection
+
+    @property
+    def connection_count(self) -> int:
+        """Connections this object holds open in this process (one per live thread that used it)."""
+        with self._lock:
+            return sum(1 for pid, _, _ in self._connections if pid == os.getpid())
+
+    def _close_connections_of_finished_threads(self) -> None:
+        alive = {thread.ident for thread in threading.enumerate()}
+        pid = os.getpid()
+        keep = []
+        for owner_pid, thread_id, connection in self._connections:
+            if owner_pid == pid and thread_id not in alive:
+                connection.close()
+            elif owner_pid == pid:
+                keep.append((owner_pid, thread_id, connection))
+        self._connections = keep
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -123,7 +141,7 @@ class Database:
         """Close every connection this object opened in this process (never a parent's, after ``fork``)."""
         with self._lock:
             connections, self._connections = self._connections, []
-        for pid, connection in connections:
+        for pid, _thread_id, connection in connections:
             if pid != os.getpid():
                 continue
             with suppress(sqlite3.ProgrammingError):
