@@ -13,6 +13,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -73,7 +74,7 @@ class Database:
         self._synchronous = synchronous
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._connections: list[tuple[int, int, sqlite3.Connection]] = []
+        self._connections: list[tuple[int, weakref.ref[threading.Thread], sqlite3.Connection]] = []
         connection = self.connection()
         connection.execute("PRAGMA journal_mode=WAL")
         with self.write() as conn:
@@ -95,7 +96,7 @@ class Database:
         self._local.connection = (os.getpid(), connection)
         with self._lock:
             self._close_connections_of_finished_threads()
-            self._connections.append((os.getpid(), threading.get_ident(), connection))
+            self._connections.append((os.getpid(), weakref.ref(threading.current_thread()), connection))
         return connection
 
     @property
@@ -105,14 +106,16 @@ class Database:
             return sum(1 for pid, _, _ in self._connections if pid == os.getpid())
 
     def _close_connections_of_finished_threads(self) -> None:
-        alive = {thread.ident for thread in threading.enumerate()}
         pid = os.getpid()
         keep = []
-        for owner_pid, thread_id, connection in self._connections:
-            if owner_pid == pid and thread_id not in alive:
+        for owner_pid, owner, connection in self._connections:
+            if owner_pid != pid:
+                continue
+            thread = owner()
+            if thread is None or not thread.is_alive():
                 connection.close()
-            elif owner_pid == pid:
-                keep.append((owner_pid, thread_id, connection))
+            else:
+                keep.append((owner_pid, owner, connection))
         self._connections = keep
 
     @contextmanager
@@ -141,7 +144,7 @@ class Database:
         """Close every connection this object opened in this process (never a parent's, after ``fork``)."""
         with self._lock:
             connections, self._connections = self._connections, []
-        for pid, _thread_id, connection in connections:
+        for pid, _owner, connection in connections:
             if pid != os.getpid():
                 continue
             with suppress(sqlite3.ProgrammingError):
