@@ -71,8 +71,8 @@ def test_send_batch_with_keys_partitions_each_record_like_send(log: Log, topic: 
     assert placed == {(r.key, r.partition) for r in read_all(log, other)}
 
 
-def test_sent_records_are_invisible_until_flushed(log: Log, topic: str) -> None:
-    producer = log.producer()
+def test_sent_records_are_invisible_until_flushed_within_linger_ms(log: Log, topic: str) -> None:
+    producer = log.producer(linger_ms=60_000)
     producer.send(topic, b"pending", partition=0)
     assert read_all(log, topic) == []
     producer.flush()
@@ -239,3 +239,24 @@ def test_delivery_callback_of_an_aborted_transaction_never_fires(log: Log, topic
     producer.send(topic, b"b", partition=0, timestamp=5, on_delivery=delivered.append)
     producer.commit_transaction()
     assert delivered == [RecordMetadata(topic, 0, 0, 5)]
+
+
+def test_plain_sends_are_appended_after_linger_ms_without_flush(log: Log, topic: str) -> None:
+    producer = log.producer(linger_ms=20)
+    producer.send(topic, b"lingering", partition=0)
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign([TopicPartition(topic, 0)])
+    assert values_of(consumer.poll(timeout=5.0)) == [b"lingering"]
+    producer.close()
+
+
+def test_transactional_sends_are_not_appended_by_lingering(log: Log, topic: str) -> None:
+    producer = log.producer("no-linger", linger_ms=1)
+    producer.init_transactions()
+    producer.begin_transaction()
+    producer.send(topic, b"held", partition=0)
+    consumer = log.consumer(isolation_level="read_uncommitted", auto_offset_reset="earliest")
+    consumer.assign([TopicPartition(topic, 0)])
+    assert consumer.poll(timeout=0.2) == []
+    producer.commit_transaction()
+    assert values_of(consumer.poll(timeout=1.0)) == [b"held"]

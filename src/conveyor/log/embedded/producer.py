@@ -1,18 +1,23 @@
 """The embedded backend's producer: buffers records per partition and appends them as whole batches.
 
-Records are appended when a partition's buffer reaches ``batch.size`` bytes, on ``flush()``, and at
-``commit_transaction()``, which appends what remains, writes the transaction's consumer offsets and marks
-it committed in one database transaction. A transaction that never had to append before its commit
+Records are appended when a partition's buffer reaches ``batch.size`` bytes, on ``flush()``, ``linger.ms``
+after a plain (non-transactional) send, as Kafka's producer does from its sender thread (an error there
+is raised by the next call), and at ``commit_transaction()``, which appends what remains, writes the
+transaction's consumer offsets and marks it committed in one database transaction. Like Kafka's, the
+producer may be shared by threads. A transaction that never had to append before its commit
 leaves no trace in the database until that single atomic write.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Concatenate, ParamSpec, TypeVar
 
 from conveyor.log.api import (
     Headers,
@@ -41,6 +46,10 @@ from conveyor.log.murmur2 import partition_for_key
 
 DEFAULT_BATCH_SIZE = 1_048_576
 DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000
+DEFAULT_LINGER_MS = 5
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(slots=True)
@@ -51,6 +60,19 @@ class _Transaction:
     txn_id: int | None = None
     aborted_by_log: bool = False
     offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = field(default_factory=dict)
+
+
+def _synchronized(
+    method: Callable[Concatenate[EmbeddedProducer, P], R],
+) -> Callable[Concatenate[EmbeddedProducer, P], R]:
+    """Run the method holding the producer's lock (the linger thread appends concurrently)."""
+
+    def locked(producer: EmbeddedProducer, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with producer._lock:
+            return method(producer, *args, **kwargs)
+
+    functools.update_wrapper(locked, method)
+    return locked
 
 
 class EmbeddedProducer(Producer):
@@ -72,6 +94,10 @@ class EmbeddedProducer(Producer):
         self._transaction: _Transaction | None = None
         self._fatal_error: LogError | None = None
         self._closed = False
+        self._linger_s = int_setting(config, "linger.ms", DEFAULT_LINGER_MS) / 1000
+        self._lock = threading.RLock()
+        self._linger_thread: threading.Thread | None = None
+        self._background_error: LogError | None = None
 
     @property
     def transactional_id(self) -> str | None:
@@ -89,6 +115,21 @@ class EmbeddedProducer(Producer):
         headers: Headers | None = None,
         timestamp: int | None = None,
         on_delivery: Callable[[RecordMetadata], None] | None = None,
+    ) -> None:
+        with self._lock:
+            self._send(topic, value, key, partition, headers, timestamp, on_delivery)
+            if self._transactional_id is None and self._linger_thread is None:
+                self._start_lingering()
+
+    def _send(
+        self,
+        topic: str,
+        value: bytes | None,
+        key: bytes | None,
+        partition: int | None,
+        headers: Headers | None,
+        timestamp: int | None,
+        on_delivery: Callable[[RecordMetadata], None] | None,
     ) -> None:
         self._ensure_can_send()
         info = self._topics.get(topic) or self._topic(topic)
@@ -119,6 +160,20 @@ class EmbeddedProducer(Producer):
         headers: Sequence[Headers | None] | None = None,
         timestamps: Sequence[int] | None = None,
     ) -> None:
+        with self._lock:
+            self._send_batch(topic, values, keys, partition, headers, timestamps)
+            if self._transactional_id is None and self._linger_thread is None:
+                self._start_lingering()
+
+    def _send_batch(
+        self,
+        topic: str,
+        values: Sequence[bytes | None],
+        keys: Sequence[bytes | None] | None,
+        partition: int | None,
+        headers: Sequence[Headers | None] | None,
+        timestamps: Sequence[int] | None,
+    ) -> None:
         self._ensure_can_send()
         info = self._topics.get(topic) or self._topic(topic)
         count = len(values)
@@ -147,11 +202,13 @@ class EmbeddedProducer(Producer):
             )
 
     def flush(self) -> None:
-        self._ensure_usable()
-        if self._transaction is not None and self._transaction.aborted_by_log:
-            raise self._aborted_error()
-        self._append(list(self._buffers))
+        with self._lock:
+            self._ensure_usable()
+            if self._transaction is not None and self._transaction.aborted_by_log:
+                raise self._aborted_error()
+            self._append(list(self._buffers))
 
+    @_synchronized
     def init_transactions(self) -> None:
         transactional_id = self._require_transactional()
         if self._identity is not None:
@@ -161,6 +218,7 @@ class EmbeddedProducer(Producer):
         with self._database.write() as conn:
             self._identity = transactions.claim_transactional_id(conn, transactional_id)
 
+    @_synchronized
     def begin_transaction(self) -> None:
         transactional_id = self._require_transactional()
         self._ensure_usable()
@@ -172,6 +230,7 @@ class EmbeddedProducer(Producer):
             )
         self._transaction = _Transaction()
 
+    @_synchronized
     def send_offsets_to_transaction(self, offsets: OffsetsToCommit, group_id: str) -> None:
         transaction = self._require_transaction("send_offsets_to_transaction")
         if transaction.aborted_by_log:
@@ -180,6 +239,7 @@ class EmbeddedProducer(Producer):
         self._start_clock(transaction)
         transaction.offsets.setdefault(group_id, {}).update(group_offsets.normalize_offsets(offsets))
 
+    @_synchronized
     def commit_transaction(self) -> None:
         transaction = self._require_transaction("commit_transaction")
         if transaction.aborted_by_log:
@@ -199,6 +259,7 @@ class EmbeddedProducer(Producer):
         self._transaction = None
         _notify(delivered)
 
+    @_synchronized
     def abort_transaction(self) -> None:
         transaction = self._require_transaction("abort_transaction")
         self._buffers.clear()
@@ -215,6 +276,10 @@ class EmbeddedProducer(Producer):
         self._transaction = None
 
     def close(self) -> None:
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
         if self._closed:
             return
         try:
@@ -359,6 +424,31 @@ class EmbeddedProducer(Producer):
             raise IllegalStateError(f"Producer (transactional id {self._transactional_id}) is closed")
         if self._fatal_error is not None:
             raise self._fatal_error
+        if self._background_error is not None:
+            error, self._background_error = self._background_error, None
+            raise error
+
+    def _start_lingering(self) -> None:
+        self._linger_thread = threading.Thread(
+            target=self._linger, name="conveyor-producer-linger", daemon=True
+        )
+        self._linger_thread.start()
+
+    def _linger(self) -> None:
+        """Append what plain sends buffered every ``linger.ms``, until nothing is left waiting."""
+        while True:
+            time.sleep(self._linger_s)
+            with self._lock:
+                if self._closed or not self._buffers:
+                    self._linger_thread = None
+                    return
+                try:
+                    self._append(list(self._buffers))
+                except LogError as error:
+                    self._buffers.clear()
+                    self._background_error = error
+                    self._linger_thread = None
+                    return
 
     def _ensure_can_send(self) -> None:
         self._ensure_usable()
