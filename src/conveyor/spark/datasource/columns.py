@@ -1,0 +1,92 @@
+"""The columns a read returns, as Spark's Kafka source names them, and how a log batch becomes Arrow.
+
+``key``, ``value``, ``topic``, ``partition``, ``offset``, ``timestamp``, ``timestampType`` and, with
+``includeHeaders``, ``headers`` (an array of ``key``/``value`` structs). Keys and values are bytes unless
+a converter decodes them into typed columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    DataType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+from conveyor.log import RecordBatch
+
+CREATE_TIME: Final = 0
+"""Every record's timestamp is the time its producer gave it (Kafka's CreateTime)."""
+
+HEADERS_TYPE: Final = ArrayType(
+    StructType([StructField("key", StringType(), False), StructField("value", BinaryType(), True)]), False
+)
+
+
+def record_schema(
+    include_headers: bool, key_type: DataType | None = None, value_type: DataType | None = None
+) -> StructType:
+    """The Spark schema of a read; converters replace the binary key and value with typed columns."""
+    fields = [
+        StructField("key", key_type or BinaryType(), True),
+        StructField("value", value_type or BinaryType(), True),
+        StructField("topic", StringType(), False),
+        StructField("partition", IntegerType(), False),
+        StructField("offset", LongType(), False),
+        StructField("timestamp", TimestampType(), False),
+        StructField("timestampType", IntegerType(), False),
+    ]
+    if include_headers:
+        fields.append(StructField("headers", HEADERS_TYPE, True))
+    return StructType(fields)
+
+
+def arrow_schema(schema: StructType) -> pa.Schema:
+    """The Arrow schema Spark expects batches of ``schema`` in (timestamps in UTC microseconds)."""
+    return to_arrow_schema(schema, timezone="UTC")
+
+
+def metadata_columns(batch: RecordBatch, schema: pa.Schema) -> list[pa.Array]:
+    """The ``topic`` to ``timestampType`` columns of a log batch, built without a Python loop per row."""
+    count = len(batch)
+    micros = pc.multiply(pa.array(batch.timestamps, pa.int64()), 1000)
+    return [
+        pa.repeat(pa.scalar(batch.topic, pa.string()), count),
+        pa.repeat(pa.scalar(batch.partition, pa.int32()), count),
+        pa.array(batch.offsets, pa.int64()),
+        micros.cast(schema.field("timestamp").type),
+        pa.repeat(pa.scalar(CREATE_TIME, pa.int32()), count),
+    ]
+
+
+def headers_column(headers: Sequence[Sequence[tuple[str, bytes | None]]], schema: pa.Schema) -> pa.Array:
+    """The ``headers`` column: each record's headers as a list of ``{key, value}`` structs."""
+    return pa.array(
+        [[{"key": key, "value": value} for key, value in record] for record in headers],
+        schema.field("headers").type,
+    )
+
+
+def to_arrow(batch: RecordBatch, schema: pa.Schema, keys: pa.Array, values: pa.Array) -> pa.RecordBatch:
+    """A log batch as an Arrow batch of ``schema``, given its (raw or decoded) key and value columns."""
+    columns = [keys, values, *metadata_columns(batch, schema)]
+    if "headers" in schema.names:
+        columns.append(headers_column(batch.headers, schema))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def raw_column(data: Sequence[bytes | None]) -> pa.Array:
+    """Keys or values as they are stored: one binary column."""
+    return pa.array(data, pa.binary())
