@@ -2,6 +2,19 @@
 
 Open one with ``open_log("embedded:<directory>")``; everything above this package speaks to the
 interfaces in ``conveyor.log.api`` and never learns which backend runs.
+
+Where the embedded backend differs from Kafka, on purpose:
+- Offsets are dense: commit and abort take no offset (Kafka writes a control record for each).
+- ``send`` returns nothing; ``on_delivery`` reports the offset. Plain sends are appended ``linger.ms``
+  (5) after they are made, or at ``flush``; a transaction's records at ``flush``, when ``batch.size``
+  (1 MiB) fills, or at commit. ``send_batch`` is the fast path for many records.
+- ``send_offsets_to_transaction`` takes a group id (Kafka takes the group's metadata).
+- A transaction that outlives ``transaction.timeout.ms`` is aborted by the next reader or writer that
+  looks; its producer then gets ``TransactionAbortedError`` and may abort and go on.
+- Compaction and retention run when ``Admin.run_cleaner`` is called, not in the background.
+- Consumer groups rebalance eagerly with range assignment; no static membership, no cooperative
+  rebalancing, no automatic offset commits. ``GroupMember`` runs the membership loop for other
+  protocol types (the herder's ``connect`` group).
 """
 
 from conveyor.log.api import (

@@ -324,7 +324,9 @@ class EmbeddedProducer(Producer):
         headers: Sequence[Headers | None] | None,
         timestamps: Sequence[int],
     ) -> None:
-        buffer = self._buffers.get((info.name, partition)) or self._new_buffer(info, partition)
+        buffer = self._buffers.get((info.name, partition))
+        if buffer is None:
+            buffer = self._new_buffer(info, partition)
         buffer.extend(values, keys, headers, timestamps)
         if buffer.size >= self._batch_size:
             self._append_full(info.name, partition)
