@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conveyor.log import InvalidRecordError, Log, TopicPartition
+from conveyor.log import InvalidRecordError, Log, TopicPartition, TransactionAbortedError
 
 from .conftest import read_all
 
@@ -102,3 +102,18 @@ def test_consumer_behind_the_log_start_is_reset_per_auto_offset_reset(log: Log) 
     consumer.seek(tp, 0)
     log.admin().run_cleaner(["reset-me"])
     assert [r.value for r in consumer.poll()] == [b"new"]
+
+
+def test_timed_out_transaction_stays_aborted_after_the_cleaner_removed_its_records(
+    log: Log, compacted: str
+) -> None:
+    producer = log.producer("cleaned-away", transaction_timeout_ms=100)
+    producer.init_transactions()
+    producer.begin_transaction()
+    producer.send(compacted, b"first-half", key=b"a")
+    producer.flush()
+    time.sleep(0.3)
+    log.admin().run_cleaner([compacted])
+    with pytest.raises(TransactionAbortedError, match="cleaned-away"):
+        producer.commit_transaction()
+    assert read_all(log, compacted) == []

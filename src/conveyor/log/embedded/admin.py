@@ -110,6 +110,7 @@ class EmbeddedAdmin(Admin):
                 result = clean_topic(conn, topic_store.require_topic(conn, name), now)
                 records += result.records_removed
                 batches += result.batches_removed
+            transactions.forget_aborted_without_batches(conn)
         return CleanerResult(records, batches)
 
     @staticmethod

@@ -369,7 +369,7 @@ class EmbeddedProducer(Producer):
         except ProducerFencedError as fenced:
             return fenced
         if transaction.txn_id is not None:
-            if transactions.transaction_state(conn, transaction.txn_id) == transactions.ABORTED:
+            if transactions.transaction_state(conn, transaction.txn_id) != transactions.OPEN:
                 return self._aborted_error()
         elif (
             transaction.started_ms is not None and now > transaction.started_ms + self._transaction_timeout_ms

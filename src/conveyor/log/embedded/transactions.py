@@ -119,3 +119,11 @@ def first_open_offset(conn: sqlite3.Connection, topic: str, partition: int) -> i
         "SELECT min(first_offset) FROM txn_partitions WHERE topic = ? AND partition = ?", (topic, partition)
     ).fetchone()
     return None if row is None or row[0] is None else int(row[0])
+
+
+def forget_aborted_without_batches(conn: sqlite3.Connection) -> int:
+    """Delete aborted transactions whose batches the cleaner has removed; return how many."""
+    still_referenced = "SELECT txn_id FROM batches WHERE txn_id IS NOT NULL"
+    return conn.execute(
+        f"DELETE FROM txns WHERE state = ? AND id NOT IN ({still_referenced})", (ABORTED,)
+    ).rowcount
