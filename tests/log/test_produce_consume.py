@@ -13,6 +13,7 @@ from conveyor.log import (
     RecordMetadata,
     TopicPartition,
     UnknownTopicOrPartitionError,
+    open_log,
 )
 
 from .conftest import partitions_of, read_all, values_of
@@ -260,3 +261,29 @@ def test_transactional_sends_are_not_appended_by_lingering(log: Log, topic: str)
     assert consumer.poll(timeout=0.2) == []
     producer.commit_transaction()
     assert values_of(consumer.poll(timeout=1.0)) == [b"held"]
+
+
+def test_paused_partitions_return_nothing_until_resumed(log: Log, topic: str) -> None:
+    with log.producer() as producer:
+        producer.send(topic, b"zero", partition=0)
+        producer.send(topic, b"one", partition=1)
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign([TopicPartition(topic, 0), TopicPartition(topic, 1)])
+    consumer.pause([TopicPartition(topic, 0)])
+    assert consumer.paused() == {TopicPartition(topic, 0)}
+    assert values_of(consumer.poll()) == [b"one"]
+    consumer.resume([TopicPartition(topic, 0)])
+    assert values_of(consumer.poll()) == [b"zero"]
+
+
+def test_a_log_travels_to_other_processes_as_its_url(log: Log, topic: str) -> None:
+    import pickle
+
+    with log.producer() as producer:
+        producer.send(topic, b"shared", partition=0)
+    copy = pickle.loads(pickle.dumps(log))
+    assert copy.url == log.url
+    assert values_of(read_all(copy, topic)) == [b"shared"]
+    with open_log(log.url) as reopened:
+        assert values_of(read_all(reopened, topic)) == [b"shared"]
+    copy.close()

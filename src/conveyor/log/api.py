@@ -318,6 +318,18 @@ class Consumer(ABC):
         """The partitions currently assigned."""
 
     @abstractmethod
+    def pause(self, partitions: Iterable[TopicPartition]) -> None:
+        """Stop returning records of these assigned partitions until they are resumed (positions stay)."""
+
+    @abstractmethod
+    def resume(self, partitions: Iterable[TopicPartition]) -> None:
+        """Return records of these partitions again."""
+
+    @abstractmethod
+    def paused(self) -> set[TopicPartition]:
+        """The assigned partitions currently paused."""
+
+    @abstractmethod
     def seek(self, partition: TopicPartition, offset: int) -> None:
         """Read ``partition`` from ``offset`` on."""
 
@@ -403,7 +415,15 @@ class GroupCoordinator(ABC):
 
 
 class Log(ABC):
-    """A set of topics with Kafka's semantics, and the clients that use them."""
+    """A set of topics with Kafka's semantics, and the clients that use them.
+
+    A log pickles as its URL, so it can travel to other processes (Spark executors), which reopen it.
+    """
+
+    @property
+    @abstractmethod
+    def url(self) -> str:
+        """The URL that ``open_log`` opens this log with."""
 
     @abstractmethod
     def admin(self) -> Admin:

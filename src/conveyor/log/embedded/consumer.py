@@ -67,6 +67,7 @@ class EmbeddedConsumer(ConsumerInterface):
         self._next_first = 0
         self._decoded: dict[TopicPartition, PositionedBatch] = {}
         self._config = config
+        self._paused: set[TopicPartition] = set()
         self._subscription: GroupSubscription | None = None
         self._closed = False
 
@@ -106,10 +107,26 @@ class EmbeddedConsumer(ConsumerInterface):
                 require_partition(conn, partition)
         self._positions = {tp: self._positions.get(tp) for tp in wanted}
         self._order = wanted
+        self._paused &= set(wanted)
         self._decoded = {tp: batch for tp, batch in self._decoded.items() if tp in self._positions}
 
     def assignment(self) -> set[TopicPartition]:
         return set(self._order)
+
+    def pause(self, partitions: Iterable[TopicPartition]) -> None:
+        chosen = list(partitions)
+        for partition in chosen:
+            self._require_assigned(partition)
+        self._paused.update(chosen)
+
+    def resume(self, partitions: Iterable[TopicPartition]) -> None:
+        chosen = list(partitions)
+        for partition in chosen:
+            self._require_assigned(partition)
+        self._paused.difference_update(chosen)
+
+    def paused(self) -> set[TopicPartition]:
+        return set(self._paused)
 
     def seek(self, partition: TopicPartition, offset: int) -> None:
         self._require_assigned(partition)
@@ -204,6 +221,8 @@ class EmbeddedConsumer(ConsumerInterface):
             for partition in order:
                 if limit <= 0:
                     break
+                if partition in self._paused:
+                    continue
                 bounds = partition_bounds(conn, partition)
                 position = self._checked_position(partition, bounds)
                 end = self._end_of(bounds)

@@ -17,8 +17,16 @@ class EmbeddedLog(Log):
     """A log kept in a SQLite database (WAL mode) inside ``directory``."""
 
     def __init__(self, directory: Path, synchronous: str = "NORMAL") -> None:
-        self.directory = directory
+        self.directory = directory.absolute()
+        self._synchronous = synchronous
         self._database = Database(directory, synchronous)
+
+    @property
+    def url(self) -> str:
+        return f"embedded:{self.directory}?sync={self._synchronous.lower()}"
+
+    def __reduce__(self) -> tuple[type[EmbeddedLog], tuple[Path, str]]:
+        return EmbeddedLog, (self.directory, self._synchronous)
 
     def admin(self) -> Admin:
         return EmbeddedAdmin(self._database)
