@@ -18,7 +18,16 @@ from conveyor.log import (
 )
 from conveyor.log.range_assignor import assign_ranges
 
-FAST_GROUP = {"heartbeat.interval.ms": 50, "session.timeout.ms": 2_000, "max.poll.interval.ms": 5_000}
+
+def group_consumer(log: Log, group_id: str, auto_offset_reset: str = "latest") -> Consumer:
+    """A consumer of ``group_id`` with short heartbeat, session and rebalance timeouts."""
+    return log.consumer(
+        group_id,
+        auto_offset_reset=auto_offset_reset,
+        heartbeat_interval_ms=50,
+        session_timeout_ms=2_000,
+        max_poll_interval_ms=5_000,
+    )
 
 
 class RecordingListener(RebalanceListener):
@@ -61,7 +70,7 @@ def test_lone_subscriber_gets_every_partition_and_reads_from_committed_offsets(l
     setup.commit({TopicPartition(topic, 1): 1})
     setup.close()
     listener = RecordingListener()
-    consumer = log.consumer("sinks", auto_offset_reset="earliest", **FAST_GROUP)
+    consumer = group_consumer(log, "sinks", auto_offset_reset="earliest")
     consumer.subscribe([topic], listener)
     records = consumer.poll(timeout=5)
     assert consumer.assignment() == {TopicPartition(topic, p) for p in range(3)}
@@ -72,13 +81,13 @@ def test_lone_subscriber_gets_every_partition_and_reads_from_committed_offsets(l
 
 def test_two_subscribers_split_the_partitions_and_the_survivor_takes_them_all(log: Log, topic: str) -> None:
     first_listener = RecordingListener()
-    first = log.consumer("split", **FAST_GROUP)
+    first = group_consumer(log, "split")
     first.subscribe([topic], first_listener)
     first.poll(timeout=0)
     stop = threading.Event()
     polling = threading.Thread(target=keep_polling, args=(first, stop))
     polling.start()
-    second = log.consumer("split", **FAST_GROUP)
+    second = group_consumer(log, "split")
     second.subscribe([topic])
     second.poll(timeout=0)
     wait_until(lambda: len(first_listener.assigned) >= 2)
@@ -99,7 +108,7 @@ def test_subscribe_needs_a_group_id(log: Log, topic: str) -> None:
 
 
 def test_assign_on_a_subscribed_consumer_is_an_illegal_state(log: Log, topic: str) -> None:
-    consumer = log.consumer("mixed", **FAST_GROUP)
+    consumer = group_consumer(log, "mixed")
     consumer.subscribe([topic])
     with pytest.raises(IllegalStateError, match="mixed"):
         consumer.assign([TopicPartition(topic, 0)])

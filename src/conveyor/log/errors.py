@@ -88,7 +88,3 @@ class RebalanceInProgressError(LogError):
 
 class InconsistentGroupProtocolError(LogError):
     """The member's protocol type or protocols share nothing with the group's."""
-
-
-class LogTimeoutError(LogError, TimeoutError):
-    """A blocking call did not complete within its timeout."""
