@@ -273,3 +273,48 @@ def test_read_committed_sees_exactly_the_committed_transactions(
     assert sorted(seen) == sorted(expected)  # type: ignore[type-var]
     everything = values_of(read_all(log, topic, "read_uncommitted"))
     assert len(everything) >= len(expected)
+
+
+transaction_steps = st.lists(
+    st.tuples(
+        st.integers(min_value=0, max_value=1), st.sampled_from(["send", "send", "flush", "commit", "abort"])
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(transaction_steps)
+def test_interleaved_transactions_show_only_committed_records_at_every_step(
+    log: Log, steps: list[tuple[int, str]]
+) -> None:
+    topic = f"interleaved-{time.monotonic_ns()}"
+    log.admin().create_topic(topic, partitions=2)
+    producers = [transactional(log, f"{topic}-{n}") for n in range(2)]
+    open_values: list[list[bytes] | None] = [None, None]
+    committed: set[bytes] = set()
+    for number, (who, action) in enumerate(steps):
+        producer = producers[who]
+        if action == "send":
+            values = open_values[who]
+            if values is None:
+                producer.begin_transaction()
+                values = open_values[who] = []
+            value = f"{who}-{number}".encode()
+            producer.send(topic, value, partition=number % 2)
+            values.append(value)
+        elif action == "flush" and open_values[who] is not None:
+            producer.flush()
+        elif action in ("commit", "abort") and open_values[who] is not None:
+            if action == "commit":
+                producer.commit_transaction()
+                committed.update(open_values[who] or [])
+            else:
+                producer.abort_transaction()
+            open_values[who] = None
+        assert {record.value for record in read_all(log, topic)} <= committed
+    for producer, values in zip(producers, open_values, strict=True):
+        if values is not None:
+            producer.abort_transaction()
+    assert {record.value for record in read_all(log, topic)} == committed
