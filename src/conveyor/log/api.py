@@ -267,7 +267,7 @@ class Producer(ABC):
 
     @abstractmethod
     def close(self) -> None:
-        """Flush outside transactions, abort nothing, release resources."""
+        """Append what plain sends buffered, abort an open transaction (as Kafka's close does), release."""
 
     def __enter__(self) -> Self:
         return self
@@ -431,7 +431,8 @@ class Log(ABC):
 
     @abstractmethod
     def producer(self, transactional_id: str | None = None, **config: object) -> Producer:
-        """A producer; settings: ``batch.size`` (bytes), ``transaction.timeout.ms``."""
+        """A producer; settings: ``batch.size`` (bytes, 1 MiB), ``linger.ms`` (5), ``transaction.timeout.ms``
+        (60000)."""
 
     @abstractmethod
     def consumer(
