@@ -26,7 +26,7 @@ def start_writer(
     writer: int,
     transactions: int,
     records: int,
-    hold: bool = False,
+    option: str | None = None,
 ) -> subprocess.Popen[str]:
     source_root = str(Path(conveyor.__file__).resolve().parents[1])
     env = {
@@ -35,7 +35,7 @@ def start_writer(
     }
     arguments = [log_url, topic, transactional_id, str(writer), str(transactions), str(records)]
     return subprocess.Popen(
-        [sys.executable, str(WORKER), *arguments, *(["hold"] if hold else [])],
+        [sys.executable, str(WORKER), *arguments, *([option] if option else [])],
         stdout=subprocess.PIPE,
         text=True,
         env=env,
@@ -56,7 +56,7 @@ def test_kill_9_mid_transaction_loses_nothing_committed_and_exposes_nothing_open
     log: Log, log_url: str
 ) -> None:
     log.admin().create_topic("killed", partitions=3)
-    writer = start_writer(log_url, "killed", "doomed-writer", 0, 3, 10, hold=True)
+    writer = start_writer(log_url, "killed", "doomed-writer", 0, 3, 10, "hold")
     assert writer.stdout is not None
     lines = [writer.stdout.readline().strip() for _ in range(4)]
     assert lines == ["committed 0", "committed 1", "committed 2", "open"]
@@ -108,3 +108,23 @@ def test_concurrent_transactional_writers_in_separate_processes_lose_and_duplica
         assert offsets == list(range(len(offsets)))
     tp = TopicPartition("shared", 0)
     assert log.admin().list_offsets([tp])[tp].last_stable == len([r for r in records if r.partition == 0])
+
+
+def test_reader_beside_concurrent_writers_sees_every_committed_record_once_and_no_aborted_one(
+    log: Log, log_url: str
+) -> None:
+    log.admin().create_topic("busy", partitions=3)
+    writers = [
+        start_writer(log_url, "busy", f"busy-writer-{n}", n, 12, 30, "abort-every=3") for n in range(3)
+    ]
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign([TopicPartition("busy", p) for p in range(3)])
+    seen: list[bytes | None] = []
+    while any(writer.poll() is None for writer in writers):
+        seen.extend(record.value for record in consumer.poll(timeout=0.05))
+    while remaining := consumer.poll(timeout=0.2, max_records=100_000):
+        seen.extend(record.value for record in remaining)
+    assert all(writer.returncode == 0 for writer in writers)
+    expected = {f"{w}:{t}:{r}".encode() for w in range(3) for t in range(12) if t % 3 != 2 for r in range(30)}
+    assert len(seen) == len(set(seen))
+    assert set(seen) == expected
