@@ -1,0 +1,94 @@
+"""Plugins the worker tests name by dotted path: a source whose task fails, and a transform that fails."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from conveyor.api import ConfigDef, ConfigType, Importance, SourceConnector, SourceTask, Task, Transformation
+from conveyor.connectors.generator.payload import parse_header
+from conveyor.data import ConnectRecord, SourceRecord
+
+FAILING_SOURCE = "tests.worker.connectors:FailingSourceConnector"
+ODD_RECORD_REJECTER = "tests.worker.connectors:RejectOddRecords"
+FAILURE_MESSAGE = "the failing source failed on purpose"
+
+FAIL_AFTER_MS_CONFIG = "fail.after.ms"
+FAIL_ONCE_MARKER_CONFIG = "fail.once.marker"
+
+
+class FailingSourceConnector(SourceConnector):
+    """One task that runs for `fail.after.ms`, producing nothing, then raises in `poll`.
+
+    With `fail.once.marker` set to a file path, only the first incarnation fails (it creates the file);
+    later ones run, producing nothing, until stopped.
+    """
+
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._props = dict(props)
+
+    def task_class(self) -> type[Task]:
+        return FailingSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self._props)]
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+    def config(self) -> ConfigDef:
+        return (
+            ConfigDef()
+            .define(FAIL_AFTER_MS_CONFIG, ConfigType.LONG, 1000, importance=Importance.LOW,
+                    documentation="How long the task runs before its poll raises.")
+            .define(FAIL_ONCE_MARKER_CONFIG, ConfigType.STRING, "", importance=Importance.LOW,
+                    documentation="A file whose existence means the task has failed already.")
+        )  # fmt: skip
+
+
+class FailingSourceTask(SourceTask):
+    def __init__(self) -> None:
+        self._fail_after_s = 1.0
+        self._marker: Path | None = None
+        self._stopping = threading.Event()
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._fail_after_s = int(props.get(FAIL_AFTER_MS_CONFIG, "1000")) / 1000
+        marker = props.get(FAIL_ONCE_MARKER_CONFIG, "")
+        self._marker = Path(marker) if marker else None
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self._stopping.wait(self._fail_after_s):
+            return None
+        if self._marker is not None:
+            if self._marker.exists():
+                return None
+            self._marker.touch()
+        raise RuntimeError(FAILURE_MESSAGE)
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+
+class RejectOddRecords(Transformation[ConnectRecord]):
+    """Raises on every generated record with an odd sequence number; passes the others unchanged."""
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        """No settings."""
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        header = parse_header(str(record.value))
+        if header is not None and header[1] % 2 == 1:
+            raise ValueError(f"odd sequence number {header[1]} rejected")
+        return record
