@@ -5,6 +5,9 @@ write runs in ``BEGIN IMMEDIATE`` so that writers queue on SQLite's lock instead
 default ``synchronous=NORMAL`` a committed write survives the death of any process (``kill -9``); a power
 loss or OS crash may lose the most recent commits, never corrupt the log and never expose an uncommitted
 transaction. ``synchronous=FULL`` (URL ``embedded:<dir>?sync=full``) makes every commit survive power loss.
+Pages of 16 KiB (set when the database is created) hold batches in fewer overflow pages than the default
+4 KiB, which measured here about twice as fast for batches of 1 KiB records; the WAL is checkpointed
+every 64 MiB.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from pathlib import Path
 
 DATABASE_FILE = "log.sqlite"
 _BUSY_TIMEOUT_MS = 120_000
-_WAL_CHECKPOINT_PAGES = 16_384
+_PAGE_SIZE = 16_384
+_WAL_CHECKPOINT_PAGES = 4_096
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS topics(
@@ -76,6 +80,7 @@ class Database:
         self._lock = threading.Lock()
         self._connections: list[tuple[int, weakref.ref[threading.Thread], sqlite3.Connection]] = []
         connection = self.connection()
+        connection.execute(f"PRAGMA page_size={_PAGE_SIZE}")
         connection.execute("PRAGMA journal_mode=WAL")
         with self.write() as conn:
             for statement in _SCHEMA.split(";"):
