@@ -89,6 +89,8 @@ class EmbeddedGroupCoordinator(GroupCoordinator):
             group = _load_group(conn, group_id) or _create_group(conn, group_id, protocol_type)
             members = _load_members(conn, group_id)
             _check_protocols(group, members, member_id, protocol_type, protocols)
+            if group.protocol_type != protocol_type:
+                _adopt_protocol_type(conn, group, protocol_type)
             if member_id is not None and member_id not in members:
                 raise UnknownMemberIdError(f"Group {group_id} has no member {member_id}")
             current = members.get(member_id) if member_id is not None else None
@@ -260,8 +262,6 @@ def _check_protocols(
 ) -> None:
     others = [member for other_id, member in members.items() if other_id != member_id]
     if not others:
-        if group.protocol_type != protocol_type:
-            group.protocol_type = protocol_type
         return
     if group.protocol_type != protocol_type:
         raise InconsistentGroupProtocolError(
@@ -275,6 +275,12 @@ def _check_protocols(
         raise InconsistentGroupProtocolError(
             f"Group {group.group_id}: protocols {offered} share none with the members'"
         )
+
+
+def _adopt_protocol_type(conn: sqlite3.Connection, group: _Group, protocol_type: str) -> None:
+    """A group without other members takes the protocol type of the member joining it."""
+    conn.execute("UPDATE groups SET protocol_type = ? WHERE group_id = ?", (protocol_type, group.group_id))
+    group.protocol_type = protocol_type
 
 
 def _can_skip_rebalance(group: _Group, member: _Member, protocols: Sequence[tuple[str, bytes]]) -> bool:
@@ -330,8 +336,8 @@ def _start_rebalance(conn: sqlite3.Connection, group: _Group, now: int, rejoined
     members = _load_members(conn, group.group_id)
     longest = max((member.rebalance_timeout_ms for member in members.values()), default=0)
     conn.execute(
-        "UPDATE groups SET state = ?, rebalance_deadline_ms = ?, protocol_type = ? WHERE group_id = ?",
-        (PREPARING_REBALANCE, now + longest, group.protocol_type, group.group_id),
+        "UPDATE groups SET state = ?, rebalance_deadline_ms = ? WHERE group_id = ?",
+        (PREPARING_REBALANCE, now + longest, group.group_id),
     )
     conn.execute(
         "UPDATE group_members SET joined = 0 WHERE group_id = ? AND last_heartbeat_ms < ?",
