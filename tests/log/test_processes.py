@@ -12,11 +12,20 @@ from collections import Counter
 from pathlib import Path
 
 import conveyor
-from conveyor.log import Log, TopicPartition
+from conveyor.log import Assignment, GroupMember, Log, TopicPartition
 
 from .conftest import read_all
 
 WORKER = Path(__file__).with_name("log_process_worker.py")
+
+
+def worker_environment() -> dict[str, str]:
+    """This environment, with Conveyor's sources importable by the worker process."""
+    source_root = str(Path(conveyor.__file__).resolve().parents[1])
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [source_root, os.environ.get("PYTHONPATH")])),
+    }
 
 
 def start_writer(
@@ -28,17 +37,12 @@ def start_writer(
     records: int,
     option: str | None = None,
 ) -> subprocess.Popen[str]:
-    source_root = str(Path(conveyor.__file__).resolve().parents[1])
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [source_root, os.environ.get("PYTHONPATH")])),
-    }
     arguments = [log_url, topic, transactional_id, str(writer), str(transactions), str(records)]
     return subprocess.Popen(
         [sys.executable, str(WORKER), *arguments, *([option] if option else [])],
         stdout=subprocess.PIPE,
         text=True,
-        env=env,
+        env=worker_environment(),
     )
 
 
@@ -128,3 +132,38 @@ def test_reader_beside_concurrent_writers_sees_every_committed_record_once_and_n
     expected = {f"{w}:{t}:{r}".encode() for w in range(3) for t in range(12) if t % 3 != 2 for r in range(30)}
     assert len(seen) == len(set(seen))
     assert set(seen) == expected
+
+
+def test_group_member_killed_with_kill_9_is_evicted_and_the_others_rebalance(log: Log, log_url: str) -> None:
+    from .group_process_worker import count_members
+
+    child = subprocess.Popen(
+        [sys.executable, str(WORKER.with_name("group_process_worker.py")), log_url, "workers"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=worker_environment(),
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().split() == ["assigned", "1", "1"]
+    assigned: list[Assignment] = []
+    member = GroupMember(
+        log.group_coordinator(),
+        "workers",
+        "connect",
+        lambda: [("sessioned", b"")],
+        count_members,
+        assigned.append,
+        session_timeout_ms=3_000,
+        rebalance_timeout_ms=10_000,
+        heartbeat_interval_ms=100,
+    )
+    member.ensure_active()
+    assert assigned[-1].data == b"2"
+    assert child.stdout.readline().split() == ["assigned", str(assigned[-1].generation), "2"]
+    kill(child)
+    deadline = time.monotonic() + 30
+    while assigned[-1].data != b"1" and time.monotonic() < deadline:
+        member.poll(0.1)
+    assert assigned[-1].data == b"1"
+    assert assigned[-1].is_leader
+    member.close()
