@@ -1,0 +1,144 @@
+"""Kafka's own `connect-standalone.properties` and `connect-file-source.properties` run unchanged.
+
+Only the file paths are adjusted, and `listeners`/`data.dir` are added for the test; the worker runs as
+`conveyor standalone` does for a user, in its own process, and stops cleanly on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conveyor.log import open_log
+
+from .support import file_lines, read_values, wait_until
+
+CONVEYOR = Path(sys.executable).parent / "conveyor"
+STARTUP_S = 120.0
+EXIT_S = 60.0
+
+# Kafka's config/connect-standalone.properties, comments shortened; only the offsets path is a tmp path.
+CONNECT_STANDALONE = """\
+# These are defaults. This file just demonstrates how to override some settings.
+bootstrap.servers=localhost:9092
+
+# The converters specify the format of data in Kafka and how to translate it into Connect data.
+key.converter=org.apache.kafka.connect.json.JsonConverter
+value.converter=org.apache.kafka.connect.json.JsonConverter
+# Converter-specific settings can be passed in by prefixing the Converter's setting with the converter
+key.converter.schemas.enable=true
+value.converter.schemas.enable=true
+
+offset.storage.file.filename={offsets}
+# Flush much faster than normal, which is useful for testing/debugging
+offset.flush.interval.ms=10000
+
+# Set to a list of filesystem paths separated by commas (,) to enable class loading isolation for plugins
+#plugin.path=
+"""
+
+# Kafka's config/connect-file-source.properties; only the file is an absolute tmp path.
+CONNECT_FILE_SOURCE = """\
+name=local-file-source
+connector.class=FileStreamSource
+tasks.max=1
+file={file}
+topic=connect-test
+"""
+
+LINES = ["hello", "from", "kafka's own files"]
+
+
+class WorkerProcess:
+    """`conveyor standalone` in a child process, its stderr collected as it runs."""
+
+    def __init__(self, worker_properties: Path, connector_properties: Path) -> None:
+        self.process = subprocess.Popen(
+            [str(CONVEYOR), "standalone", str(worker_properties), str(connector_properties), "--no-status"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=worker_properties.parent,
+        )
+        self.output: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.output.append(line)
+
+    @property
+    def log(self) -> str:
+        return "".join(self.output)
+
+    def rest_url(self) -> str | None:
+        match = re.search(r"REST API at (http://\S+)", self.log)
+        if match is None and self.process.poll() is not None:
+            raise AssertionError(f"the worker exited with {self.process.returncode}:\n{self.log}")
+        return match.group(1) if match else None
+
+
+@pytest.fixture
+def kafka_files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The worker and connector files, the source file, and the worker's data dir."""
+    source, data_dir = tmp_path / "test.txt", tmp_path / "data"
+    source.write_text("".join(line + "\n" for line in LINES))
+    worker_properties = tmp_path / "connect-standalone.properties"
+    worker_properties.write_text(
+        CONNECT_STANDALONE.format(offsets=tmp_path / "connect.offsets")
+        + f"\nlisteners=http://127.0.0.1:0\ndata.dir={data_dir}\n"
+    )
+    connector_properties = tmp_path / "connect-file-source.properties"
+    connector_properties.write_text(CONNECT_FILE_SOURCE.format(file=source))
+    return worker_properties, connector_properties, data_dir
+
+
+@pytest.fixture
+def worker_process(kafka_files: tuple[Path, Path, Path]) -> Iterator[WorkerProcess]:
+    worker_properties, connector_properties, _ = kafka_files
+    worker = WorkerProcess(worker_properties, connector_properties)
+    try:
+        yield worker
+    finally:
+        if worker.process.poll() is None:
+            worker.process.kill()
+            worker.process.wait(EXIT_S)
+
+
+def payloads(values: list[bytes | None]) -> list[object]:
+    return [json.loads(value)["payload"] for value in values if value is not None]
+
+
+def test_kafkas_standalone_files_run_the_file_source_and_stop_cleanly_on_sigterm(
+    kafka_files: tuple[Path, Path, Path], worker_process: WorkerProcess
+) -> None:
+    _, _, data_dir = kafka_files
+    url = wait_until(worker_process.rest_url, "the worker's REST API", STARTUP_S, every_s=0.5)
+    with httpx.Client(base_url=url, timeout=30.0) as client:
+        assert client.get("/connectors").json() == ["local-file-source"]
+        wait_until(
+            lambda: (
+                client.get("/connectors/local-file-source/status").json()["tasks"][0]["state"] == "RUNNING"
+            ),
+            "the file source's task to run",
+        )
+    with open_log(f"embedded:{data_dir / 'log'}") as log:
+        wait_until(lambda: len(read_values(log, "connect-test")) == len(LINES), "the lines in connect-test")
+        assert payloads(read_values(log, "connect-test")) == LINES
+    worker_process.process.send_signal(signal.SIGTERM)
+    assert worker_process.process.wait(EXIT_S) == 0
+    assert "Ignoring worker property 'offset.storage.file.filename'" in worker_process.log
+    assert "'bootstrap.servers' is set" in worker_process.log
+    assert "Traceback" not in worker_process.log
+    assert file_lines(kafka_files[0].parent / "connect.offsets") == []
