@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from conveyor.log.api import Consumer as ConsumerInterface
 from conveyor.log.api import (
@@ -37,7 +37,7 @@ from conveyor.log.errors import (
     OffsetOutOfRangeError,
 )
 
-_ROWS_PER_QUERY = 8
+_ROWS_PER_QUERY = 4
 _MAX_WAIT_STEP_S = 0.05
 
 
@@ -227,10 +227,9 @@ class EmbeddedConsumer(ConsumerInterface):
                 position = self._checked_position(partition, bounds)
                 end = self._end_of(bounds)
                 while limit > 0 and position < end:
-                    batches = self._batches_at(conn, partition, position, end)
-                    if not batches:
-                        break
-                    for batch in batches:
+                    progressed = False
+                    for batch in self._batches_at(conn, partition, position, end):
+                        progressed = True
                         if batch.last_offset < position:
                             continue
                         sliced = batch.slice_from(partition, position, limit)
@@ -242,25 +241,24 @@ class EmbeddedConsumer(ConsumerInterface):
                             self._decoded[partition] = batch
                         if limit <= 0:
                             break
+                    if not progressed:
+                        break
                 self._positions[partition] = position
         return fetched
 
     def _batches_at(
         self, conn: sqlite3.Connection, partition: TopicPartition, position: int, end: int
-    ) -> list[PositionedBatch]:
+    ) -> Iterator[PositionedBatch]:
+        """The batches from ``position`` on, each decoded only when the caller gets to it."""
         cached = self._decoded.pop(partition, None)
         if cached is not None and cached.base_offset <= position <= cached.last_offset:
-            return [cached]
-        stored = read_batches(conn, partition, position, end, _ROWS_PER_QUERY)
-        batches = []
-        for row in stored:
+            yield cached
+            return
+        for row in read_batches(conn, partition, position, end, _ROWS_PER_QUERY):
             if row.aborted and self._read_committed:
-                batches.append(
-                    PositionedBatch(row.base_offset, row.last_offset, DecodedBatch([], [], [], [], None))
-                )
+                yield PositionedBatch(row.base_offset, row.last_offset, DecodedBatch([], [], [], [], None))
             else:
-                batches.append(PositionedBatch(row.base_offset, row.last_offset, decode_batch(row.payload)))
-        return batches
+                yield PositionedBatch(row.base_offset, row.last_offset, decode_batch(row.payload))
 
     def _checked_position(self, partition: TopicPartition, bounds: PartitionBounds) -> int:
         position = self._positions[partition]
