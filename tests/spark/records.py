@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from conveyor.log import Headers, Log, Producer
+from conveyor.log import ConsumerRecord, Headers, Log, Producer
 
 
 def committed(
@@ -42,3 +42,17 @@ def left_open(log: Log, topic: str, values: Sequence[bytes], partition: int | No
     producer.send_batch(topic, values, partition=partition)
     producer.flush()
     return producer
+
+
+def read_committed_values(log: Log, topics: Sequence[str]) -> list[ConsumerRecord]:
+    """Every committed record of ``topics``, read with a plain consumer (no Spark)."""
+    admin = log.admin()
+    partitions = [tp for d in admin.describe_topics(topics).values() for tp in d.topic_partitions()]
+    records: list[ConsumerRecord] = []
+    with log.consumer(isolation_level="read_committed", auto_offset_reset="earliest") as consumer:
+        consumer.assign(partitions)
+        consumer.seek_to_beginning()
+        ends = consumer.end_offsets(partitions)
+        while any(consumer.position(tp) < ends[tp] for tp in partitions):
+            records.extend(consumer.poll(timeout=0.1, max_records=10_000))
+    return records
