@@ -213,7 +213,7 @@ def parse_read_options(options: Mapping[str, str], streaming: bool) -> ReadOptio
 def parse_write_options(options: Mapping[str, str]) -> WriteOptions:
     """The write options: the log, the default topic, and how long one partition's transaction may last."""
     lowered = _lowered(options)
-    timeout = _positive_int(lowered, TRANSACTION_TIMEOUT_MS, 900_000)
+    timeout = _positive_int(lowered, TRANSACTION_TIMEOUT_MS, 60_000)
     assert timeout is not None
     return WriteOptions(
         log_url=_require_log_url(lowered),
