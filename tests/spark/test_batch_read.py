@@ -118,6 +118,16 @@ def test_starting_and_ending_offsets_bound_the_read(
     assert values_of(frame) == [b"3", b"4", b"5", b"other"]
 
 
+def test_an_ending_offset_just_past_an_aborted_transaction_bounds_the_read(
+    spark: SparkSession, log: Log, log_url: str, topic: str
+) -> None:
+    committed(log, topic, [b"0", b"1"], 0)
+    aborted(log, topic, [b"aborted"], 0)
+    committed(log, topic, [b"3", b"4", b"5"], 0)
+    frame = read(spark, log_url, assign=f'{{"{topic}":[0]}}', endingOffsets=f'{{"{topic}":{{"0":4}}}}')
+    assert values_of(frame) == [b"0", b"1", b"3"]
+
+
 def test_assign_reads_only_the_named_partitions(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:

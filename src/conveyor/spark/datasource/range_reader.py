@@ -9,6 +9,7 @@ stable offset it was planned with, so reading a range again returns exactly the 
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
@@ -96,13 +97,32 @@ class RangeReader:
                 )
             position = moved
             for batch in batches:
-                pending.append(batch)
-                rows += len(batch)
+                within = _before(batch, offsets.end)
+                pending.append(within)
+                rows += len(within)
             if rows >= ROWS_PER_ARROW_BATCH or (position >= offsets.end and pending):
                 yield pending
                 pending, rows = [], 0
         if pending:
             yield pending
+
+
+def _before(batch: RecordBatch, end: int) -> RecordBatch:
+    """The records of ``batch`` below offset ``end``: a poll may pass the end of a range, since records
+    of aborted transactions it skips do not count against its limit."""
+    if not batch.offsets or batch.offsets[-1] < end:
+        return batch
+    keep = bisect_left(batch.offsets, end)
+    return RecordBatch(
+        topic=batch.topic,
+        partition=batch.partition,
+        offsets=batch.offsets[:keep],
+        keys=batch.keys[:keep],
+        values=batch.values[:keep],
+        headers=batch.headers[:keep],
+        timestamps=batch.timestamps[:keep],
+        next_offset=end,
+    )
 
 
 def _merge(batches: list[RecordBatch]) -> RecordBatch:
