@@ -124,6 +124,13 @@ def through_spark(data_dir: Path, records: int, batch: int, exactly_once: bool) 
         return records / (time.perf_counter() - started)
 
 
+def warm_up_spark() -> None:
+    """Start the SparkSession and its Python workers before anything is timed."""
+    from conveyor.spark.session import get_or_create_session
+
+    get_or_create_session().sparkContext.parallelize(range(4), 4).count()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -138,14 +145,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="conveyor-bench-") as directory:
         root = Path(directory)
-        log_url = f"embedded:{root / 'loop'}"
-        with open_log(log_url) as log:
+        with open_log(f"embedded:{root / 'ceiling'}") as log:
             top = ceiling(log, args.records, args.batch)
         rows = [("log batch append (ceiling)", top)]
         for exactly_once in (False, True):
             name = "exactly-once" if exactly_once else "at-least-once"
+            log_url = f"embedded:{root / ('loop-eos' if exactly_once else 'loop-alos')}"
             rows.append((f"task loop, {name}", task_loop(log_url, args.records, args.batch, exactly_once)))
         if not args.no_spark:
+            warm_up_spark()
             for exactly_once in (False, True):
                 name = "exactly-once" if exactly_once else "at-least-once"
                 rows.append(
