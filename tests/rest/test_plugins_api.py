@@ -39,13 +39,10 @@ def test_a_plugin_answers_its_config_keys(client: httpx.Client) -> None:
     assert {"file", "topic", "batch.size"} <= {key["name"] for key in response.json()}
 
 
-@pytest.mark.xfail(
-    strict=True, reason="StandaloneHerder.plugin_config raises BadRequestError (400) where Kafka answers 404"
-)
 def test_an_unknown_plugin_config_is_a_404(client: httpx.Client) -> None:
     response = client.get("/connector-plugins/NoSuchConnector/config")
     assert response.status_code == 404
-    assert response.json()["error_code"] == 404
+    assert response.json() == {"error_code": 404, "message": "Unknown plugin NoSuchConnector."}
 
 
 def test_validating_a_good_config_answers_200_with_no_errors(client: httpx.Client, tmp_path: Path) -> None:

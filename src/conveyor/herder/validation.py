@@ -7,6 +7,7 @@ exactly-once source connectors.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,9 +20,10 @@ from conveyor.api import (
     SinkConnector,
     SourceConnector,
 )
+from conveyor.api.config.infos import config_key_info
 from conveyor.api.connector_config import sink_connector_config_def, source_connector_config_def
-from conveyor.herder.errors import BadRequestError
-from conveyor.plugins import PluginKind, PluginNotFoundError, load_plugin_class
+from conveyor.herder.errors import BadRequestError, NotFoundError
+from conveyor.plugins import PluginNotFoundError, load_chain_plugin, load_plugin_class
 from conveyor.transforms import transformation_config_def
 
 EOS_WORKER_DISABLED = "This worker does not have exactly-once source support enabled."
@@ -69,7 +71,7 @@ def validate_connector_config(config: Mapping[str, str], exactly_once_enabled: b
     is_source = issubclass(klass, SourceConnector)
     framework = source_connector_config_def() if is_source else sink_connector_config_def()
     try:
-        framework = framework.merge(transformation_config_def(config))
+        framework = framework.merge(transformation_config_def(config, load_chain_plugin))
     except Exception as exc:
         framework_values = framework.validate(config)
         _add_error(framework_values, "transforms", str(exc))
@@ -136,8 +138,6 @@ def _preflight_exactly_once(
 
 def _check_sink_topics(config: Mapping[str, str], values: list[ConfigValue]) -> None:
     """Exactly one of `topics` and `topics.regex`, and the DLQ topic outside both (SinkConnectorConfig)."""
-    import re
-
     topics = [t.strip() for t in config.get("topics", "").split(",") if t.strip()]
     regex = config.get("topics.regex", "").strip()
     if topics and regex:
@@ -160,16 +160,10 @@ def _check_sink_topics(config: Mapping[str, str], values: list[ConfigValue]) -> 
 
 def plugin_config_keys(plugin: str) -> list[dict[str, Any]]:
     """`GET /connector-plugins/{p}/config`: the plugin's own keys as ConfigKeyInfo."""
-    from conveyor.api.config.infos import config_key_info
-
     try:
         klass = load_plugin_class(plugin)
     except PluginNotFoundError as exc:
-        raise BadRequestError(str(exc)) from exc
+        raise NotFoundError(f"Unknown plugin {plugin}.") from exc
     instance = klass()
     definition: ConfigDef = instance.config()
     return [config_key_info(key) for key in definition.config_keys().values()]
-
-
-def plugin_kind_name(kind: PluginKind) -> str:
-    return kind.value

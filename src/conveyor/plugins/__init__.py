@@ -33,6 +33,7 @@ __all__ = [
     "PluginResolver",
     "kinds_of",
     "list_plugins",
+    "load_chain_plugin",
     "load_plugin_class",
     "plugin_version",
     "refresh_plugins",
@@ -44,6 +45,13 @@ _default_resolver = PluginResolver()
 def load_plugin_class(name: str, kind: PluginKind | None = None) -> type:
     """The plugin class ``name`` refers to; raises :class:`PluginNotFoundError` listing close names."""
     return _default_resolver.load(name, kind)
+
+
+def load_chain_plugin(kind: str, class_name: str) -> type:
+    """The resolver transform chains take: ``kind`` is ``"transformation"`` or ``"predicate"``."""
+    return load_plugin_class(
+        class_name, PluginKind.PREDICATE if kind == "predicate" else PluginKind.TRANSFORMATION
+    )
 
 
 def list_plugins(kind: PluginKind | None = None) -> list[PluginDesc]:

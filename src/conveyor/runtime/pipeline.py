@@ -16,7 +16,7 @@ from typing import Any
 from conveyor.api import Converter, HeaderConverter
 from conveyor.data import Headers, Schema, SinkRecord, SourceRecord
 from conveyor.log import RecordBatch
-from conveyor.plugins import PluginKind, load_plugin_class
+from conveyor.plugins import PluginKind, load_chain_plugin, load_plugin_class
 from conveyor.runtime.errors import ErrorHandler, FailedRecord, Stage
 from conveyor.transforms import TransformationChain
 
@@ -69,11 +69,7 @@ def build_header_converter(
 
 
 def build_transformation_chain(connector_config: Mapping[str, str]) -> TransformationChain:
-    def resolve(kind: str, class_name: str) -> type:
-        plugin_kind = PluginKind.PREDICATE if kind == "predicate" else PluginKind.TRANSFORMATION
-        return load_plugin_class(class_name, plugin_kind)
-
-    return TransformationChain.from_connector_config(connector_config, resolve)
+    return TransformationChain.from_connector_config(connector_config, load_chain_plugin)
 
 
 class RecordPipeline:
@@ -123,7 +119,7 @@ class RecordPipeline:
             transformed: list[Any] = []
             for record in records:
                 result = self.errors.execute(
-                    Stage.TRANSFORMATION, partial(self.chain.apply, record), partial(_describe, record)
+                    Stage.TRANSFORMATION, partial(self.chain.apply, record), partial(self._describe, record)
                 )
                 if result is not None:
                     transformed.append(result)
@@ -167,7 +163,7 @@ class RecordPipeline:
         key = self.errors.execute(
             Stage.KEY_CONVERTER,
             lambda: (self.key_converter.from_connect_data(record.topic, record.key_schema, record.key),),
-            lambda: _describe(record),
+            lambda: self._describe(record),
         )
         if key is None:
             return None
@@ -176,7 +172,7 @@ class RecordPipeline:
             lambda: (
                 self.value_converter.from_connect_data(record.topic, record.value_schema, record.value),
             ),
-            lambda: _describe(record),
+            lambda: self._describe(record),
         )
         if value is None:
             return None
@@ -187,6 +183,20 @@ class RecordPipeline:
             (h.key, self.header_converter.from_connect_header(record.topic, h.key, h.schema, h.value))
             for h in record.headers
         ]
+
+    def _describe(self, record: Any) -> FailedRecord:
+        """What the dead letter queue keeps of a record that failed in this pipeline."""
+        offset = getattr(record, "kafka_offset", None)
+        return FailedRecord(
+            key=_bytes_for_report(self.key_converter, record.topic, record.key_schema, record.key),
+            value=_bytes_for_report(self.value_converter, record.topic, record.value_schema, record.value),
+            topic=record.topic,
+            partition=record.kafka_partition,
+            offset=offset,
+            description=f"record for topic {record.topic}"
+            if offset is None
+            else f"record {record.topic}@{offset}",
+        )
 
     # Sink side: log bytes -> Connect records.
 
@@ -269,13 +279,9 @@ def _same(record: FailedRecord) -> FailedRecord:
     return record
 
 
-def _describe(record: Any) -> FailedRecord:
-    text = f"{record.value!r}"[:1000].encode()
-    return FailedRecord(
-        key=None if record.key is None else str(record.key).encode(),
-        value=text,
-        topic=record.topic,
-        partition=record.kafka_partition,
-        offset=getattr(record, "kafka_offset", None),
-        description=f"source record for topic {record.topic}",
-    )
+def _bytes_for_report(converter: Converter, topic: str, schema: Schema | None, value: Any) -> bytes | None:
+    """The converter's bytes for a failed record; its repr when the converter itself fails on it."""
+    try:
+        return converter.from_connect_data(topic, schema, value)
+    except Exception:
+        return None if value is None else repr(value)[:1000].encode()
