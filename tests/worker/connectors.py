@@ -1,15 +1,28 @@
-"""Plugins the worker tests name by dotted path: a source whose task fails, and a transform that fails."""
+"""Plugins the worker tests name by dotted path: a failing source, a failing transform, a recording sink."""
 
 from __future__ import annotations
 
+import json
+import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conveyor.api import ConfigDef, ConfigType, Importance, SourceConnector, SourceTask, Task, Transformation
+from conveyor.api import (
+    ConfigDef,
+    ConfigType,
+    Importance,
+    SinkConnector,
+    SinkTask,
+    SourceConnector,
+    SourceTask,
+    Task,
+    TopicPartition,
+    Transformation,
+)
 from conveyor.connectors.generator.payload import parse_header
-from conveyor.data import ConnectRecord, SourceRecord
+from conveyor.data import ConnectRecord, SinkRecord, SourceRecord
 
 FAILING_SOURCE = "tests.worker.connectors:FailingSourceConnector"
 ODD_RECORD_REJECTER = "tests.worker.connectors:RejectOddRecords"
@@ -92,3 +105,73 @@ class RejectOddRecords(Transformation[ConnectRecord]):
         if header is not None and header[1] % 2 == 1:
             raise ValueError(f"odd sequence number {header[1]} rejected")
         return record
+
+
+RECORDING_SINK = "tests.worker.connectors:RecordingSinkConnector"
+EVENTS_FILE_CONFIG = "events.file"
+VALUES_DIR_CONFIG = "values.dir"
+
+
+class RecordingSinkConnector(SinkConnector):
+    """A sink whose tasks write every value to a file of their own and log open/pre_commit/close calls."""
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._props = dict(props)
+
+    def task_class(self) -> type[Task]:
+        return RecordingSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{**self._props, "recording.task": str(i)} for i in range(max_tasks)]
+
+    def stop(self) -> None:
+        pass
+
+    def config(self) -> ConfigDef:
+        return (
+            ConfigDef()
+            .define(EVENTS_FILE_CONFIG, ConfigType.STRING, importance=Importance.HIGH)
+            .define(VALUES_DIR_CONFIG, ConfigType.STRING, importance=Importance.HIGH)
+        )
+
+
+class RecordingSinkTask(SinkTask):
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._task = int(props["recording.task"])
+        self._events = Path(props[EVENTS_FILE_CONFIG])
+        self._values = (Path(props[VALUES_DIR_CONFIG]) / f"task-{self._task}.txt").open("a")
+
+    def _event(self, event: str, partitions: Iterable[TopicPartition], **extra: Any) -> None:
+        entry = {
+            "task": self._task,
+            "event": event,
+            "partitions": sorted(str(p) for p in partitions),
+            **extra,
+        }
+        with self._events.open("a") as events:
+            events.write(json.dumps(entry) + "\n")
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        self._event("open", partitions)
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        self._values.writelines(f"{record.value}\n" for record in records)
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        self._values.flush()
+        os.fsync(self._values.fileno())
+        if self.context.is_closing():
+            self._event("pre_commit", current_offsets, closing=True)
+        return dict(current_offsets)
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        self._event("close", partitions)
+
+    def stop(self) -> None:
+        self._values.close()

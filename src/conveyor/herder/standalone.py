@@ -137,7 +137,7 @@ class StandaloneHerder(Herder):
         else:
             self.worker.stop_tasks(running)
         for index, task_config in enumerate(task_configs):
-            self.worker.start_task(TaskId(name, index), config, task_config, target, len(task_configs))
+            self.worker.start_task(TaskId(name, index), config, task_config, target)
 
     def _fence_previous_generation(self, name: str, previous_count: int | None, new_count: int) -> None:
         """KIP-618: fence every transactional id of the previous task count, then record the new count."""
@@ -281,9 +281,7 @@ class StandaloneHerder(Herder):
                 raise NotFoundError(f"Unknown task: {name}-{task}")
             task_id = TaskId(name, task)
             if self.worker.task_state(task_id) is None:
-                self.worker.start_task(
-                    task_id, config, task_configs[task], self._target(name), len(task_configs)
-                )
+                self.worker.start_task(task_id, config, task_configs[task], self._target(name))
             else:
                 self.worker.restart_task(task_id)
 

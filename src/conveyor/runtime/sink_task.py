@@ -6,8 +6,10 @@ capped at what was consumed; `SinkTaskContext.offset()` rewinds before the next 
 `RetriableError` from `put` pauses consumption and redelivers the same batch. When partitions are
 about to be closed (a stop here), `is_closing()` is true during that last `pre_commit`.
 
-Partitions are assigned statically: task *i* of *n* reads every *n*-th partition of the sorted
-partitions of its topics, re-checked when topics appear (for `topics.regex`).
+The tasks of a connector are the members of that consumer group: partitions are shared out by the
+group and move on a rebalance, when the task gets `pre_commit` (with `is_closing()` true) and `close`
+for the partitions it loses, then `open` for the ones it gains. `topics.regex` is matched against the
+log's topics periodically and the subscription follows.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from concurrent.futures import Future
 from conveyor.api import ErrantRecordReporter, RetriableError, SinkTask, SinkTaskContext
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
-from conveyor.log import Consumer, Log
+from conveyor.log import Consumer, Log, RebalanceListener
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.runtime.control import TargetState, TaskControl
 from conveyor.runtime.errors import ErrorHandler, ErrorPolicy, FailedRecord, Stage
@@ -111,7 +113,7 @@ class RuntimeSinkTaskContext(SinkTaskContext):
         return self.closing
 
 
-class SinkTaskLoop:
+class SinkTaskLoop(RebalanceListener):
     """Runs one sink task until its control says stop; raises when the task fails."""
 
     def __init__(self, spec: TaskSpec, control: TaskControl, log_: Log, task: SinkTask) -> None:
@@ -121,18 +123,16 @@ class SinkTaskLoop:
         self.task = task
         config, worker = spec.connector_config, spec.worker_config
         self.connector = spec.id.connector
+        self.task_index = spec.id.task
         self.flush_interval_s = int(worker.get("offset.flush.interval.ms", "60000")) / 1000
         self.topics = [t.strip() for t in config.get("topics", "").split(",") if t.strip()]
         regex = config.get("topics.regex", "").strip()
         self.topics_regex = re.compile(regex) if regex else None
-        self.task_index = spec.id.task
-        self.task_count = max(1, int(config.get("conveyor.task.count", config.get("tasks.max", "1"))))
-        dlq_producer = self.log.producer()
         self.errors = ErrorHandler(
             ErrorPolicy.from_connector_config(config),
             self.connector,
             spec.id.task,
-            dlq_producer,
+            self.log.producer(),
             TopicCreator(log_, config),
         )
         self.pipeline = RecordPipeline.for_connector(config, worker, self.errors)
@@ -149,13 +149,13 @@ class SinkTaskLoop:
             "read_uncommitted" if isolation == "read_uncommitted" else "read_committed",
             **{"auto.offset.reset": "earliest"},
         )
+        self.subscribed: list[str] = []
         self.current: dict[ApiPartition, int] = {}
         self.last_committed: dict[ApiPartition, int] = {}
         self.redeliver: list[SinkRecord] | None = None
         self.counters = {"records-read": 0, "records-put": 0, "offset-commits": 0, "offset-commit-skips": 0}
         self.next_commit = time.monotonic() + self.flush_interval_s
         self.next_topic_refresh = 0.0
-        self.parked: dict[LogPartition, int] = {}
         self.last_report = 0.0
         self.state = TargetState.STARTED
 
@@ -164,7 +164,6 @@ class SinkTaskLoop:
         self.task.start(self.spec.task_config)
         failed = True
         try:
-            self._refresh_assignment()
             self._loop()
             failed = False
         finally:
@@ -183,50 +182,50 @@ class SinkTaskLoop:
             if target is TargetState.STOPPED:
                 return
             now = time.monotonic()
+            if now >= self.next_topic_refresh:
+                self._follow_topics()
             if self.context.commit_requested or now >= self.next_commit:
                 self._commit(closing=False)
-            if target is TargetState.PAUSED:
-                self.state = TargetState.PAUSED
-                self._report()
-                self.control.wait(MAX_POLL_WAIT_S)
-                continue
-            self.state = TargetState.STARTED
-            if now >= self.next_topic_refresh:
-                self._refresh_assignment()
+            self.state = TargetState.PAUSED if target is TargetState.PAUSED else TargetState.STARTED
+            self._apply_pauses()
             self._rewind()
             self._iteration()
             self._report()
 
+    def _follow_topics(self) -> None:
+        """Subscribe to the configured topics, or to those `topics.regex` matches now."""
+        self.next_topic_refresh = time.monotonic() + TOPIC_REFRESH_S
+        if self.topics_regex is None:
+            wanted = sorted(self.topics)
+        else:
+            wanted = sorted(t for t in self.log.admin().list_topics() if self.topics_regex.fullmatch(t))
+        if wanted != self.subscribed:
+            self.subscribed = wanted
+            self.consumer.subscribe(wanted, self)
+
+    def _apply_pauses(self) -> None:
+        """Fetch nothing while the connector is paused, and nothing of partitions the task paused."""
+        wanted = set(self.context.assigned) if self.state is TargetState.PAUSED else set(self.context.paused)
+        paused = {LogPartition(p.topic, p.partition) for p in wanted}
+        current = self.consumer.paused()
+        if paused != current:
+            self.consumer.resume(current - paused)
+            self.consumer.pause(paused - current)
+
     def _iteration(self) -> None:
-        if self.redeliver is not None:
+        if self.redeliver is not None and self.state is TargetState.STARTED:
             records, self.redeliver = self.redeliver, None
             self._put(records, {})
             return
         wait = min(MAX_POLL_WAIT_S, max(0.0, self.next_commit - time.monotonic()))
         if self.context.timeout_ms is not None:
             wait = min(wait, self.context.timeout_ms / 1000)
-        if not self._fetch_only_active():
-            self.control.wait(wait)
-            return
-        batches = self.consumer.poll_batch(wait)
-        for batch in batches:
+        for batch in self.consumer.poll_batch(wait):
             self.counters["records-read"] += len(batch)
             partition = ApiPartition(batch.topic, batch.partition)
-            records = self.pipeline.from_log(batch)
-            self._put(records, {partition: batch.next_offset})
-
-    def _fetch_only_active(self) -> bool:
-        """Point the consumer at the unpaused partitions, keeping every position; False if none."""
-        active = {LogPartition(p.topic, p.partition) for p in self.context.assigned - self.context.paused}
-        fetching = self.consumer.assignment()
-        if active != fetching:
-            positions = {p: self.consumer.position(p) for p in fetching}
-            positions.update(self.parked)
-            self.consumer.assign(sorted(active))
-            for partition in active:
-                self.consumer.seek(partition, positions[partition])
-            self.parked = {p: o for p, o in positions.items() if p not in active}
-        return bool(active)
+            if partition not in self.context.assigned:
+                continue
+            self._put(self.pipeline.from_log(batch), {partition: batch.next_offset})
 
     def _put(self, records: Sequence[SinkRecord], advanced: Mapping[ApiPartition, int]) -> None:
         try:
@@ -247,10 +246,13 @@ class SinkTaskLoop:
         self.current.update(advanced)
 
     def _commit(self, closing: bool, partitions: Collection[ApiPartition] | None = None) -> None:
+        """`pre_commit`, then `close` when closing, then commit what the task allows (WorkerSinkTask)."""
         self.next_commit = time.monotonic() + self.flush_interval_s
         self.context.commit_requested = False
         scope = set(self.current if partitions is None else partitions) & set(self.current)
         if not scope:
+            if closing and partitions:
+                self.task.close(sorted(partitions))
             return
         requested = {p: self.current[p] for p in scope}
         self.context.closing = closing
@@ -273,7 +275,7 @@ class SinkTaskLoop:
         finally:
             self.context.closing = False
             if closing:
-                self.task.close(sorted(scope))
+                self.task.close(sorted(set(partitions or scope)))
         to_commit = {p: o for p, o in offsets.items() if p in requested and o <= requested[p]}
         if not to_commit or all(self.last_committed.get(p) == o for p, o in to_commit.items()):
             self.counters["offset-commit-skips"] += 1
@@ -283,53 +285,28 @@ class SinkTaskLoop:
         self.counters["offset-commits"] += 1
 
     def _close_partitions(self, partitions: set[ApiPartition]) -> None:
-        if self.current.keys() & partitions:
+        if partitions:
             self._commit(closing=True, partitions=partitions)
-        else:
-            self.task.close(sorted(partitions))
+        for partition in partitions:
+            self.current.pop(partition, None)
+            self.last_committed.pop(partition, None)
 
-    def _matched_partitions(self) -> list[ApiPartition]:
-        admin = self.log.admin()
-        names = admin.list_topics()
-        if self.topics_regex is not None:
-            wanted = [t for t in names if self.topics_regex.fullmatch(t)]
-        else:
-            wanted = [t for t in self.topics if t in names]
-        described = admin.describe_topics(wanted)
-        every = sorted(ApiPartition(t, p) for t, d in described.items() for p in range(d.partitions))
-        return [p for i, p in enumerate(every) if i % self.task_count == self.task_index]
+    def on_partitions_revoked(self, partitions: set[LogPartition]) -> None:
+        revoked = {ApiPartition(p.topic, p.partition) for p in partitions} & self.context.assigned
+        self.redeliver = None
+        self._close_partitions(revoked)
+        self.context.assigned -= revoked
+        self.context.paused -= revoked
 
-    def _refresh_assignment(self) -> None:
-        self.next_topic_refresh = time.monotonic() + TOPIC_REFRESH_S
-        wanted = set(self._matched_partitions())
-        if wanted == self.context.assigned:
-            return
-        revoked = self.context.assigned - wanted
-        if revoked:
-            self._close_partitions(revoked)
-            for p in revoked:
-                self.current.pop(p, None)
-                self.last_committed.pop(p, None)
-        added = wanted - self.context.assigned
-        kept = {LogPartition(p.topic, p.partition) for p in self.context.assigned & wanted}
-        positions = {p: self.consumer.position(p) for p in self.consumer.assignment() & kept}
-        positions.update({p: o for p, o in self.parked.items() if p in kept})
-        self.parked = {}
-        self.consumer.assign([LogPartition(p.topic, p.partition) for p in sorted(wanted)])
-        for log_partition, offset in positions.items():
-            self.consumer.seek(log_partition, offset)
-        committed = self.consumer.committed([LogPartition(p.topic, p.partition) for p in added])
-        for log_partition, meta in committed.items():
+    def on_partitions_assigned(self, partitions: set[LogPartition]) -> None:
+        added: list[ApiPartition] = []
+        for log_partition in partitions:
             partition = ApiPartition(log_partition.topic, log_partition.partition)
-            if meta is None:
-                self.consumer.seek_to_beginning([log_partition])
-            else:
-                self.consumer.seek(log_partition, meta.offset)
             position = self.consumer.position(log_partition)
             self.last_committed[partition] = position
             self.current[partition] = position
-        self.context.assigned = wanted
-        self.context.paused &= wanted
+            added.append(partition)
+        self.context.assigned |= set(added)
         if added:
             self.task.open(sorted(added))
 
@@ -338,11 +315,7 @@ class SinkTaskLoop:
             return
         for partition, offset in self.context.rewinds.items():
             if partition in self.context.assigned:
-                log_partition = LogPartition(partition.topic, partition.partition)
-                if log_partition in self.parked:
-                    self.parked[log_partition] = offset
-                else:
-                    self.consumer.seek(log_partition, offset)
+                self.consumer.seek(LogPartition(partition.topic, partition.partition), offset)
                 self.current[partition] = offset
         self.context.rewinds.clear()
         self.redeliver = None

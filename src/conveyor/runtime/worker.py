@@ -171,13 +171,11 @@ class Worker:
         connector_config: Mapping[str, str],
         task_config: Mapping[str, str],
         target: TargetState,
-        task_count: int,
     ) -> None:
-        config = {**connector_config, "conveyor.task.count": str(task_count)}
         spec = TaskSpec(
             task,
             connector_type(load_plugin_class(connector_config["connector.class"])),
-            config,
+            dict(connector_config),
             dict(task_config),
             self.config.executor_props(),
         )
