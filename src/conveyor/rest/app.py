@@ -12,6 +12,7 @@ from conveyor.rest.request_log import RequestLogMiddleware
 from conveyor.rest.routes.connector_lifecycle import connector_lifecycle_router
 from conveyor.rest.routes.connectors import connectors_router
 from conveyor.rest.routes.loggers import loggers_router
+from conveyor.rest.routes.metrics import metrics_router
 from conveyor.rest.routes.offsets import offsets_router
 from conveyor.rest.routes.plugins import plugins_router
 from conveyor.rest.routes.root import root_router
@@ -46,6 +47,7 @@ def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
         offsets_router(herder),
         topics_router(herder),
         plugins_router(herder),
+        metrics_router(herder),
     ]
     if admin_enabled:
         routers.append(loggers_router(LoggerLevels()))

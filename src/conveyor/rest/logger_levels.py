@@ -82,8 +82,11 @@ class LoggerLevels:
             for logger in targets.values():
                 logger.setLevel(value)
             now = self._clock_ms()
-            changed = sorted(name for name, logger in targets.items()
-                             if before.get(name) != level_name(logger.getEffectiveLevel()))
+            changed = sorted(
+                name
+                for name, logger in targets.items()
+                if before.get(name) != level_name(logger.getEffectiveLevel())
+            )
             for name in changed:
                 self._last_modified[name] = now
         return changed
