@@ -15,6 +15,7 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_FILE_PACKAGE}.FileStreamSourceConnector": f"{_FILE}.source:FileStreamSourceConnector",
     f"{_JAVA_FILE_PACKAGE}.FileStreamSinkConnector": f"{_FILE}.sink:FileStreamSinkConnector",
     "GeneratorSourceConnector": "conveyor.connectors.generator.connector:GeneratorSourceConnector",
+    "SparkFileSinkConnector": "conveyor.connectors.spark_sink.connector:SparkFileSinkConnector",
 }
 
 BUILTIN_CONNECTOR_ALIASES: dict[str, tuple[str, ...]] = {

@@ -15,6 +15,7 @@ from conveyor.runtime.executor import TaskExecutor, TaskExitCallback, TaskOutcom
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.control import ControlServer
 from conveyor.spark.executor_entry import TaskLaunch, run_launches
+from conveyor.spark.streaming import StreamingQueryRunner, query_builder_of
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,9 @@ class SparkTaskExecutor(TaskExecutor):
 
     Spark schedules the job and re-runs its partition if the executor dies (up to the master's
     task attempts); a stop goes through the control channel first and cancels the job group only
-    if the task does not return within the graceful timeout.
+    if the task does not return within the graceful timeout. Tasks whose class is a Structured
+    Streaming query (``conveyor.spark.streaming``) are handed to a `StreamingQueryRunner` instead,
+    since a query is driven from the driver, not from one executor.
     """
 
     def __init__(
@@ -48,8 +51,13 @@ class SparkTaskExecutor(TaskExecutor):
         self._lease_s = lease_s
         self._jobs: dict[TaskId, _RunningJob] = {}
         self._lock = threading.Lock()
+        self._queries = StreamingQueryRunner(spark)
 
     def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
+        build = query_builder_of(spec)
+        if build is not None:
+            self._queries.start(spec, build, on_exit)
+            return
         task_name = str(spec.id)
         job_group = f"conveyor-{task_name}-{spec.attempt}"
         self._control.register(task_name, spec.attempt)
@@ -87,9 +95,14 @@ class SparkTaskExecutor(TaskExecutor):
         on_exit(spec, outcome)
 
     def set_target(self, task: TaskId, state: TargetState) -> None:
+        if self._queries.owns(task):
+            self._queries.set_target(task, state)
+            return
         self._control.set_target(str(task), state)
 
     def stop(self, task: TaskId, timeout_s: float) -> bool:
+        if self._queries.owns(task):
+            return self._queries.stop(task, timeout_s)
         with self._lock:
             job = self._jobs.get(task)
         if job is None:
@@ -105,9 +118,11 @@ class SparkTaskExecutor(TaskExecutor):
 
     def running(self, task: TaskId) -> bool:
         with self._lock:
-            return task in self._jobs
+            return task in self._jobs or self._queries.owns(task)
 
     def metrics(self, task: TaskId) -> dict[str, Any]:
+        if self._queries.owns(task):
+            return self._queries.metrics(task)
         state = self._control.state(str(task))
         return state.metrics if state else {}
 
@@ -116,4 +131,5 @@ class SparkTaskExecutor(TaskExecutor):
             tasks = list(self._jobs)
         for task in tasks:
             self.stop(task, 5.0)
+        self._queries.close()
         self._control.close()

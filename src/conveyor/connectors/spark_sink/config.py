@@ -1,0 +1,91 @@
+"""The settings of the Spark file sink connector, parsed once into plain data the Spark side can use.
+
+Nothing here imports Spark: the connector's class (and so ``GET /connector-plugins`` and config
+validation) must load without starting a SparkSession.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, NonEmptyString, Range, ValidString
+
+FORMAT_CONFIG: Final = "format"
+PATH_CONFIG: Final = "path"
+CHECKPOINT_LOCATION_CONFIG: Final = "checkpoint.location"
+SQL_CONFIG: Final = "sql"
+TRIGGER_INTERVAL_MS_CONFIG: Final = "trigger.interval.ms"
+MAX_RECORDS_PER_TRIGGER_CONFIG: Final = "max.records.per.trigger"
+PARTITION_BY_CONFIG: Final = "partition.by"
+
+FORMATS: Final = ("parquet", "json", "csv", "orc")
+DEFAULT_TRIGGER_INTERVAL_MS: Final = 500
+RECORDS_VIEW: Final = "records"
+"""The name the ``sql`` projection reads the records under."""
+
+CHECKPOINTS_DIR: Final = "spark-sink-checkpoints"
+
+SPARK_FILE_SINK_CONFIG_DEF = (
+    ConfigDef()
+    .define(FORMAT_CONFIG, ConfigType.STRING, "parquet", ValidString(FORMATS), Importance.HIGH,
+            "The file format Spark writes: parquet, json, csv or orc")
+    .define(PATH_CONFIG, ConfigType.STRING, validator=NonEmptyString(), importance=Importance.HIGH,
+            documentation="The directory Spark's file sink writes to (with its _spark_metadata log)")
+    .define(CHECKPOINT_LOCATION_CONFIG, ConfigType.STRING, "", importance=Importance.MEDIUM,
+            documentation="The streaming query's checkpoint; by default "
+            f"<data.dir>/{CHECKPOINTS_DIR}/<connector name>, so a restarted connector resumes")
+    .define(SQL_CONFIG, ConfigType.STRING, "", importance=Importance.MEDIUM,
+            documentation=f"An optional projection over the view {RECORDS_VIEW!r}, e.g. "
+            f"SELECT id, upper(name) AS name FROM {RECORDS_VIEW}")
+    .define(TRIGGER_INTERVAL_MS_CONFIG, ConfigType.LONG, DEFAULT_TRIGGER_INTERVAL_MS, Range.at_least(0),
+            Importance.LOW, "How often a micro-batch starts (0: as soon as the previous one ends)")
+    .define(MAX_RECORDS_PER_TRIGGER_CONFIG, ConfigType.LONG, None, importance=Importance.LOW,
+            documentation="At most this many offsets per micro-batch (none: all available)")
+    .define(PARTITION_BY_CONFIG, ConfigType.LIST, "", importance=Importance.LOW,
+            documentation="Output columns to partition the files by (directories column=value)")
+)
+
+
+@dataclass(frozen=True)
+class SparkFileSinkSettings:
+    """What the streaming query of one Spark file sink connector is built from."""
+
+    connector: str
+    topics: tuple[str, ...]
+    topics_regex: str | None
+    format: str
+    path: str
+    checkpoint_location: str
+    sql: str | None
+    trigger_interval_ms: int
+    max_records_per_trigger: int | None
+    partition_by: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, connector: str, config: Mapping[str, str], data_dir: Path) -> SparkFileSinkSettings:
+        """The settings of ``config``; ``data_dir`` (the worker's) holds the default checkpoint."""
+        values = SPARK_FILE_SINK_CONFIG_DEF.parse(config)
+        topics = tuple(t.strip() for t in config.get("topics", "").split(",") if t.strip())
+        regex = config.get("topics.regex", "").strip() or None
+        if bool(topics) == bool(regex):
+            message = "Configure exactly one of topics or topics.regex"
+            raise ConfigError("topics", config.get("topics"), message)
+        max_records = values[MAX_RECORDS_PER_TRIGGER_CONFIG]
+        if max_records is not None and max_records <= 0:
+            raise ConfigError(MAX_RECORDS_PER_TRIGGER_CONFIG, max_records, "Must be positive")
+        checkpoint = values[CHECKPOINT_LOCATION_CONFIG] or str(data_dir / CHECKPOINTS_DIR / connector)
+        return cls(
+            connector=connector,
+            topics=topics,
+            topics_regex=regex,
+            format=values[FORMAT_CONFIG],
+            path=values[PATH_CONFIG],
+            checkpoint_location=checkpoint,
+            sql=(values[SQL_CONFIG] or "").strip() or None,
+            trigger_interval_ms=values[TRIGGER_INTERVAL_MS_CONFIG],
+            max_records_per_trigger=max_records,
+            partition_by=tuple(c.strip() for c in values[PARTITION_BY_CONFIG] if c.strip()),
+        )

@@ -1,0 +1,164 @@
+"""The streaming query of a ``SparkFileSinkConnector``: log -> converter -> transforms -> sql -> files.
+
+The records are read with the ``conveyor`` data source (Arrow batches, committed records only). The
+value converter types the ``value`` column; the transform chain is compiled to Spark expressions when
+every stage has an equivalent, else it runs in Python over Arrow batches (``mapInArrow``). The result is
+the view ``records`` (the value's fields, or ``value``, plus ``kafka_topic``, ``kafka_partition``,
+``kafka_offset``, ``kafka_timestamp`` and ``kafka_key``), which the optional ``sql`` projects; without
+``sql`` the value's fields are written. Spark's file sink writes them exactly once, through its
+``_spark_metadata`` log and the query's checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.streaming.query import StreamingQuery
+from pyspark.sql.streaming.readwriter import DataStreamReader
+from pyspark.sql.types import StructType
+
+from conveyor.connectors.spark_sink.config import RECORDS_VIEW, SparkFileSinkSettings
+from conveyor.log import Admin, TopicPartition, open_log
+from conveyor.plugins import load_chain_plugin
+from conveyor.runtime.task_spec import TaskSpec
+from conveyor.spark.datasource import register
+from conveyor.spark.datasource.offsets import subscribed_partitions, to_json_dict
+from conveyor.spark.datasource.options import ConverterSpec
+from conveyor.spark.streaming.python_chain import PythonChainMapper, sample_output_schema
+from conveyor.spark.streaming.runner import subscription_of
+from conveyor.spark.streaming.smt_compiler import compile_chain
+from conveyor.transforms import TransformationChain
+
+RECORD_COLUMNS: Final = ("key", "value", "topic", "partition", "offset", "timestamp")
+KAFKA_COLUMNS: Final = {
+    "kafka_topic": "topic",
+    "kafka_partition": "partition",
+    "kafka_offset": "offset",
+    "kafka_timestamp": "timestamp",
+    "kafka_key": "key",
+}
+
+
+def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery | None:
+    """Start the connector's query; None while its topics hold no record to learn the schema from."""
+    config = spec.connector_config
+    settings = SparkFileSinkSettings.parse(spec.id.connector, config, worker_data_dir(spec.worker_config))
+    log_url = spec.worker_config["log.url"]
+    subscription = subscription_of(config)
+    key_converter = converter_spec(config, spec.worker_config, "key.converter")
+    value_converter = converter_spec(config, spec.worker_config, "value.converter")
+    chain = TransformationChain.from_connector_config(config, load_chain_plugin)
+    try:
+        with open_log(log_url) as log:
+            admin = log.admin()
+            partitions = subscribed_partitions(admin, subscription)
+            if not holds_records(admin, partitions):
+                return None
+            starting = starting_offsets(admin, f"connect-{spec.id.connector}", partitions)
+            session = spark.newSession()
+            register(session)
+            typed_reader = _with_converter(_reader(session, settings, log_url, starting), value_converter)
+            typed = typed_reader.load().select(*RECORD_COLUMNS)
+            records = compile_chain(typed, chain, config)
+            if records is None:
+                output = sample_output_schema(log, partitions, config, key_converter, value_converter)
+                if output is None:
+                    return None
+                mapper = PythonChainMapper(dict(config), key_converter, value_converter, output)
+                raw = _reader(session, settings, log_url, starting).load().select(*RECORD_COLUMNS)
+                records = raw.mapInArrow(mapper, output)
+    finally:
+        chain.close()
+    records_view(records).createOrReplaceTempView(RECORDS_VIEW)
+    projected = session.sql(settings.sql) if settings.sql else value_columns(records)
+    writer = (
+        projected.writeStream.format(settings.format)
+        .option("path", settings.path)
+        .option("checkpointLocation", settings.checkpoint_location)
+        .queryName(f"conveyor-{spec.id.connector}")
+    )
+    if settings.partition_by:
+        writer = writer.partitionBy(*settings.partition_by)
+    if settings.trigger_interval_ms > 0:
+        writer = writer.trigger(processingTime=f"{settings.trigger_interval_ms} milliseconds")
+    return writer.start()
+
+
+def worker_data_dir(worker_config: Mapping[str, str]) -> Path:
+    """The worker's ``data.dir``, with the worker's default."""
+    return Path(worker_config.get("data.dir", os.path.join(os.getcwd(), "conveyor-data"))).resolve()
+
+
+def converter_spec(config: Mapping[str, str], worker_config: Mapping[str, str], name: str) -> ConverterSpec:
+    """The connector's key or value converter and its settings, else the worker's."""
+    source = config if config.get(name) else worker_config
+    prefix = name + "."
+    settings = {key[len(prefix) :]: value for key, value in source.items() if key.startswith(prefix)}
+    return ConverterSpec(source[name], settings)
+
+
+def holds_records(admin: Admin, partitions: list[TopicPartition]) -> bool:
+    """Whether any committed record is stored in ``partitions`` (the query learns its types from one)."""
+    return any(b.last_stable > b.earliest for b in admin.list_offsets(partitions).values())
+
+
+def starting_offsets(admin: Admin, group: str, partitions: list[TopicPartition]) -> str:
+    """Where a query without a checkpoint starts: the group's committed offsets (as altered through
+    REST, or committed by an earlier query), partitions without one from the earliest offset."""
+    committed = admin.list_consumer_group_offsets(group)
+    known = {tp: committed[tp].offset for tp in partitions if tp in committed}
+    return json.dumps(to_json_dict(known)) if known else "earliest"
+
+
+def _reader(
+    session: SparkSession, settings: SparkFileSinkSettings, log_url: str, starting: str
+) -> DataStreamReader:
+    reader = (
+        session.readStream.format("conveyor").option("log.url", log_url).option("startingOffsets", starting)
+    )
+    if settings.topics_regex:
+        reader = reader.option("subscribePattern", settings.topics_regex)
+    else:
+        reader = reader.option("subscribe", ",".join(settings.topics))
+    if settings.max_records_per_trigger is not None:
+        reader = reader.option("maxRecordsPerTrigger", str(settings.max_records_per_trigger))
+    return reader
+
+
+def _with_converter(reader: DataStreamReader, spec: ConverterSpec) -> DataStreamReader:
+    """``reader`` decoding values with ``spec`` (Spark's readers change in place and return themselves)."""
+    typed = reader.option("value.converter", spec.class_name)
+    for key, value in spec.settings.items():
+        typed = typed.option(f"value.converter.{key}", value)
+    return typed
+
+
+def _value_fields(records: DataFrame) -> list[Column]:
+    value_type = records.schema["value"].dataType
+    if isinstance(value_type, StructType):
+        return [F.col("value")[name].alias(name) for name in value_type.fieldNames()]
+    return [F.col("value")]
+
+
+def value_columns(records: DataFrame) -> DataFrame:
+    """What is written without ``sql``: the value's fields (or the value itself)."""
+    return records.select(*_value_fields(records))
+
+
+def records_view(records: DataFrame) -> DataFrame:
+    """The value's fields, then the record's coordinates as ``kafka_*`` columns (unless a field has
+    that name)."""
+    fields = _value_fields(records)
+    taken = (
+        set(records.schema["value"].dataType.fieldNames())
+        if isinstance(records.schema["value"].dataType, StructType)
+        else {"value"}
+    )
+    coordinates = [F.col(source).alias(name) for name, source in KAFKA_COLUMNS.items() if name not in taken]
+    return records.select(*fields, *coordinates)

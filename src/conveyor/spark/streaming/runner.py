@@ -1,0 +1,214 @@
+"""Runs tasks that are Spark Structured Streaming queries, driven from the worker (the Spark driver).
+
+A streaming task's class names a query builder (its ``STREAMING_QUERY`` attribute, ``module:function``);
+the runner calls it to start the query, and one watcher thread per task then drives the query towards
+its target state: PAUSED stops the query and keeps its checkpoint, STARTED starts it again from the
+checkpoint, STOPPED stops it for good. After each micro-batch the watcher publishes the progress as the
+task's metrics and commits the query's offsets to the connector's consumer group. A query that fails
+ends the task with a FAILED outcome carrying Spark's error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any, Final
+
+from pyspark.sql import SparkSession
+from pyspark.sql.streaming.query import StreamingQuery
+
+from conveyor.api.config.classes import import_dotted_class
+from conveyor.log import Log, TopicPartition, open_log
+from conveyor.runtime.control import TargetState
+from conveyor.runtime.executor import TaskExitCallback, TaskOutcome
+from conveyor.runtime.task_spec import TaskId, TaskSpec
+from conveyor.spark.datasource.options import Subscription
+from conveyor.spark.streaming.progress import BatchProgress, commit_to_group, lag
+
+log = logging.getLogger(__name__)
+
+STREAMING_QUERY_ATTRIBUTE: Final = "STREAMING_QUERY"
+"""The attribute of a task class naming its query builder; its presence makes the task a query."""
+
+WATCH_INTERVAL_S: Final = 0.2
+LAG_INTERVAL_S: Final = 1.0
+
+QueryBuilder = Callable[[SparkSession, TaskSpec], StreamingQuery | None]
+"""Starts a task's query; None when it cannot start yet (e.g. no record to learn the schema from)."""
+
+
+def query_builder_of(spec: TaskSpec) -> QueryBuilder | None:
+    """The query builder a task's class names, or None for an ordinary task."""
+    class_name = spec.task_config.get("task.class", "")
+    if not class_name:
+        return None
+    path = getattr(import_dotted_class(class_name), STREAMING_QUERY_ATTRIBUTE, None)
+    if not path:
+        return None
+    module, _, name = str(path).partition(":")
+    builder: QueryBuilder = getattr(importlib.import_module(module), name)
+    return builder
+
+
+def subscription_of(config: dict[str, str]) -> Subscription:
+    """The topics a sink connector reads (``topics`` or ``topics.regex``)."""
+    regex = config.get("topics.regex", "").strip()
+    if regex:
+        return Subscription(pattern=regex)
+    return Subscription(topics=tuple(t.strip() for t in config.get("topics", "").split(",") if t.strip()))
+
+
+class _QueryTask:
+    """One streaming task: its target state, its current query, and the thread that watches it."""
+
+    def __init__(
+        self, spark: SparkSession, spec: TaskSpec, build: QueryBuilder, on_exit: TaskExitCallback
+    ) -> None:
+        self.spec = spec
+        self._spark = spark
+        self._build = build
+        self._on_exit = on_exit
+        self._target = TargetState.STARTED
+        self._query: StreamingQuery | None = None
+        self._lock = threading.Lock()
+        self._metrics: dict[str, Any] = {"state": "RUNNING"}
+        self._last_batch = -1
+        self._rows = 0
+        self._positions: dict[TopicPartition, int] = {}
+        self._next_lag = 0.0
+        self._subscription = subscription_of(spec.connector_config)
+        self._group = f"connect-{spec.id.connector}"
+        self.thread = threading.Thread(target=self._watch, name=f"spark-query-{spec.id}", daemon=True)
+
+    def set_target(self, state: TargetState) -> None:
+        with self._lock:
+            self._target = state
+
+    def metrics(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._metrics)
+
+    def _watch(self) -> None:
+        outcome = TaskOutcome.stopped()
+        try:
+            with open_log(self.spec.worker_config["log.url"]) as log_:
+                outcome = self._drive(log_)
+        except Exception as exc:
+            outcome = TaskOutcome(
+                True,
+                f"Streaming query of task {self.spec.id} failed: {exc}",
+                "".join(traceback.format_exception(exc)),
+            )
+        finally:
+            self._stop_query()
+        if outcome.failed:
+            log.error("Task %s failed: %s", self.spec.id, outcome.error)
+        self._on_exit(self.spec, outcome)
+
+    def _drive(self, log_: Log) -> TaskOutcome:
+        while True:
+            with self._lock:
+                target = self._target
+            if target is TargetState.STOPPED:
+                return TaskOutcome.stopped()
+            if target is TargetState.PAUSED:
+                self._stop_query()
+                self._publish(log_, "PAUSED")
+            else:
+                if self._query is None:
+                    self._query = self._build(self._spark, self.spec)
+                elif not self._query.isActive:
+                    return self._failure(self._query)
+                self._publish(log_, "RUNNING")
+            time.sleep(WATCH_INTERVAL_S)
+
+    def _failure(self, query: StreamingQuery) -> TaskOutcome:
+        error = query.exception()
+        message = str(error) if error is not None else "the query stopped on its own"
+        return TaskOutcome(True, f"Streaming query of task {self.spec.id} failed: {message}", message)
+
+    def _publish(self, log_: Log, state: str) -> None:
+        query = self._query
+        progress = query.lastProgress if query is not None else None
+        updates: dict[str, Any] = {"state": state}
+        if progress is not None:
+            batch = BatchProgress.of(progress)
+            if batch.batch_id != self._last_batch:
+                self._last_batch = batch.batch_id
+                self._rows += batch.num_input_rows
+                if batch.end_offsets and batch.end_offsets != self._positions:
+                    self._positions = dict(batch.end_offsets)
+                    commit_to_group(log_.admin(), self._group, self._positions)
+            updates |= batch.metrics()
+        if time.monotonic() >= self._next_lag:
+            self._next_lag = time.monotonic() + LAG_INTERVAL_S
+            updates["lag"] = lag(log_.admin(), self._subscription, self._positions)
+        updates["rows-read"] = self._rows
+        if query is not None:
+            updates["query-id"] = query.id
+        with self._lock:
+            self._metrics |= updates
+
+    def _stop_query(self) -> None:
+        query, self._query = self._query, None
+        if query is not None and query.isActive:
+            query.stop()
+
+
+class StreamingQueryRunner:
+    """Starts, pauses, resumes, stops and watches the streaming queries of streaming tasks."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        self._spark = spark
+        self._tasks: dict[TaskId, _QueryTask] = {}
+        self._lock = threading.Lock()
+
+    def start(self, spec: TaskSpec, build: QueryBuilder, on_exit: TaskExitCallback) -> None:
+        """Start the task's query in the background; ``on_exit`` is called once when it ends."""
+
+        def exited(ended: TaskSpec, outcome: TaskOutcome) -> None:
+            with self._lock:
+                current = self._tasks.get(ended.id)
+                if current is not None and current.spec.attempt == ended.attempt:
+                    del self._tasks[ended.id]
+            on_exit(ended, outcome)
+
+        task = _QueryTask(self._spark, spec, build, exited)
+        with self._lock:
+            self._tasks[spec.id] = task
+        task.thread.start()
+
+    def owns(self, task: TaskId) -> bool:
+        with self._lock:
+            return task in self._tasks
+
+    def set_target(self, task: TaskId, state: TargetState) -> None:
+        with self._lock:
+            running = self._tasks.get(task)
+        if running is not None:
+            running.set_target(state)
+
+    def stop(self, task: TaskId, timeout_s: float) -> bool:
+        """Stop the query (Spark lets the running micro-batch finish or interrupts it); True if in time."""
+        with self._lock:
+            running = self._tasks.get(task)
+        if running is None:
+            return True
+        running.set_target(TargetState.STOPPED)
+        running.thread.join(timeout_s)
+        return not running.thread.is_alive()
+
+    def metrics(self, task: TaskId) -> dict[str, Any]:
+        with self._lock:
+            running = self._tasks.get(task)
+        return running.metrics() if running is not None else {}
+
+    def close(self) -> None:
+        with self._lock:
+            tasks = list(self._tasks)
+        for task in tasks:
+            self.stop(task, 10.0)

@@ -1,0 +1,257 @@
+"""Kafka's single message transforms as Spark column expressions, where Spark SQL has an equivalent.
+
+A compiled stage rewrites the ``value`` column (or filters rows) of the records DataFrame (``key``,
+``value``, ``topic``, ``partition``, ``offset``, ``timestamp``), so Spark runs it in the JVM with no
+Python per record. What compiles (value side, struct values, top-level fields):
+
+- ``ReplaceField$Value``: ``exclude``/``include`` (and the old ``blacklist``/``whitelist``), ``renames``;
+- ``InsertField$Value``: ``static.field``/``static.value``, ``topic.field``, ``partition.field``,
+  ``offset.field``, ``timestamp.field``;
+- ``MaskField$Value``: ``fields`` with or without ``replacement``;
+- ``ExtractField$Value``: a top-level ``field``;
+- ``Cast$Value``: casts of fields, or of the whole value, to primitive types;
+- ``Filter`` with no predicate or with ``RecordIsTombstone`` or ``TopicNameMatches`` (``negate`` too);
+- ``TimestampConverter$Value``: a field between Connect Timestamp and unix milliseconds.
+
+Anything else, and any other stage carrying a predicate, makes :func:`compile_chain` return None: the
+caller then runs the whole chain in Python, batch by batch (``conveyor.spark.streaming.python_chain``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    BooleanType,
+    ByteType,
+    DataType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    NumericType,
+    ShortType,
+    StringType,
+    StructType,
+    TimestampType,
+)
+
+from conveyor.transforms import (
+    CastValue,
+    ExtractFieldValue,
+    Filter,
+    InsertFieldValue,
+    MaskFieldValue,
+    RecordIsTombstone,
+    ReplaceFieldValue,
+    TimestampConverterValue,
+    TopicNameMatches,
+    TransformationChain,
+)
+from conveyor.transforms.chain import TransformationStage, prefixed_settings
+
+StageCompiler = Callable[[DataFrame, Mapping[str, str]], DataFrame | None]
+
+VALUE: Final = "value"
+_CAST_TYPES: Final[dict[str, DataType]] = {
+    "int8": ByteType(),
+    "int16": ShortType(),
+    "int32": IntegerType(),
+    "int64": LongType(),
+    "float32": FloatType(),
+    "float64": DoubleType(),
+    "boolean": BooleanType(),
+    "string": StringType(),
+}
+
+
+def compile_chain(
+    frame: DataFrame, chain: TransformationChain, config: Mapping[str, str]
+) -> DataFrame | None:
+    """``frame`` with every stage of ``chain`` applied as Spark expressions, or None if one cannot be."""
+    for stage in chain.stages:
+        compiled = compile_stage(frame, stage, config)
+        if compiled is None:
+            return None
+        frame = compiled
+    return frame
+
+
+def compile_stage(
+    frame: DataFrame, stage: TransformationStage, config: Mapping[str, str]
+) -> DataFrame | None:
+    """One stage as Spark expressions over ``frame``, or None when it has no equivalent here."""
+    settings = {
+        key: str(value)
+        for key, value in prefixed_settings(config, f"transforms.{stage.alias}.").items()
+        if key not in ("type", "predicate", "negate")
+    }
+    if isinstance(stage.transformation, Filter):
+        return _filter(frame, stage, config)
+    if stage.predicate is not None:
+        return None
+    for klass, compiler in _COMPILERS:
+        if isinstance(stage.transformation, klass):
+            return compiler(frame, settings)
+    return None
+
+
+def _list(settings: Mapping[str, str], *names: str) -> list[str]:
+    for name in names:
+        if settings.get(name):
+            return [item.strip() for item in settings[name].split(",") if item.strip()]
+    return []
+
+
+def _value_struct(frame: DataFrame) -> StructType | None:
+    data_type = frame.schema[VALUE].dataType
+    return data_type if isinstance(data_type, StructType) else None
+
+
+def _with_value(frame: DataFrame, rebuilt: Column) -> DataFrame:
+    """``frame`` with a new value; tombstones (null values) stay null, as Kafka's transforms leave them."""
+    return frame.withColumn(VALUE, F.when(F.col(VALUE).isNotNull(), rebuilt))
+
+
+def _replace_field(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
+    struct = _value_struct(frame)
+    if struct is None:
+        return None
+    exclude = set(_list(settings, "exclude", "blacklist"))
+    include = set(_list(settings, "include", "whitelist"))
+    renames = dict(pair.split(":", 1) for pair in _list(settings, "renames"))
+    kept = [
+        F.col(VALUE)[f.name].alias(renames.get(f.name, f.name))
+        for f in struct.fields
+        if f.name not in exclude and (not include or f.name in include)
+    ]
+    return _with_value(frame, F.struct(*kept))
+
+
+def _insert_field(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
+    struct = _value_struct(frame)
+    if struct is None:
+        return None
+    sources: dict[str, Column] = {
+        "topic.field": F.col("topic"),
+        "partition.field": F.col("partition"),
+        "offset.field": F.col("offset"),
+        "timestamp.field": F.col("timestamp"),
+        "static.field": F.lit(settings.get("static.value")).cast(StringType()),
+    }
+    added = {settings[key].rstrip("!?"): column for key, column in sources.items() if settings.get(key)}
+    fields = [F.col(VALUE)[f.name].alias(f.name) for f in struct.fields if f.name not in added]
+    fields += [column.alias(name) for name, column in added.items()]
+    return _with_value(frame, F.struct(*fields))
+
+
+def _masked(data_type: DataType, replacement: str | None) -> Column | None:
+    if replacement is not None:
+        return F.lit(replacement).cast(data_type)
+    if isinstance(data_type, NumericType):
+        return F.lit(0).cast(data_type)
+    if isinstance(data_type, StringType):
+        return F.lit("")
+    if isinstance(data_type, BooleanType):
+        return F.lit(False)
+    return None
+
+
+def _mask_field(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
+    struct = _value_struct(frame)
+    if struct is None:
+        return None
+    masked = set(_list(settings, "fields"))
+    replacement = settings.get("replacement") or None
+    fields: list[Column] = []
+    for f in struct.fields:
+        column = F.col(VALUE)[f.name]
+        if f.name in masked:
+            mask = _masked(f.dataType, replacement)
+            if mask is None:
+                return None
+            column = F.when(column.isNotNull(), mask)
+        fields.append(column.alias(f.name))
+    return _with_value(frame, F.struct(*fields))
+
+
+def _extract_field(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
+    struct = _value_struct(frame)
+    name = settings.get("field", "")
+    if struct is None or name not in struct.fieldNames():
+        return None
+    return frame.withColumn(VALUE, F.col(VALUE)[name])
+
+
+def _cast(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
+    spec = _list(settings, "spec")
+    if len(spec) == 1 and ":" not in spec[0]:
+        whole = _CAST_TYPES.get(spec[0].lower())
+        return None if whole is None else frame.withColumn(VALUE, F.col(VALUE).cast(whole))
+    struct = _value_struct(frame)
+    if struct is None:
+        return None
+    targets: dict[str, DataType] = {}
+    for item in spec:
+        name, _, type_name = item.partition(":")
+        target = _CAST_TYPES.get(type_name.strip().lower())
+        if target is None:
+            return None
+        targets[name.strip()] = target
+    fields = [
+        (F.col(VALUE)[f.name].cast(targets[f.name]) if f.name in targets else F.col(VALUE)[f.name]).alias(
+            f.name
+        )
+        for f in struct.fields
+    ]
+    return _with_value(frame, F.struct(*fields))
+
+
+def _timestamp_converter(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
+    struct = _value_struct(frame)
+    name = settings.get("field", "")
+    if struct is None or name not in struct.fieldNames():
+        return None
+    if settings.get("unix.precision", "milliseconds") != "milliseconds":
+        return None
+    source = struct[name].dataType
+    target = settings.get("target.type", "")
+    column = F.col(VALUE)[name]
+    converted: Column
+    if target == "unix" and isinstance(source, TimestampType):
+        converted = F.unix_millis(column)
+    elif target == "Timestamp" and isinstance(source, LongType):
+        converted = F.timestamp_millis(column)
+    else:
+        return None
+    fields = [(converted if f.name == name else F.col(VALUE)[f.name]).alias(f.name) for f in struct.fields]
+    return _with_value(frame, F.struct(*fields))
+
+
+def _filter(frame: DataFrame, stage: TransformationStage, config: Mapping[str, str]) -> DataFrame | None:
+    """Filter drops the records its (possibly negated) predicate selects; with no predicate, all."""
+    if stage.predicate is None:
+        return frame.filter(F.lit(False))
+    predicate_alias = str(config.get(f"transforms.{stage.alias}.predicate", "")).strip()
+    selects: Column
+    if isinstance(stage.predicate, RecordIsTombstone):
+        selects = F.col(VALUE).isNull()
+    elif isinstance(stage.predicate, TopicNameMatches):
+        pattern = str(config.get(f"predicates.{predicate_alias}.pattern", ""))
+        selects = F.col("topic").rlike(f"^(?:{pattern})$")
+    else:
+        return None
+    return frame.filter(selects if stage.negate else ~selects)
+
+
+_COMPILERS: Final[tuple[tuple[type[Any], StageCompiler], ...]] = (
+    (ReplaceFieldValue, _replace_field),
+    (InsertFieldValue, _insert_field),
+    (MaskFieldValue, _mask_field),
+    (ExtractFieldValue, _extract_field),
+    (CastValue, _cast),
+    (TimestampConverterValue, _timestamp_converter),
+)

@@ -1,0 +1,65 @@
+"""A SparkFileSink connector managed through REST: records of a topic become Parquet rows, exactly; its
+progress shows in /status and /offsets; pause stops new files, resume continues, delete stops the query."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+from pyspark.sql import SparkSession
+
+from conveyor.log import Log
+
+from .support import data_files, rows, sink_config, task_status, wait_until, write_people
+
+PROGRESS_METRICS = {
+    "input-rows-per-second",
+    "processed-rows-per-second",
+    "batch-duration-ms",
+    "num-input-rows",
+    "lag",
+}
+
+
+def ids_in(spark: SparkSession, path: Path) -> list[int]:
+    return sorted(row["id"] for row in rows(spark, path))
+
+
+def test_a_file_sink_connector_writes_pauses_resumes_and_stops_through_rest(
+    client: httpx.Client, log: Log, spark: SparkSession, output: Path
+) -> None:
+    log.admin().create_topic("people", partitions=3)
+    write_people(log, "people", range(0, 300))
+
+    created = client.post("/connectors", json={"name": "people-files", "config": sink_config("people", output)})
+    assert created.status_code == 201, created.text
+    wait_until(lambda: ids_in(spark, output) == list(range(300)), "the first 300 rows in Parquet")
+    assert set(rows(spark, output)[0]) == {"id", "name", "email"}
+
+    running = wait_until(
+        lambda: (status := task_status(client, "people-files")).get("metrics", {}).get("lag") == 0 and status,
+        "the task's progress metrics",
+    )
+    assert running["state"] == "RUNNING"
+    assert PROGRESS_METRICS <= set(running["metrics"])
+    offsets = client.get("/connectors/people-files/offsets").json()["offsets"]
+    assert sum(entry["offset"]["kafka_offset"] for entry in offsets) == 300
+
+    assert client.put("/connectors/people-files/pause").status_code == 202
+    wait_until(lambda: task_status(client, "people-files").get("state") == "PAUSED", "the task to pause")
+    files_when_paused = data_files(output)
+    write_people(log, "people", range(300, 400))
+    time.sleep(2.0)
+    assert data_files(output) == files_when_paused
+    assert wait_until(lambda: task_status(client, "people-files").get("metrics", {}).get("lag"), "lag") == 100
+
+    assert client.put("/connectors/people-files/resume").status_code == 202
+    wait_until(lambda: ids_in(spark, output) == list(range(400)), "all 400 rows after resuming")
+
+    assert client.delete("/connectors/people-files").status_code == 204
+    wait_until(lambda: not any(q.name == "conveyor-people-files" for q in spark.streams.active), "no query")
+    files_when_deleted = data_files(output)
+    write_people(log, "people", range(400, 450))
+    time.sleep(1.5)
+    assert data_files(output) == files_when_deleted
