@@ -38,7 +38,9 @@ def write_worker_files(data_dir: Path, output: Path) -> tuple[Path, Path]:
     )
     connector = data_dir / "people-files.json"
     config = sink_config("people", output, **{"max.records.per.trigger": ROWS_PER_BATCH})
-    connector.write_text(json.dumps({"name": "people-files", "config": config | {"trigger.interval.ms": "0"}}))
+    connector.write_text(
+        json.dumps({"name": "people-files", "config": config | {"trigger.interval.ms": "0"}})
+    )
     return properties, connector
 
 

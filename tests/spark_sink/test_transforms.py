@@ -1,0 +1,151 @@
+"""Kafka's transforms in a SparkFileSink: those with a Spark SQL equivalent compile to column expressions,
+the others run as the Python chain over Arrow batches; both give the rows Kafka's transforms would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+
+from conveyor.log import Log
+from conveyor.plugins import load_chain_plugin
+from conveyor.spark.streaming.smt_compiler import compile_chain
+from conveyor.transforms import TransformationChain
+
+from .support import rows, sink_config, wait_until, write_people
+
+TRANSFORMS = "org.apache.kafka.connect.transforms"
+PREDICATES = "org.apache.kafka.connect.transforms.predicates"
+
+
+@pytest.fixture
+def people(spark: SparkSession) -> DataFrame:
+    """Records as the conveyor source gives them with a JSON value converter (schemas enabled)."""
+    return spark.createDataFrame(
+        [
+            (b"1", (1, "ann", "ann@example.com"), "people", 0, 10),
+            (b"2", None, "people", 1, 11),
+            (b"3", (3, "bob", "bob@example.com"), "others", 0, 12),
+        ],
+        "key binary, value struct<id:bigint,name:string,email:string>, "
+        "topic string, partition int, offset bigint",
+    ).selectExpr("*", "timestamp_millis(1700000000000) AS timestamp")
+
+
+def compiled(frame: DataFrame, config: dict[str, str]) -> DataFrame | None:
+    chain = TransformationChain.from_connector_config(config, load_chain_plugin)
+    try:
+        return compile_chain(frame, chain, config)
+    finally:
+        chain.close()
+
+
+def values(frame: DataFrame | None) -> list[object]:
+    assert frame is not None, "the chain did not compile"
+    return [None if row.value is None else row.value.asDict() for row in frame.orderBy("offset").collect()]
+
+
+def test_replace_field_mask_field_insert_field_and_cast_compile(people: DataFrame) -> None:
+    config = {
+        "transforms": "drop,mask,insert,cast",
+        "transforms.drop.type": f"{TRANSFORMS}.ReplaceField$Value",
+        "transforms.drop.exclude": "email",
+        "transforms.drop.renames": "name:full_name",
+        "transforms.mask.type": f"{TRANSFORMS}.MaskField$Value",
+        "transforms.mask.fields": "full_name",
+        "transforms.mask.replacement": "***",
+        "transforms.insert.type": f"{TRANSFORMS}.InsertField$Value",
+        "transforms.insert.static.field": "source",
+        "transforms.insert.static.value": "crm",
+        "transforms.insert.topic.field": "from_topic",
+        "transforms.cast.type": f"{TRANSFORMS}.Cast$Value",
+        "transforms.cast.spec": "id:string",
+    }
+    assert values(compiled(people, config)) == [
+        {"id": "1", "full_name": "***", "source": "crm", "from_topic": "people"},
+        None,
+        {"id": "3", "full_name": "***", "source": "crm", "from_topic": "others"},
+    ]
+
+
+def test_filter_with_tombstone_and_topic_predicates_compiles(people: DataFrame) -> None:
+    config = {
+        "transforms": "tombstones,others",
+        "transforms.tombstones.type": f"{TRANSFORMS}.Filter",
+        "transforms.tombstones.predicate": "isTombstone",
+        "transforms.others.type": f"{TRANSFORMS}.Filter",
+        "transforms.others.predicate": "isPeople",
+        "transforms.others.negate": "true",
+        "predicates": "isTombstone,isPeople",
+        "predicates.isTombstone.type": f"{PREDICATES}.RecordIsTombstone",
+        "predicates.isPeople.type": f"{PREDICATES}.TopicNameMatches",
+        "predicates.isPeople.pattern": "peo.*",
+    }
+    assert values(compiled(people, config)) == [{"id": 1, "name": "ann", "email": "ann@example.com"}]
+
+
+def test_extract_field_compiles_to_the_field(people: DataFrame) -> None:
+    config = {
+        "transforms": "name",
+        "transforms.name.type": f"{TRANSFORMS}.ExtractField$Value",
+        "transforms.name.field": "name",
+    }
+    frame = compiled(people, config)
+    assert frame is not None
+    assert [row.value for row in frame.orderBy("offset").collect()] == ["ann", None, "bob"]
+
+
+def test_a_transform_without_a_spark_equivalent_does_not_compile(people: DataFrame) -> None:
+    config = {
+        "transforms": "hoist",
+        "transforms.hoist.type": f"{TRANSFORMS}.HoistField$Value",
+        "transforms.hoist.field": "person",
+    }
+    assert compiled(people, config) is None
+
+
+def test_a_connector_with_compiled_transforms_and_sql_writes_the_projection(
+    client: httpx.Client, log: Log, spark: SparkSession, output: Path
+) -> None:
+    log.admin().create_topic("contacts", partitions=2)
+    write_people(log, "contacts", range(50))
+    config = sink_config(
+        "contacts",
+        output,
+        **{
+            "transforms": "drop",
+            "transforms.drop.type": f"{TRANSFORMS}.ReplaceField$Value",
+            "transforms.drop.exclude": "email",
+            "sql": "SELECT id, upper(name) AS name, kafka_topic AS topic FROM records WHERE id % 2 = 0",
+        },
+    )
+    assert client.post("/connectors", json={"name": "contacts-files", "config": config}).status_code == 201
+    written = wait_until(lambda: len(found := rows(spark, output)) >= 25 and found, "25 projected rows")
+    assert sorted(written, key=lambda row: row["id"]) == [
+        {"id": i, "name": f"NAME-{i}", "topic": "contacts"} for i in range(0, 50, 2)
+    ]
+
+
+def test_a_connector_with_a_python_only_transform_runs_the_chain_batch_wise(
+    client: httpx.Client, log: Log, spark: SparkSession, output: Path
+) -> None:
+    log.admin().create_topic("hoisted", partitions=2)
+    write_people(log, "hoisted", range(40))
+    config = sink_config(
+        "hoisted",
+        output,
+        **{
+            "transforms": "hoist",
+            "transforms.hoist.type": f"{TRANSFORMS}.HoistField$Value",
+            "transforms.hoist.field": "person",
+            "format": "json",
+            "sql": "SELECT person.id AS id, person.email AS email, kafka_offset FROM records",
+        },
+    )
+    assert client.post("/connectors", json={"name": "hoisted-files", "config": config}).status_code == 201
+    written = wait_until(lambda: len(found := rows(spark, output, "json")) >= 40 and found, "40 JSON rows")
+    assert sorted((row["id"], row["email"]) for row in written) == [
+        (i, f"user{i}@example.com") for i in range(40)
+    ]
