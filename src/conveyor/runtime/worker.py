@@ -281,15 +281,21 @@ class Worker:
             with self._lock:
                 tasks = list(self._tasks.values())
             for running in tasks:
-                reported = self.executor.metrics(running.spec.id).get("state")
-                if reported not in ("RUNNING", "PAUSED") or running.state is State.FAILED:
-                    continue
-                state = State(reported)
-                if state is not running.state:
-                    with self._lock:
-                        if self._tasks.get(running.spec.id) is running:
-                            running.state = state
-                            self._put_task_status(running.spec.id, state)
+                try:
+                    self._publish_reported_state(running)
+                except Exception:
+                    log.exception("Could not publish the state of task %s; will retry", running.spec.id)
+
+    def _publish_reported_state(self, running: RunningTask) -> None:
+        reported = self.executor.metrics(running.spec.id).get("state")
+        if reported not in ("RUNNING", "PAUSED") or running.state is State.FAILED:
+            return
+        state = State(reported)
+        if state is not running.state:
+            with self._lock:
+                if self._tasks.get(running.spec.id) is running:
+                    running.state = state
+                    self._put_task_status(running.spec.id, state)
 
     # Status.
 
