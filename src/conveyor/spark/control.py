@@ -8,6 +8,7 @@ longer than the lease stops on its own, so a lost worker never leaves tasks runn
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import socket
@@ -38,11 +39,21 @@ class ControlServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self._tasks: dict[str, TaskChannelState] = {}
+        self._connections: set[socket.socket] = set()
         self._lock = threading.Lock()
         server = self
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
+                with server._lock:
+                    server._connections.add(self.connection)
+                try:
+                    self._serve()
+                finally:
+                    with server._lock:
+                        server._connections.discard(self.connection)
+
+            def _serve(self) -> None:
                 for line in self.rfile:
                     try:
                         message = json.loads(line)
@@ -68,8 +79,14 @@ class ControlServer:
         self._thread.start()
 
     def close(self) -> None:
+        """Stop serving and drop every task's connection, so that their leases start running out."""
         self._server.shutdown()
         self._server.server_close()
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     def register(self, task: str, attempt: str) -> None:
         """Make `attempt` the task's current incarnation; any older one will be told to stop."""
