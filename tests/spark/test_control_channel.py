@@ -44,7 +44,7 @@ def test_the_worker_sees_the_metrics_its_task_reports() -> None:
     try:
         task.report({"records-written": 42})
         assert eventually(
-            lambda: (server.state("c-0") or object()).__dict__.get("metrics") == {"records-written": 42}
+            lambda: (state := server.state("c-0")) is not None and state.metrics == {"records-written": 42}
         )
     finally:
         task.close()
