@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from conveyor.api import ConfigError
+from conveyor.convert.json_text import to_float32
 from conveyor.data import (
     BOOLEAN_SCHEMA,
     FLOAT32_SCHEMA,
@@ -75,7 +76,8 @@ def test_insert_header_appends_a_string_header() -> None:
         ("70000", INT32_SCHEMA, 70_000),
         ("5000000000", INT64_SCHEMA, 5_000_000_000),
         ("1.5", FLOAT32_SCHEMA, 1.5),
-        ("1.1", FLOAT64_SCHEMA, 1.1),
+        ("1.1", FLOAT32_SCHEMA, to_float32(1.1)),
+        ("1e300", FLOAT64_SCHEMA, 1e300),
         ("2021-03-04", Date.SCHEMA, dt.date(2021, 3, 4)),
         ("plain text", STRING_SCHEMA, "plain text"),
     ],

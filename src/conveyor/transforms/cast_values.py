@@ -7,9 +7,9 @@ import datetime as dt
 import decimal
 import math
 import re
-import struct
 from typing import Any
 
+from conveyor.convert.json_text import to_float32
 from conveyor.data import DataError, Type
 from conveyor.data.logical import epoch_millis
 
@@ -61,15 +61,6 @@ def _as_java_integer(value: Any, bits: int) -> int:
     if isinstance(value, decimal.Decimal):
         return _wrap(int(value), bits)
     return _wrap(int(value), bits)
-
-
-def to_float32(number: float) -> float:
-    """``number`` rounded to the nearest single-precision float (infinite when out of its range)."""
-    try:
-        rounded: float = struct.unpack("f", struct.pack("f", number))[0]
-    except OverflowError:
-        return math.copysign(math.inf, number)
-    return rounded
 
 
 def _primitive_of_logical(value: Any) -> Any:

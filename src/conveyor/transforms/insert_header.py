@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from conveyor.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, NonNullValidator, Transformation
+from conveyor.convert.header_values import text_to_value
 from conveyor.data import ConnectRecord
-from conveyor.transforms.header_literals import parse_literal
 from conveyor.transforms.transform_config import parse_settings
 
 HEADER_CONFIG = "header"
@@ -40,7 +40,7 @@ class InsertHeader(Transformation[ConnectRecord]):
     def configure(self, configs: Mapping[str, Any]) -> None:
         settings = parse_settings(type(self).__name__, CONFIG_DEF, configs)
         self._header: str = settings[HEADER_CONFIG]
-        self._literal = parse_literal(settings[VALUE_LITERAL_CONFIG])
+        self._literal = text_to_value(settings[VALUE_LITERAL_CONFIG])
 
     def config(self) -> ConfigDef:
         return CONFIG_DEF
