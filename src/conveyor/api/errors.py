@@ -63,4 +63,3 @@ class AlreadyExistsError(ConnectError):
 
 class IllegalWorkerStateError(ConnectError):
     """The worker is in a state that does not allow the request (Kafka's ``IllegalWorkerStateException``)."""
-

@@ -99,8 +99,16 @@ class Schema:
         cached: int | None = self.__dict__.get("_hash")
         if cached is None:
             cached = hash(
-                (self.type, self.optional, self.name, self.version, self.doc, self.key_schema,
-                 self.value_schema, self.fields)
+                (
+                    self.type,
+                    self.optional,
+                    self.name,
+                    self.version,
+                    self.doc,
+                    self.key_schema,
+                    self.value_schema,
+                    self.fields,
+                )
             )
             object.__setattr__(self, "_hash", cached)
         return cached

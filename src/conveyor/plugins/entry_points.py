@@ -39,7 +39,11 @@ def entry_point_plugins() -> Iterator[EntryPointPlugin]:
                 )
                 continue
             if not isinstance(loaded, type) or not kinds_of(loaded) & allowed_kinds:
-                logger.warning("Skipping plugin %r of group %s: %r is not a plugin of that group's kinds",
-                               entry_point.name, group, loaded)
+                logger.warning(
+                    "Skipping plugin %r of group %s: %r is not a plugin of that group's kinds",
+                    entry_point.name,
+                    group,
+                    loaded,
+                )
                 continue
             yield EntryPointPlugin(entry_point.name, loaded)

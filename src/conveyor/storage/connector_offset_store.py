@@ -71,5 +71,9 @@ class ConnectorOffsetStore:
             try:
                 self._secondary.put(connector, regular)
             except StorageError:
-                logger.warning("Failed to copy offsets of connector %s to the worker's offsets topic %s",
-                               connector, self._secondary.topic, exc_info=True)
+                logger.warning(
+                    "Failed to copy offsets of connector %s to the worker's offsets topic %s",
+                    connector,
+                    self._secondary.topic,
+                    exc_info=True,
+                )

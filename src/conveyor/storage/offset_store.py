@@ -119,14 +119,23 @@ class OffsetStore:
     def _apply(self, record: ConsumerRecord) -> None:
         parsed = None if record.key is None else offset_records.parse_key(record.key)
         if parsed is None:
-            logger.warning("Ignoring record %s-%d@%d: not a source offset key", self._topic, record.partition,
-                           record.offset)
+            logger.warning(
+                "Ignoring record %s-%d@%d: not a source offset key",
+                self._topic,
+                record.partition,
+                record.offset,
+            )
             return
         connector, partition = parsed
         offset = None if record.value is None else offset_records.parse_value(record.value)
         if record.value is not None and offset is None:
-            logger.warning("Ignoring offset of connector %s at %s-%d@%d: not a JSON object",
-                           connector, self._topic, record.partition, record.offset)
+            logger.warning(
+                "Ignoring offset of connector %s at %s-%d@%d: not a JSON object",
+                connector,
+                self._topic,
+                record.partition,
+                record.offset,
+            )
             return
         key = offset_records.partition_key(partition)
         with self._cache_lock:

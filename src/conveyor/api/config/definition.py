@@ -75,8 +75,18 @@ class ConfigDef:
                 validator.ensure_valid(name, default)
         return self.define_key(
             ConfigKey(
-                name, type, default, validator, importance, documentation, group, order_in_group, width,
-                display_name if display_name is not None else name, tuple(dependents), recommender,
+                name,
+                type,
+                default,
+                validator,
+                importance,
+                documentation,
+                group,
+                order_in_group,
+                width,
+                display_name if display_name is not None else name,
+                tuple(dependents),
+                recommender,
             )
         )
 
@@ -235,4 +245,3 @@ def _scrub(key: ConfigKey, message: str, raw: Any) -> str:
         return message
     secret = raw.value if isinstance(raw, Password) else str(raw).strip()
     return message.replace(secret, str(Password(secret))) if secret else message
-

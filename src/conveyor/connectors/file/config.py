@@ -14,17 +14,35 @@ POSITION_FIELD = "position"
 
 SOURCE_CONFIG_DEF = (
     ConfigDef()
-    .define(FILE_CONFIG, ConfigType.STRING, None, importance=Importance.HIGH,
-            documentation="Source filename. If not specified, the standard input will be used")
-    .define(TOPIC_CONFIG, ConfigType.STRING, validator=NonEmptyString(), importance=Importance.HIGH,
-            documentation="The topic to publish data to")
-    .define(TASK_BATCH_SIZE_CONFIG, ConfigType.INT, DEFAULT_TASK_BATCH_SIZE, Range.at_least(1),
-            importance=Importance.LOW,
-            documentation="The maximum number of records the source task can read from the file at one time")
+    .define(
+        FILE_CONFIG,
+        ConfigType.STRING,
+        None,
+        importance=Importance.HIGH,
+        documentation="Source filename. If not specified, the standard input will be used",
+    )
+    .define(
+        TOPIC_CONFIG,
+        ConfigType.STRING,
+        validator=NonEmptyString(),
+        importance=Importance.HIGH,
+        documentation="The topic to publish data to",
+    )
+    .define(
+        TASK_BATCH_SIZE_CONFIG,
+        ConfigType.INT,
+        DEFAULT_TASK_BATCH_SIZE,
+        Range.at_least(1),
+        importance=Importance.LOW,
+        documentation="The maximum number of records the source task can read from the file at one time",
+    )
 )
 
 SINK_CONFIG_DEF = ConfigDef().define(
-    FILE_CONFIG, ConfigType.STRING, None, importance=Importance.HIGH,
+    FILE_CONFIG,
+    ConfigType.STRING,
+    None,
+    importance=Importance.HIGH,
     documentation="Destination filename. If not specified, the standard output will be used",
 )
 

@@ -105,8 +105,16 @@ class GeneratorSourceTask(SourceTask):
         cardinality = settings.key_cardinality
         if cardinality:
             return [
-                SourceRecord(partition, {SEQNO_FIELD: n}, topic, None, STRING_SCHEMA,
-                             KEY_TEMPLATE % (n % cardinality), STRING_SCHEMA, template % n)
+                SourceRecord(
+                    partition,
+                    {SEQNO_FIELD: n},
+                    topic,
+                    None,
+                    STRING_SCHEMA,
+                    KEY_TEMPLATE % (n % cardinality),
+                    STRING_SCHEMA,
+                    template % n,
+                )
                 for n in range(start, stop)
             ]
         return [
