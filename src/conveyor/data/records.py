@@ -38,6 +38,10 @@ def _choose_partition(kafka_partition: int | None, partition: int | None) -> int
     return partition if kafka_partition is None else kafka_partition
 
 
+_SLOT_NAMES: dict[type, tuple[str, ...]] = {}
+"""Every slot of each record class, base classes first: computed once per class, used by every copy."""
+
+
 class ConnectRecord:
     """A key and value with their schemas, bound for or read from a topic partition."""
 
@@ -91,7 +95,11 @@ class ConnectRecord:
 
     @classmethod
     def _slot_names(cls) -> tuple[str, ...]:
-        return tuple(name for klass in reversed(cls.__mro__) for name in getattr(klass, "__slots__", ()))
+        names = _SLOT_NAMES.get(cls)
+        if names is None:
+            names = tuple(name for klass in reversed(cls.__mro__) for name in getattr(klass, "__slots__", ()))
+            _SLOT_NAMES[cls] = names
+        return names
 
     @classmethod
     def _field_names(cls) -> tuple[str, ...]:

@@ -105,7 +105,8 @@ class Struct:
 
     def _lookup(self, field: str | Field) -> Field:
         if isinstance(field, Field):
-            if self._schema.fields[field.index] != field:
+            known = self._schema.fields[field.index] if field.index < len(self._schema.fields) else None
+            if known is not field and known != field:
                 raise DataError(f"Field {field.name} is not part of this struct's schema")
             return field
         found = self._schema.field(field)
