@@ -1,4 +1,5 @@
-"""The connectors that ship with Conveyor: Kafka's file stream source and sink, and a data generator."""
+"""The connectors that ship with Conveyor: Kafka's file stream source and sink, a data generator, and the
+Spark file sink (whose task is a Spark Structured Streaming query)."""
 
 from conveyor.connectors.file import (
     FileStreamSinkConnector,
@@ -14,6 +15,7 @@ from conveyor.connectors.generator import (
     verify,
 )
 from conveyor.connectors.registry import BUILTIN_CONNECTOR_ALIASES, BUILTIN_CONNECTORS
+from conveyor.connectors.spark_sink import SparkFileSinkConnector, SparkStreamingSinkTask
 
 __all__ = [
     "BUILTIN_CONNECTORS",
@@ -24,6 +26,8 @@ __all__ = [
     "FileStreamSourceTask",
     "GeneratorSourceConnector",
     "GeneratorSourceTask",
+    "SparkFileSinkConnector",
+    "SparkStreamingSinkTask",
     "TaskTally",
     "Verification",
     "verify",
