@@ -30,22 +30,59 @@ CHECKPOINTS_DIR: Final = "spark-sink-checkpoints"
 
 SPARK_FILE_SINK_CONFIG_DEF = (
     ConfigDef()
-    .define(FORMAT_CONFIG, ConfigType.STRING, "parquet", ValidString(FORMATS), Importance.HIGH,
-            "The file format Spark writes: parquet, json, csv or orc")
-    .define(PATH_CONFIG, ConfigType.STRING, validator=NonEmptyString(), importance=Importance.HIGH,
-            documentation="The directory Spark's file sink writes to (with its _spark_metadata log)")
-    .define(CHECKPOINT_LOCATION_CONFIG, ConfigType.STRING, "", importance=Importance.MEDIUM,
-            documentation="The streaming query's checkpoint; by default "
-            f"<data.dir>/{CHECKPOINTS_DIR}/<connector name>, so a restarted connector resumes")
-    .define(SQL_CONFIG, ConfigType.STRING, "", importance=Importance.MEDIUM,
-            documentation=f"An optional projection over the view {RECORDS_VIEW!r}, e.g. "
-            f"SELECT id, upper(name) AS name FROM {RECORDS_VIEW}")
-    .define(TRIGGER_INTERVAL_MS_CONFIG, ConfigType.LONG, DEFAULT_TRIGGER_INTERVAL_MS, Range.at_least(0),
-            Importance.LOW, "How often a micro-batch starts (0: as soon as the previous one ends)")
-    .define(MAX_RECORDS_PER_TRIGGER_CONFIG, ConfigType.LONG, None, importance=Importance.LOW,
-            documentation="At most this many offsets per micro-batch (none: all available)")
-    .define(PARTITION_BY_CONFIG, ConfigType.LIST, "", importance=Importance.LOW,
-            documentation="Output columns to partition the files by (directories column=value)")
+    .define(
+        FORMAT_CONFIG,
+        ConfigType.STRING,
+        "parquet",
+        ValidString(FORMATS),
+        Importance.HIGH,
+        "The file format Spark writes: parquet, json, csv or orc",
+    )
+    .define(
+        PATH_CONFIG,
+        ConfigType.STRING,
+        validator=NonEmptyString(),
+        importance=Importance.HIGH,
+        documentation="The directory Spark's file sink writes to (with its _spark_metadata log)",
+    )
+    .define(
+        CHECKPOINT_LOCATION_CONFIG,
+        ConfigType.STRING,
+        "",
+        importance=Importance.MEDIUM,
+        documentation="The streaming query's checkpoint; by default "
+        f"<data.dir>/{CHECKPOINTS_DIR}/<connector name>, so a restarted connector resumes",
+    )
+    .define(
+        SQL_CONFIG,
+        ConfigType.STRING,
+        "",
+        importance=Importance.MEDIUM,
+        documentation=f"An optional projection over the view {RECORDS_VIEW!r}, e.g. "
+        f"SELECT id, upper(name) AS name FROM {RECORDS_VIEW}",
+    )
+    .define(
+        TRIGGER_INTERVAL_MS_CONFIG,
+        ConfigType.LONG,
+        DEFAULT_TRIGGER_INTERVAL_MS,
+        Range.at_least(0),
+        Importance.LOW,
+        "How often a micro-batch starts (0: as soon as the previous one ends)",
+    )
+    .define(
+        MAX_RECORDS_PER_TRIGGER_CONFIG,
+        ConfigType.LONG,
+        None,
+        importance=Importance.LOW,
+        documentation="At most this many offsets per micro-batch (none: all available)",
+    )
+    .define(
+        PARTITION_BY_CONFIG,
+        ConfigType.LIST,
+        "",
+        importance=Importance.LOW,
+        documentation="Output columns to partition the files by (directories column=value)",
+    )
 )
 
 

@@ -1,0 +1,59 @@
+"""The SparkFileSink's classes load without Spark, check their settings, and refuse to run as task loops."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conveyor.api import ConfigError, ConnectError
+from conveyor.connectors.spark_sink import (
+    SparkFileSinkConnector,
+    SparkFileSinkSettings,
+    SparkStreamingSinkTask,
+)
+from conveyor.plugins import load_plugin_class
+
+
+def test_the_connector_resolves_by_its_alias_without_importing_spark() -> None:
+    script = (
+        "import sys; from conveyor.plugins import load_plugin_class; "
+        "load_plugin_class('SparkFileSink'); print('pyspark' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
+    assert load_plugin_class("SparkFileSinkConnector") is SparkFileSinkConnector
+
+
+def test_one_task_runs_the_query_whatever_tasks_max_says() -> None:
+    connector = SparkFileSinkConnector()
+    connector.start({"name": "c", "topics": "t", "path": "/tmp/out"})
+    assert len(connector.task_configs(4)) == 1
+    assert connector.task_class() is SparkStreamingSinkTask
+
+
+def test_the_checkpoint_defaults_to_a_directory_per_connector_under_the_data_dir() -> None:
+    settings = SparkFileSinkSettings.parse("orders", {"topics": "t", "path": "/out"}, Path("/data"))
+    assert settings.checkpoint_location == "/data/spark-sink-checkpoints/orders"
+    assert (settings.format, settings.trigger_interval_ms, settings.sql) == ("parquet", 500, None)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"topics": "t", "path": "/out", "format": "avro"},
+        {"topics": "t"},
+        {"path": "/out"},
+        {"topics": "t", "topics.regex": "t.*", "path": "/out"},
+    ],
+)
+def test_bad_settings_are_config_errors(config: dict[str, str]) -> None:
+    with pytest.raises(ConfigError):
+        SparkFileSinkSettings.parse("c", config, Path("/data"))
+
+
+def test_the_marker_task_takes_no_records() -> None:
+    with pytest.raises(ConnectError, match="Structured Streaming"):
+        SparkStreamingSinkTask().put([])
