@@ -113,3 +113,29 @@ def test_assign_on_a_subscribed_consumer_is_an_illegal_state(log: Log, topic: st
     with pytest.raises(IllegalStateError, match="mixed"):
         consumer.assign([TopicPartition(topic, 0)])
     consumer.close()
+
+
+def test_a_topic_created_after_subscribing_is_assigned_after_an_enforced_rebalance(log: Log) -> None:
+    consumer = group_consumer(log, "late-topic", auto_offset_reset="earliest")
+    consumer.subscribe(["appears-later"])
+    consumer.poll(timeout=0.5)
+    assert consumer.assignment() == set()
+    log.admin().create_topic("appears-later", partitions=2)
+    with log.producer() as producer:
+        producer.send_batch("appears-later", [b"x"], partition=1)
+    consumer.enforce_rebalance()
+    records = consumer.poll(timeout=5)
+    assert consumer.assignment() == {TopicPartition("appears-later", p) for p in range(2)}
+    assert [r.value for r in records] == [b"x"]
+    consumer.close()
+
+
+def test_subscribing_again_replaces_the_subscribed_topics(log: Log, topic: str) -> None:
+    log.admin().create_topic("other-topic")
+    consumer = group_consumer(log, "resubscribe")
+    consumer.subscribe([topic])
+    consumer.poll(timeout=2)
+    consumer.subscribe(["other-topic"])
+    consumer.poll(timeout=2)
+    assert consumer.assignment() == {TopicPartition("other-topic", 0)}
+    consumer.close()

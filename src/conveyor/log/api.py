@@ -314,6 +314,11 @@ class Consumer(ABC):
         """Leave the consumer group, giving up its partitions."""
 
     @abstractmethod
+    def enforce_rebalance(self) -> None:
+        """Make the group rebalance at the next ``poll`` (Kafka's ``enforceRebalance``), e.g. because
+        a subscribed topic appeared or gained partitions."""
+
+    @abstractmethod
     def assignment(self) -> set[TopicPartition]:
         """The partitions currently assigned."""
 

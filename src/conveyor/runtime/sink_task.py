@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 REPORT_INTERVAL_S = 0.25
 MAX_POLL_WAIT_S = 0.2
-TOPIC_REFRESH_S = 5.0
+TOPIC_REFRESH_S = 2.0
 
 
 def consumer_group(connector: str) -> str:
@@ -150,6 +150,7 @@ class SinkTaskLoop(RebalanceListener):
             **{"auto.offset.reset": "earliest"},
         )
         self.subscribed: list[str] = []
+        self.topic_layout: dict[str, int] | None = None
         self.current: dict[ApiPartition, int] = {}
         self.last_committed: dict[ApiPartition, int] = {}
         self.redeliver: list[SinkRecord] | None = None
@@ -202,6 +203,15 @@ class SinkTaskLoop(RebalanceListener):
         if wanted != self.subscribed:
             self.subscribed = wanted
             self.consumer.subscribe(wanted, self)
+        admin = self.log.admin()
+        existing = set(admin.list_topics())
+        layout = {
+            t: d.partitions for t, d in admin.describe_topics([t for t in wanted if t in existing]).items()
+        }
+        if layout != self.topic_layout:
+            if self.topic_layout is not None:
+                self.consumer.enforce_rebalance()
+            self.topic_layout = layout
 
     def _apply_pauses(self) -> None:
         """Fetch nothing while the connector is paused, and nothing of partitions the task paused."""

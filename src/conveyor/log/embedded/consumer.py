@@ -86,10 +86,10 @@ class EmbeddedConsumer(ConsumerInterface):
     def subscribe(self, topics: Iterable[str], listener: RebalanceListener | None = None) -> None:
         self._ensure_open()
         group_id = group_offsets.require_group_id(self._group_id)
-        if self._order:
-            raise IllegalStateError(f"Consumer of group {group_id} has assigned partitions: cannot subscribe")
         if self._subscription is not None:
             self.unsubscribe()
+        elif self._order:
+            raise IllegalStateError(f"Consumer of group {group_id} has assigned partitions: cannot subscribe")
         self._subscription = GroupSubscription(
             self._database, group_id, topics, listener or RebalanceListener(), self._assign, self._config
         )
@@ -99,6 +99,10 @@ class EmbeddedConsumer(ConsumerInterface):
             subscription, self._subscription = self._subscription, None
             subscription.close()
         self._assign([])
+
+    def enforce_rebalance(self) -> None:
+        if self._subscription is not None:
+            self._subscription.request_rejoin()
 
     def _assign(self, partitions: Iterable[TopicPartition]) -> None:
         wanted = sorted(set(partitions))

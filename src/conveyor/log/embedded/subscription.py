@@ -53,6 +53,10 @@ class GroupSubscription:
         """Carry out a pending rebalance, if any (blocks while the group rebalances)."""
         self._member.ensure_active()
 
+    def request_rejoin(self) -> None:
+        """Rejoin at the next poll, so that the group's assignment is computed again."""
+        self._member.request_rejoin()
+
     def close(self) -> None:
         """Give the partitions up (telling the listener) and leave the group."""
         if self._held:
