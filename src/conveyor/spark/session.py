@@ -32,7 +32,7 @@ def get_or_create_session(
         .config("spark.driver.host", os.environ["SPARK_LOCAL_IP"])
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.python.worker.reuse", "false")
+        .config("spark.python.worker.reuse", "true")
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
