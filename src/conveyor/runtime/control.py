@@ -8,7 +8,9 @@ process with `LocalTaskControl`.
 from __future__ import annotations
 
 import enum
+import os
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
@@ -68,3 +70,23 @@ class LocalTaskControl(TaskControl):
     def report(self, metrics: Mapping[str, Any]) -> None:
         with self._lock:
             self.metrics = dict(metrics)
+
+
+class StateReporter:
+    """Sends a task loop's state and counters to its worker, at most every `interval_s` unless forced.
+
+    Loops call it every iteration; the throttle keeps the cost off the hot path.
+    """
+
+    def __init__(self, control: TaskControl, interval_s: float = 0.25) -> None:
+        self._control = control
+        self._interval_s = interval_s
+        self._last = 0.0
+
+    def __call__(self, state: TargetState, metrics: Mapping[str, Any], force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last < self._interval_s:
+            return
+        self._last = now
+        reported = "PAUSED" if state is TargetState.PAUSED else "RUNNING"
+        self._control.report({"state": reported, "pid": os.getpid(), **metrics})

@@ -15,7 +15,6 @@ log's topics periodically and the subscription follows.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import time
 from collections.abc import Collection, Mapping, Sequence
@@ -26,7 +25,7 @@ from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
 from conveyor.log import Consumer, Log, RebalanceListener
 from conveyor.log import TopicPartition as LogPartition
-from conveyor.runtime.control import TargetState, TaskControl
+from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.errors import ErrorHandler, ErrorPolicy, FailedRecord, Stage
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
@@ -34,7 +33,6 @@ from conveyor.runtime.topics import TopicCreator
 
 log = logging.getLogger(__name__)
 
-REPORT_INTERVAL_S = 0.25
 MAX_POLL_WAIT_S = 0.2
 TOPIC_REFRESH_S = 2.0
 
@@ -157,7 +155,7 @@ class SinkTaskLoop(RebalanceListener):
         self.counters = {"records-read": 0, "records-put": 0, "offset-commits": 0, "offset-commit-skips": 0}
         self.next_commit = time.monotonic() + self.flush_interval_s
         self.next_topic_refresh = 0.0
-        self.last_report = 0.0
+        self.state_reporter = StateReporter(control)
         self.state = TargetState.STARTED
 
     def run(self) -> None:
@@ -331,17 +329,5 @@ class SinkTaskLoop(RebalanceListener):
         self.redeliver = None
 
     def _report(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self.last_report < REPORT_INTERVAL_S:
-            return
-        self.last_report = now
-        state = "PAUSED" if self.state is TargetState.PAUSED else "RUNNING"
-        self.control.report(
-            {
-                "state": state,
-                "pid": os.getpid(),
-                "partition-count": len(self.context.assigned),
-                **self.counters,
-                **self.errors.metrics(),
-            }
-        )
+        metrics = {"partition-count": len(self.context.assigned), **self.counters, **self.errors.metrics()}
+        self.state_reporter(self.state, metrics, force)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -23,7 +22,7 @@ from conveyor.api import OffsetStorageReader, SourceTask, SourceTaskContext, Tra
 from conveyor.api.source import RecordMetadata, TransactionBoundary
 from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
-from conveyor.runtime.control import TargetState, TaskControl
+from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.errors import ErrorHandler, ErrorPolicy
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
@@ -33,7 +32,6 @@ from conveyor.storage import OffsetStore, StoreOffsetStorageReader
 
 log = logging.getLogger(__name__)
 
-REPORT_INTERVAL_S = 0.25
 PAUSED_WAIT_S = 0.1
 
 
@@ -109,7 +107,7 @@ class SourceTaskLoop:
             "offset-commits": 0,
         }
         self.last_commit = time.monotonic()
-        self.last_report = 0.0
+        self.reporter = StateReporter(control)
         self.state = TargetState.STARTED
 
     def _create_producer(self) -> Producer:
@@ -287,9 +285,4 @@ class SourceTaskLoop:
         self._commit()
 
     def _report(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self.last_report < REPORT_INTERVAL_S:
-            return
-        self.last_report = now
-        state = "PAUSED" if self.state is TargetState.PAUSED else "RUNNING"
-        self.control.report({"state": state, "pid": os.getpid(), **self.counters, **self.errors.metrics()})
+        self.reporter(self.state, {**self.counters, **self.errors.metrics()}, force)
