@@ -118,3 +118,16 @@ def test_the_worker_keeps_serving_other_connectors_while_a_task_fails_over_and_o
     before = end_offset(restarting_worker.log, topic)
     wait_until(lambda: end_offset(restarting_worker.log, topic) > before + 100, f"{topic} to keep growing")
     assert states(restarting, healthy) == ("RUNNING", ["RUNNING"])
+
+
+def test_restarting_only_failed_instances_restarts_the_failed_task_and_leaves_the_connector(
+    waiting: httpx.Client, tmp_path: Path
+) -> None:
+    name = create_failing_source(waiting, fail_once_marker=str(tmp_path / "failed-once"))
+    wait_for_states(waiting, name, "RUNNING", ["FAILED"])
+    response = waiting.post(f"/connectors/{name}/restart?includeTasks=true&onlyFailed=true")
+    assert response.status_code == 202
+    body = response.json()
+    assert body["connector"]["state"] == "RUNNING"
+    assert [task["state"] for task in body["tasks"]] == ["RESTARTING"]
+    wait_for_states(waiting, name, "RUNNING", ["RUNNING"])

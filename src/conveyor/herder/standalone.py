@@ -296,20 +296,15 @@ class StandaloneHerder(Herder):
                 if include_tasks and (not only_failed or t.state == State.FAILED.value)
             ]
             if restart_connector:
-                self.worker.stop_tasks(self.worker.tasks_of(name))
-                self._start_connector_and_tasks(name, config, self._target(name))
-            else:
-                for task in restart_tasks:
-                    self.restart_task(name, task)
+                target = self._target(name)
+                if not self.worker.start_connector(name, config, target):
+                    restart_tasks = []
+                elif not status.tasks and target is not TargetState.STOPPED:
+                    self._reconfigure_tasks(name, config, target)
+            for task in restart_tasks:
+                self.restart_task(name, task)
             restarting = [
-                TaskState(
-                    "RESTARTING"
-                    if (restart_connector and include_tasks) or t.id in restart_tasks
-                    else t.state,
-                    t.worker_id,
-                    t.trace,
-                    id=t.id,
-                )
+                TaskState("RESTARTING" if t.id in restart_tasks else t.state, t.worker_id, t.trace, id=t.id)
                 for t in status.tasks
             ]
             connector_state = ConnectorState(
