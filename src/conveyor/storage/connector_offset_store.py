@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 
 from conveyor.log.api import Producer
+from conveyor.storage.cached_topic import READ_TIMEOUT_S
 from conveyor.storage.errors import StorageError
 from conveyor.storage.offset_records import PartitionKey, SourceOffset, SourcePartition
-from conveyor.storage.offset_store import READ_TIMEOUT_S, OffsetStore, OffsetUpdates
+from conveyor.storage.offset_store import OffsetStore, OffsetUpdates
 
 logger = logging.getLogger(__name__)
 

@@ -9,21 +9,20 @@ from collections.abc import Iterable
 from conveyor.log.api import ConsumerRecord, Log, Producer
 from conveyor.log.errors import LogError
 from conveyor.storage import offset_records
+from conveyor.storage.cached_topic import CachedTopic
 from conveyor.storage.errors import StorageError
 from conveyor.storage.offset_records import PartitionKey, SourceOffset, SourceOffsetValue, SourcePartition
-from conveyor.storage.topic_tail import TopicTail, ensure_topic
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_OFFSETS_TOPIC = "connect-offsets"
 DEFAULT_OFFSETS_PARTITIONS = 25
-READ_TIMEOUT_S = 30.0
 OFFSETS_TOPIC_SETTINGS = {"cleanup.policy": "compact"}
 
 OffsetUpdates = Iterable[tuple[SourcePartition, SourceOffsetValue | None]]
 
 
-class OffsetStore:
+class OffsetStore(CachedTopic):
     """Source offsets of every connector writing to one offsets topic, read committed into a cache.
 
     Lookups answer from what was read so far; call ``read_to_end()`` for the latest. Writes go through a
@@ -31,48 +30,14 @@ class OffsetStore:
     records; ``put`` uses the store's own plain producer.
     """
 
+    store_name = "Offset store"
+
     def __init__(
         self, log: Log, topic: str = DEFAULT_OFFSETS_TOPIC, partitions: int = DEFAULT_OFFSETS_PARTITIONS
     ) -> None:
-        self._log = log
-        self._topic = topic
-        self._requested_partitions = partitions
-        self._partitions = partitions
+        super().__init__(log, topic, partitions, OFFSETS_TOPIC_SETTINGS)
         self._offsets: dict[str, dict[PartitionKey, SourceOffset]] = {}
         self._cache_lock = threading.Lock()
-        self._read_lock = threading.Lock()
-        self._write_lock = threading.Lock()
-        self._tail: TopicTail | None = None
-        self._producer: Producer | None = None
-
-    @property
-    def topic(self) -> str:
-        return self._topic
-
-    def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
-        """Create the topic if missing and read it to its end."""
-        self._partitions = ensure_topic(
-            self._log, self._topic, self._requested_partitions, OFFSETS_TOPIC_SETTINGS
-        )
-        tail = TopicTail(self._log, self._topic)
-        tail.start(self._partitions)
-        self._tail = tail
-        self.read_to_end(timeout_s)
-
-    def stop(self) -> None:
-        with self._write_lock:
-            if self._producer is not None:
-                self._producer.close()
-                self._producer = None
-        if self._tail is not None:
-            self._tail.close()
-            self._tail = None
-
-    def read_to_end(self, timeout_s: float = READ_TIMEOUT_S) -> None:
-        with self._read_lock:
-            if self._tail is None:
-                raise StorageError(f"Offset store on {self._topic} is not started")
-            self._tail.read_to_end(self._apply, timeout_s)
 
     def offsets(self, connector: str) -> dict[PartitionKey, SourceOffset]:
         """Every partition of ``connector`` with an offset, keyed by ``partition_key(partition)``."""
@@ -112,9 +77,7 @@ class OffsetStore:
     def put(self, connector: str, offsets: OffsetUpdates) -> None:
         """Write offsets with the store's own plain producer (None offsets reset their partitions)."""
         with self._write_lock:
-            if self._producer is None:
-                self._producer = self._log.producer()
-            self.write(self._producer, connector, offsets)
+            self.write(self._own_producer(), connector, offsets)
 
     def _apply(self, record: ConsumerRecord) -> None:
         parsed = None if record.key is None else offset_records.parse_key(record.key)

@@ -5,70 +5,37 @@ from __future__ import annotations
 import logging
 import threading
 
-from conveyor.log.api import ConsumerRecord, Log, Producer
+from conveyor.log.api import ConsumerRecord, Log
 from conveyor.log.errors import LogError
 from conveyor.storage import status_records
+from conveyor.storage.cached_topic import CachedTopic
 from conveyor.storage.errors import StorageError
 from conveyor.storage.json_values import from_json_bytes
 from conveyor.storage.status_records import Status
-from conveyor.storage.topic_tail import TopicTail, ensure_topic
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_STATUS_TOPIC = "connect-status"
 DEFAULT_STATUS_PARTITIONS = 5
-READ_TIMEOUT_S = 30.0
 STATUS_TOPIC_SETTINGS = {"cleanup.policy": "compact"}
 
 
-class StatusStore:
+class StatusStore(CachedTopic):
     """Statuses written by any worker, read back into a cache; safe to call from several threads.
 
     A write is one keyed record, flushed at once, and is visible in this store's cache immediately; the
     statuses other workers write appear after ``read_to_end()``.
     """
 
+    store_name = "Status store"
+
     def __init__(
         self, log: Log, topic: str = DEFAULT_STATUS_TOPIC, partitions: int = DEFAULT_STATUS_PARTITIONS
     ) -> None:
-        self._log = log
-        self._topic = topic
-        self._requested_partitions = partitions
+        super().__init__(log, topic, partitions, STATUS_TOPIC_SETTINGS)
         self._connectors: dict[str, Status] = {}
         self._tasks: dict[str, dict[int, Status]] = {}
         self._cache_lock = threading.Lock()
-        self._read_lock = threading.Lock()
-        self._write_lock = threading.Lock()
-        self._tail: TopicTail | None = None
-        self._producer: Producer | None = None
-
-    @property
-    def topic(self) -> str:
-        return self._topic
-
-    def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
-        """Create the topic if missing and read it to its end."""
-        partitions = ensure_topic(self._log, self._topic, self._requested_partitions, STATUS_TOPIC_SETTINGS)
-        tail = TopicTail(self._log, self._topic)
-        tail.start(partitions)
-        self._tail = tail
-        self._producer = self._log.producer()
-        self.read_to_end(timeout_s)
-
-    def stop(self) -> None:
-        with self._write_lock:
-            if self._producer is not None:
-                self._producer.close()
-                self._producer = None
-        if self._tail is not None:
-            self._tail.close()
-            self._tail = None
-
-    def read_to_end(self, timeout_s: float = READ_TIMEOUT_S) -> None:
-        with self._read_lock:
-            if self._tail is None:
-                raise StorageError(f"Status store on {self._topic} is not started")
-            self._tail.read_to_end(self._apply, timeout_s)
 
     def put_connector(self, connector: str, status: Status, *, safe: bool = False) -> None:
         """Write a connector's status; with ``safe``, never over a newer generation's from another worker."""
@@ -121,12 +88,11 @@ class StatusStore:
             return sorted(self._connectors)
 
     def _send(self, key: bytes, value: bytes | None, flush: bool = True) -> None:
-        if self._producer is None:
-            raise StorageError(f"Status store on {self._topic} is not started")
+        producer = self._own_producer()
         try:
-            self._producer.send(self._topic, value, key=key)
+            producer.send(self._topic, value, key=key)
             if flush:
-                self._producer.flush()
+                producer.flush()
         except LogError as error:
             raise StorageError(f"Failed to write {key.decode()} to {self._topic}: {error}") from error
 

@@ -1,0 +1,70 @@
+"""An internal topic read into a cache: created when missing, tailed, every record applied in order."""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+
+from conveyor.log.api import ConsumerRecord, Log, Producer
+from conveyor.storage.errors import StorageError
+from conveyor.storage.topic_tail import TopicTail, ensure_topic
+
+READ_TIMEOUT_S = 30.0
+
+
+class CachedTopic(ABC):
+    """What the offset and status stores share: the topic's lifecycle, reading to its end, a producer."""
+
+    store_name = "Store"
+
+    def __init__(self, log: Log, topic: str, partitions: int, settings: Mapping[str, str]) -> None:
+        self._log = log
+        self._topic = topic
+        self._requested_partitions = partitions
+        self._partitions = partitions
+        self._settings = dict(settings)
+        self._read_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._tail: TopicTail | None = None
+        self._producer: Producer | None = None
+
+    @property
+    def topic(self) -> str:
+        return self._topic
+
+    def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
+        """Create the topic if missing (an existing one keeps its partition count) and read it to its end."""
+        self._partitions = ensure_topic(self._log, self._topic, self._requested_partitions, self._settings)
+        tail = TopicTail(self._log, self._topic)
+        tail.start(self._partitions)
+        self._tail = tail
+        self.read_to_end(timeout_s)
+
+    def stop(self) -> None:
+        with self._write_lock:
+            if self._producer is not None:
+                self._producer.close()
+                self._producer = None
+        if self._tail is not None:
+            self._tail.close()
+            self._tail = None
+
+    def read_to_end(self, timeout_s: float = READ_TIMEOUT_S) -> None:
+        """Apply every record written so far, by any process."""
+        with self._read_lock:
+            if self._tail is None:
+                raise StorageError(f"{self.store_name} on {self._topic} is not started")
+            self._tail.read_to_end(self._apply, timeout_s)
+
+    def _own_producer(self) -> Producer:
+        """The store's plain producer, created on first use; call with the write lock held."""
+        if self._tail is None:
+            raise StorageError(f"{self.store_name} on {self._topic} is not started")
+        if self._producer is None:
+            self._producer = self._log.producer()
+        return self._producer
+
+    @abstractmethod
+    def _apply(self, record: ConsumerRecord) -> None:
+        """Fold one record of the topic into the cache."""
