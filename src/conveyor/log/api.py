@@ -200,7 +200,23 @@ class Admin(ABC):
         """Apply retention to ``delete`` topics and compaction to ``compact`` topics (all if None)."""
 
 
-class Producer(ABC):
+class Closeable(ABC):
+    """A client holding resources: ``close()`` releases them, and ``with`` closes it on the way out."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the client's resources."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class Producer(Closeable):
     """Writes records; with a transactional id, writes them atomically across partitions."""
 
     @property
@@ -269,14 +285,6 @@ class Producer(ABC):
     def close(self) -> None:
         """Append what plain sends buffered, abort an open transaction (as Kafka's close does), release."""
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
 
 class RebalanceListener:
     """Told when a subscribed consumer's group takes partitions away and hands new ones out (no-ops here)."""
@@ -288,7 +296,7 @@ class RebalanceListener:
         """Called after a rebalance with the partitions now held."""
 
 
-class Consumer(ABC):
+class Consumer(Closeable):
     """Reads assigned partitions from a position; commits offsets for its group.
 
     Partitions come either from ``assign`` or, for a consumer with a group id, from ``subscribe``: the
@@ -380,14 +388,6 @@ class Consumer(ABC):
     def close(self) -> None:
         """Release resources; the consumer cannot be used afterwards."""
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
 
 class GroupCoordinator(ABC):
     """The broker side of Kafka's group membership protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup)."""
@@ -419,7 +419,7 @@ class GroupCoordinator(ABC):
         """Leave at once, triggering a rebalance for the others."""
 
 
-class Log(ABC):
+class Log(Closeable):
     """A set of topics with Kafka's semantics, and the clients that use them.
 
     A log pickles as its URL, so it can travel to other processes (Spark executors), which reopen it.
@@ -458,11 +458,3 @@ class Log(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the log's resources in this process."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()

@@ -19,6 +19,7 @@ import re
 import time
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
+from functools import partial
 
 from conveyor.api import ErrantRecordReporter, RetriableError, SinkTask, SinkTaskContext
 from conveyor.api import TopicPartition as ApiPartition
@@ -27,6 +28,7 @@ from conveyor.log import Consumer, Log, RebalanceListener
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.errors import ErrorHandler, ErrorPolicy, FailedRecord, Stage
+from conveyor.runtime.lifecycle import run_task_loop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
@@ -161,19 +163,11 @@ class SinkTaskLoop(RebalanceListener):
     def run(self) -> None:
         self.task.initialize(self.context)
         self.task.start(self.spec.task_config)
-        failed = True
-        try:
-            self._loop()
-            failed = False
-        finally:
-            try:
-                if not failed:
-                    self._close_partitions(set(self.context.assigned))
-            finally:
-                self._report(force=True)
-                self.task.stop()
-                self.pipeline.close()
-                self.consumer.close()
+        run_task_loop(
+            self._loop,
+            lambda: self._close_partitions(set(self.context.assigned)),
+            [partial(self._report, force=True), self.task.stop, self.pipeline.close, self.consumer.close],
+        )
 
     def _loop(self) -> None:
         while True:

@@ -16,6 +16,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from conveyor.api import OffsetStorageReader, SourceTask, SourceTaskContext, TransactionContext
@@ -24,6 +25,7 @@ from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.errors import ErrorHandler, ErrorPolicy
+from conveyor.runtime.lifecycle import run_task_loop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
@@ -129,19 +131,11 @@ class SourceTaskLoop:
         )
         self.task.initialize(context)
         self.task.start(self.spec.task_config)
-        failed = True
-        try:
-            self._loop()
-            failed = False
-        finally:
-            try:
-                if not failed:
-                    self._commit_final()
-            finally:
-                self._report(force=True)
-                self.task.stop()
-                self.pipeline.close()
-                self.producer.close()
+        run_task_loop(
+            self._loop,
+            self._commit_final,
+            [partial(self._report, force=True), self.task.stop, self.pipeline.close, self.producer.close],
+        )
 
     def _loop(self) -> None:
         while True:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,17 +44,7 @@ CONFIG_DEF = ConfigDef().define(
 
 
 def _flattened_field_schema(original: Schema, optional: bool, default: Any) -> Schema:
-    return Schema(
-        original.type,
-        optional=optional,
-        default=default,
-        name=original.name,
-        version=original.version,
-        doc=original.doc,
-        parameters=original.parameters,
-        key_schema=original.key_schema,
-        value_schema=original.value_schema,
-    )
+    return dataclasses.replace(original, optional=optional, default=default, fields=())
 
 
 class Flatten(RecordSide, Transformation[ConnectRecord]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import decimal
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,18 +42,7 @@ def with_optional(schema: Schema, optional: bool) -> Schema:
     """``schema`` with its optional flag set as asked (the same object when it already is)."""
     if schema.optional == optional:
         return schema
-    return Schema(
-        schema.type,
-        optional=optional,
-        default=schema.default,
-        name=schema.name,
-        version=schema.version,
-        doc=schema.doc,
-        parameters=schema.parameters,
-        key_schema=schema.key_schema,
-        value_schema=schema.value_schema,
-        fields=schema.fields,
-    )
+    return dataclasses.replace(schema, optional=optional)
 
 
 def infer_type(value: object) -> Type | None:

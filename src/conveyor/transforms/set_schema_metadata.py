@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -67,17 +68,10 @@ class SetSchemaMetadata(RecordSide, Transformation[ConnectRecord]):
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         schema = require_schema(self.operating_schema(record), _PURPOSE)
-        updated_schema = Schema(
-            schema.type,
-            optional=schema.optional,
-            default=schema.default,
+        updated_schema = dataclasses.replace(
+            schema,
             name=self._name if self._name is not None else schema.name,
             version=self._version if self._version is not None else schema.version,
-            doc=schema.doc,
-            parameters=schema.parameters,
-            key_schema=schema.key_schema,
-            value_schema=schema.value_schema,
-            fields=schema.fields,
         )
         value = self.operating_value(record)
         if isinstance(value, Struct) and updated_schema.type is Type.STRUCT:
