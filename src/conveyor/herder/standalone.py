@@ -126,16 +126,17 @@ class StandaloneHerder(Herder):
             return
         snapshot = self.configs.snapshot()
         running = self.worker.tasks_of(name)
-        if task_configs != snapshot.task_configs(name) or len(running) != len(task_configs):
-            self.worker.stop_tasks(running)
+        unchanged = task_configs == snapshot.task_configs(name)
+        if unchanged and len(running) == len(task_configs):
+            return
+        self.worker.stop_tasks(running)
+        if not unchanged:
             self.configs.put_task_configs(name, task_configs)
             if (
                 self.config.exactly_once_source_enabled
                 and connector_type(connector_class(config)) == "source"
             ):
                 self._fence_previous_generation(name, snapshot.task_count_record(name), len(task_configs))
-        else:
-            self.worker.stop_tasks(running)
         for index, task_config in enumerate(task_configs):
             self.worker.start_task(TaskId(name, index), config, task_config, target)
 
