@@ -16,7 +16,6 @@ Both run in one process on one SparkSession (``local[P]``) after a warm-up; star
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from pathlib import Path
@@ -25,36 +24,42 @@ import httpx
 from pyspark.sql import SparkSession
 
 from conveyor.cli.worker_process import StandaloneWorker
+from conveyor.convert.json_converter import JsonConverter
+from conveyor.data import OPTIONAL_FLOAT64_SCHEMA, OPTIONAL_STRING_SCHEMA, Schema, SchemaBuilder, Struct, Type
 from conveyor.runtime.status import State
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 
-SCHEMA = {
-    "type": "struct",
-    "name": "order",
-    "optional": False,
-    "fields": [
-        {"field": "id", "type": "int64", "optional": False},
-        {"field": "customer", "type": "string", "optional": True},
-        {"field": "amount", "type": "double", "optional": True},
-        {"field": "status", "type": "string", "optional": True},
-    ],
-}
+ORDER = (
+    SchemaBuilder.struct()
+    .name("order")
+    .field("id", Schema(Type.INT64))
+    .field("customer", OPTIONAL_STRING_SCHEMA)
+    .field("amount", OPTIONAL_FLOAT64_SCHEMA)
+    .field("status", OPTIONAL_STRING_SCHEMA)
+    .build()
+)
 ENVELOPE_DDL = "payload struct<id:bigint,customer:string,amount:double,status:string>"
 BATCH = 5000
 
 
-def envelope(i: int) -> bytes:
-    payload = {"id": i, "customer": f"customer-{i % 1000}", "amount": i * 0.25, "status": "NEW"}
-    return json.dumps({"schema": SCHEMA, "payload": payload}, separators=(",", ":")).encode()
+def envelopes(start: int, stop: int) -> list[bytes | None]:
+    """Orders ``start`` to ``stop`` as the JsonConverter writes them (what a Connect source would store)."""
+    converter = JsonConverter()
+    converter.configure({"schemas.enable": "true"}, is_key=False)
+    orders = [
+        Struct.unchecked(ORDER, [i, f"customer-{i % 1000}", i * 0.25, "NEW"])
+        for i in range(start, stop)
+    ]
+    return converter.from_connect_batch("orders", ORDER, orders)
 
 
 def fill_topic(worker: StandaloneWorker, topic: str, records: int, partitions: int) -> None:
     worker.log.admin().create_topic(topic, partitions=partitions)
     with worker.log.producer() as producer:
         for start in range(0, records, BATCH):
-            values = [envelope(i) for i in range(start, min(start + BATCH, records))]
+            values = envelopes(start, min(start + BATCH, records))
             producer.send_batch(topic, values, partition=(start // BATCH) % partitions)
 
 
@@ -62,7 +67,7 @@ def fill_files(directory: Path, records: int, partitions: int) -> None:
     directory.mkdir(parents=True)
     files = [(directory / f"part-{p}.json").open("wb") for p in range(partitions)]
     for start in range(0, records, BATCH):
-        lines = b"".join(envelope(i) + b"\n" for i in range(start, min(start + BATCH, records)))
+        lines = b"".join(value + b"\n" for value in envelopes(start, min(start + BATCH, records)) if value)
         files[(start // BATCH) % partitions].write(lines)
     for file in files:
         file.close()

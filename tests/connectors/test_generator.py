@@ -150,7 +150,10 @@ def test_a_commit_is_requested_after_the_last_record_when_it_ends_no_transaction
     props = {"topic": "gen", "records": "10", "transaction.records": "3"}
     drain(started_task(props, transactions=transactions))
     assert [record.source_offset for record in transactions.commit_requests if record is not None] == [
-        {"seqno": 2}, {"seqno": 5}, {"seqno": 8}, {"seqno": 9}
+        {"seqno": 2},
+        {"seqno": 5},
+        {"seqno": 8},
+        {"seqno": 9},
     ]
 
 
@@ -168,7 +171,9 @@ def test_commit_points_stay_aligned_to_seqnos_after_a_restart() -> None:
     props = {"topic": "gen", "records": "12", "transaction.records": "5"}
     drain(started_task(props, offsets, transactions))
     assert [record.source_offset for record in transactions.commit_requests if record is not None] == [
-        {"seqno": 4}, {"seqno": 9}, {"seqno": 11}
+        {"seqno": 4},
+        {"seqno": 9},
+        {"seqno": 11},
     ]
 
 

@@ -13,11 +13,23 @@ from conveyor.data import (
 
 def test_builds_every_property_connect_schemas_have() -> None:
     schema = (
-        SchemaBuilder.int32().name("n").version(3).doc("the doc").parameters({"a": "1"}).parameter("b", "2")
-        .optional().default_value(7).build()
+        SchemaBuilder.int32()
+        .name("n")
+        .version(3)
+        .doc("the doc")
+        .parameters({"a": "1"})
+        .parameter("b", "2")
+        .optional()
+        .default_value(7)
+        .build()
     )
     assert schema == Schema(
-        Type.INT32, optional=True, default=7, name="n", version=3, doc="the doc",
+        Type.INT32,
+        optional=True,
+        default=7,
+        name="n",
+        version=3,
+        doc="the doc",
         parameters={"a": "1", "b": "2"},
     )
 

@@ -12,7 +12,8 @@ def test_logical_schemas_carry_connects_names_and_types() -> None:
     assert (Date.SCHEMA.name, Date.SCHEMA.type) == ("org.apache.kafka.connect.data.Date", Type.INT32)
     assert (Time.SCHEMA.name, Time.SCHEMA.type) == ("org.apache.kafka.connect.data.Time", Type.INT32)
     assert (Timestamp.SCHEMA.name, Timestamp.SCHEMA.type) == (
-        "org.apache.kafka.connect.data.Timestamp", Type.INT64,
+        "org.apache.kafka.connect.data.Timestamp",
+        Type.INT64,
     )
     assert Decimal.schema(3).parameters == {"scale": "3"}
     assert Decimal.schema(3).type is Type.BYTES

@@ -12,8 +12,16 @@ from conveyor.data import (
 
 def make_source_record() -> SourceRecord:
     return SourceRecord(
-        {"file": "a.txt"}, {"position": 10}, "lines", 2, STRING_SCHEMA, "k", INT32_SCHEMA, 5,
-        timestamp=1000, headers=Headers().add("h", "v"),
+        {"file": "a.txt"},
+        {"position": 10},
+        "lines",
+        2,
+        STRING_SCHEMA,
+        "k",
+        INT32_SCHEMA,
+        5,
+        timestamp=1000,
+        headers=Headers().add("h", "v"),
     )
 
 
@@ -52,8 +60,9 @@ def test_sink_record_originals_default_to_where_it_was_read() -> None:
 
 
 def test_sink_record_new_record_keeps_offset_and_originals() -> None:
-    record = SinkRecord(topic="t", kafka_partition=3, value="v", kafka_offset=42, timestamp=7,
-                        timestamp_type="CreateTime")
+    record = SinkRecord(
+        topic="t", kafka_partition=3, value="v", kafka_offset=42, timestamp=7, timestamp_type="CreateTime"
+    )
     moved = record.new_record(topic="u", kafka_partition=0)
     assert (moved.kafka_offset, moved.original_topic, moved.original_kafka_partition) == (42, "t", 3)
     assert moved.timestamp_type == "CreateTime"

@@ -16,8 +16,18 @@ from conveyor.data import (
 
 def test_type_values_are_kafkas_lower_case_names() -> None:
     assert [t.value for t in Type] == [
-        "int8", "int16", "int32", "int64", "float32", "float64", "boolean", "string", "bytes", "array",
-        "map", "struct",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "float32",
+        "float64",
+        "boolean",
+        "string",
+        "bytes",
+        "array",
+        "map",
+        "struct",
     ]
 
 

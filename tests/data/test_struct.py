@@ -18,7 +18,8 @@ from conveyor.data import (
 )
 
 PERSON = (
-    SchemaBuilder.struct().name("person")
+    SchemaBuilder.struct()
+    .name("person")
     .field("name", STRING_SCHEMA)
     .field("nickname", OPTIONAL_STRING_SCHEMA)
     .field("age", SchemaBuilder.int32().default_value(18).build())

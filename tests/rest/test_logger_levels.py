@@ -34,8 +34,15 @@ def namespace() -> Iterator[str]:
 
 @pytest.mark.parametrize(
     ("python_level", "log4j_name"),
-    [(5, "TRACE"), (logging.DEBUG, "DEBUG"), (logging.INFO, "INFO"), (logging.WARNING, "WARN"),
-     (logging.ERROR, "ERROR"), (logging.CRITICAL, "FATAL"), (logging.CRITICAL + 10, "OFF")],
+    [
+        (5, "TRACE"),
+        (logging.DEBUG, "DEBUG"),
+        (logging.INFO, "INFO"),
+        (logging.WARNING, "WARN"),
+        (logging.ERROR, "ERROR"),
+        (logging.CRITICAL, "FATAL"),
+        (logging.CRITICAL + 10, "OFF"),
+    ],
 )
 def test_python_levels_are_named_as_log4j_names_them(python_level: int, log4j_name: str) -> None:
     assert level_name(python_level) == log4j_name

@@ -1,8 +1,8 @@
 """The streaming query of a ``SparkFileSinkConnector``: log -> converter -> transforms -> sql -> files.
 
-The records are read with the ``conveyor`` data source (Arrow batches, committed records only). The
-value converter types the ``value`` column: JsonConverter envelopes are parsed in the JVM where that is
-exact (``conveyor.spark.streaming.jvm_json``), other values by the converter in Python. The transform
+The records are read with the ``conveyor`` data source (Arrow batches, committed records only), whose
+value converter types the ``value`` column (JsonConverter envelopes are parsed a batch at a time by
+Arrow's JSON parser where that is exact, see ``conveyor.spark.datasource.envelopes``). The transform
 chain is compiled to Spark expressions when every stage has an equivalent, else it runs in Python over
 Arrow batches (``mapInArrow``). The result is
 the view ``records`` (the value's fields, or ``value``, plus ``kafka_topic``, ``kafka_partition``,
@@ -32,7 +32,6 @@ from conveyor.runtime.task_spec import TaskSpec
 from conveyor.spark.datasource import register
 from conveyor.spark.datasource.offsets import subscribed_partitions, to_json_dict
 from conveyor.spark.datasource.options import ConverterSpec
-from conveyor.spark.streaming.jvm_json import decoded_payload, jvm_value_type
 from conveyor.spark.streaming.python_chain import PythonChainMapper, sample_output_schema
 from conveyor.spark.streaming.runner import subscription_of
 from conveyor.spark.streaming.smt_compiler import compile_chain
@@ -66,13 +65,8 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
             starting = starting_offsets(admin, f"connect-{spec.id.connector}", partitions)
             session = spark.newSession()
             register(session)
-            jvm_type = jvm_value_type(log, partitions, value_converter)
-            if jvm_type is not None:
-                raw = _reader(session, settings, log_url, starting).load().select(*RECORD_COLUMNS)
-                typed = raw.withColumn("value", decoded_payload(F.col("value"), jvm_type))
-            else:
-                typed_reader = _with_converter(_reader(session, settings, log_url, starting), value_converter)
-                typed = typed_reader.load().select(*RECORD_COLUMNS)
+            typed_reader = _with_converter(_reader(session, settings, log_url, starting), value_converter)
+            typed = typed_reader.load().select(*RECORD_COLUMNS)
             records = compile_chain(typed, chain, config)
             if records is None:
                 output = sample_output_schema(log, partitions, config, key_converter, value_converter)

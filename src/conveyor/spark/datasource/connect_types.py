@@ -35,7 +35,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from conveyor.data import Date, Decimal, Schema, Timestamp, Type
+from conveyor.data import Date, Decimal, Schema, Struct, Timestamp, Type
 
 _MAX_PRECISION: Final = 38
 _PRECISION_PARAMETER: Final = "connect.decimal.precision"
@@ -84,16 +84,26 @@ def _time_millis(value: Any) -> Any:
     return value
 
 
+def _field_getter(value: Any) -> Callable[[str], Any]:
+    """Reads a struct's fields by name: a Struct's (null for a field its schema lacks), or a mapping's."""
+    if isinstance(value, Struct):
+        get, has = value.get, value.schema.field
+        return lambda name: get(name) if has(name) is not None else None
+    getter: Callable[[str], Any] = value.get
+    return getter
+
+
 def _shaper(data_type: DataType) -> Callable[[Any], Any] | None:
     """A function turning one Connect value into what ``pyarrow.array`` takes for ``data_type``, or None
-    when the value can be passed as it is."""
+    when the value can be passed as it is. A struct of another schema gives the fields the type has
+    (null where it lacks one); its other fields are dropped."""
     if isinstance(data_type, StructType):
         fields = [(f.name, _shaper(f.dataType)) for f in data_type.fields]
 
         def struct(value: Any) -> Any:
             if value is None:
                 return None
-            get = value.get
+            get = _field_getter(value)
             return {name: get(name) if shape is None else shape(get(name)) for name, shape in fields}
 
         return struct

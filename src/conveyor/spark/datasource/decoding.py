@@ -1,7 +1,9 @@
 """Decoding keys and values with a configured Connect converter (``value.converter=...JsonConverter``).
 
 The converter is resolved by its plugin name, so Kafka's Java class names work. Reads decode a batch at
-a time; planning samples one stored record to learn the Connect schema and hence the column's Spark type.
+a time: JsonConverter envelopes in Arrow's JSON parser where that is exact (``envelopes``), anything else
+with the converter itself. Planning samples one stored record to learn the Connect schema and hence the
+column's Spark type.
 """
 
 from __future__ import annotations
@@ -9,12 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyarrow as pa
+from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import DataType
 
 from conveyor.api import Converter
+from conveyor.convert.json_converter import JsonConverter
+from conveyor.data import DataError
 from conveyor.log import Log, TopicPartition
 from conveyor.plugins import PluginKind, load_plugin_class
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError, spark_type, to_arrow_column
+from conveyor.spark.datasource.envelopes import EnvelopeDecoder
 from conveyor.spark.datasource.options import ConverterSpec
 
 _SAMPLE_RECORDS = 100
@@ -28,12 +34,45 @@ def make_converter(spec: ConverterSpec, is_key: bool) -> Converter:
     return converter
 
 
-def decode_column(
-    converter: Converter, topic: str, data: Sequence[bytes | None], data_type: DataType
-) -> pa.Array:
-    """Stored keys or values, decoded by ``converter``, as an Arrow column of ``data_type``."""
-    decoded = converter.to_connect_batch(topic, data)
-    return to_arrow_column([item.value for item in decoded], data_type)
+class ColumnDecoder:
+    """Decodes stored keys or values into Arrow columns of one Spark type, a batch at a time."""
+
+    def __init__(self, converter: Converter, data_type: DataType) -> None:
+        self._converter = converter
+        self._data_type = data_type
+        self._arrow_type = to_arrow_type(data_type, timezone="UTC")
+        self._envelopes: EnvelopeDecoder | None = None
+
+    def decode(self, topic: str, data: Sequence[bytes | None]) -> pa.Array:
+        """``data`` decoded by the converter, as an Arrow column of the decoder's type."""
+        envelopes = self._envelopes_for(topic, data)
+        if envelopes is not None:
+            decoded = envelopes.decode(pa.array(data, pa.binary()))
+            if decoded is not None:
+                return decoded
+        return to_arrow_column(
+            [item.value for item in self._converter.to_connect_batch(topic, data)], self._data_type
+        )
+
+    def _envelopes_for(self, topic: str, data: Sequence[bytes | None]) -> EnvelopeDecoder | None:
+        """The envelope decoder for the schema of the batch's first value (learnt from that value), if
+        that schema has the column's type."""
+        if not isinstance(self._converter, JsonConverter) or not self._converter.schemas_enabled:
+            return None
+        first = next((value for value in data if value is not None), None)
+        if first is None:
+            return None
+        known = self._envelopes
+        if known is not None and first.startswith(known.prefix):
+            return known
+        try:
+            schema = self._converter.to_connect_data(topic, first).schema
+        except DataError:
+            return None
+        if schema is None or spark_type(schema) != self._data_type:
+            return None
+        self._envelopes = EnvelopeDecoder.like(first, schema, self._arrow_type)
+        return self._envelopes
 
 
 def sample_type(

@@ -18,10 +18,9 @@ from typing import Final
 import pyarrow as pa
 from pyspark.sql.types import BinaryType, StructType
 
-from conveyor.api import Converter
 from conveyor.log import Consumer, RecordBatch, open_log
 from conveyor.spark.datasource.columns import arrow_schema, raw_column, to_arrow
-from conveyor.spark.datasource.decoding import decode_column, make_converter
+from conveyor.spark.datasource.decoding import ColumnDecoder, make_converter
 from conveyor.spark.datasource.options import ReadOptions
 from conveyor.spark.datasource.ranges import OffsetRange
 
@@ -45,8 +44,8 @@ class RangeReader:
         if offsets.end <= offsets.start:
             return
         target = arrow_schema(self.schema)
-        key_decoder = self._converter(is_key=True)
-        value_decoder = self._converter(is_key=False)
+        key_decoder = self._decoder("key")
+        value_decoder = self._decoder("value")
         isolation = self.options.isolation_level
         with (
             open_log(self.options.log_url) as log,
@@ -58,19 +57,20 @@ class RangeReader:
                 values = self._column(value_decoder, merged, "value", target)
                 yield to_arrow(merged, target, keys, values)
 
-    def _converter(self, is_key: bool) -> Converter | None:
-        spec = self.options.key_converter if is_key else self.options.value_converter
-        return None if spec is None else make_converter(spec, is_key)
+    def _decoder(self, column: str) -> ColumnDecoder | None:
+        spec = self.options.key_converter if column == "key" else self.options.value_converter
+        if spec is None:
+            return None
+        return ColumnDecoder(make_converter(spec, column == "key"), self.schema[column].dataType)
 
     def _column(
-        self, decoder: Converter | None, batch: RecordBatch, name: str, target: pa.Schema
+        self, decoder: ColumnDecoder | None, batch: RecordBatch, name: str, target: pa.Schema
     ) -> pa.Array:
         data = batch.keys if name == "key" else batch.values
-        data_type = self.schema[name].dataType
         if decoder is not None:
-            return decode_column(decoder, batch.topic, data, data_type)
+            return decoder.decode(batch.topic, data)
         column = raw_column(data)
-        if isinstance(data_type, BinaryType):
+        if isinstance(self.schema[name].dataType, BinaryType):
             return column
         return column.cast(target.field(name).type)
 
