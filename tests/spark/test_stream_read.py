@@ -74,6 +74,26 @@ def test_max_records_per_trigger_bounds_every_micro_batch(
     assert len(values_in(spark, table)) == 30
 
 
+def test_an_available_now_query_reads_what_is_there_in_bounded_batches_and_stops(
+    spark: SparkSession, log: Log, log_url: str, topic: str, tmp_path: Path
+) -> None:
+    for partition in range(3):
+        committed(log, topic, [b"%d-%d" % (partition, i) for i in range(10)], partition)
+    name = f"conveyor_stream_{next(_query_numbers)}"
+    query = (
+        stream(spark, log_url, topic, maxRecordsPerTrigger="12")
+        .writeStream.format("memory")
+        .queryName(name)
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert query.awaitTermination(120)
+    sizes = [progress["numInputRows"] for progress in query.recentProgress if progress["numInputRows"]]
+    assert sizes == [12, 12, 6]
+    assert len(values_in(spark, name)) == 30
+
+
 def test_a_query_restarted_from_its_checkpoint_continues_where_it_stopped(
     spark: SparkSession, log: Log, log_url: str, topic: str, tmp_path: Path
 ) -> None:

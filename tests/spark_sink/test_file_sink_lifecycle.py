@@ -65,3 +65,21 @@ def test_a_file_sink_connector_writes_pauses_resumes_and_stops_through_rest(
     write_people(log, "people", range(400, 450))
     time.sleep(1.5)
     assert data_files(output) == files_when_deleted
+
+
+def test_rows_read_counts_every_micro_batch_even_when_several_finish_between_two_looks(
+    client: httpx.Client, log: Log, output: Path
+) -> None:
+    log.admin().create_topic("small-batches", partitions=3)
+    write_people(log, "small-batches", range(0, 300))
+    config = sink_config(
+        "small-batches", output, **{"max.records.per.trigger": "7", "trigger.interval.ms": "0"}
+    )
+    assert client.post("/connectors", json={"name": "small-batches", "config": config}).status_code == 201
+
+    metrics = wait_until(
+        lambda: (found := task_status(client, "small-batches").get("metrics", {})).get("lag") == 0 and found,
+        "every batch read",
+    )
+    assert metrics["rows-read"] == 300
+    assert metrics["processing-time-ms"] > 0

@@ -23,15 +23,19 @@ import pyarrow.json as pa_json
 
 from conveyor.data import Schema, Type
 
-_WRAP_START: Final = pa.scalar(b'{"p":', pa.binary())
-_WRAP_END: Final = pa.scalar(b"}\n", pa.binary())
-_NO_SEPARATOR: Final = pa.scalar(b"", pa.binary())
-_NULL_LINE: Final = pa.scalar(b'{"p":null}\n', pa.binary())
+_WRAP_START: Final = b'{"p":'
+_WRAP_END: Final = b"}\n"
+_NULL_LINE: Final = b'{"p":null}\n'
 _SCHEMA_KEY: Final = b'{"schema":'
 _PAYLOAD_KEY: Final = ',"payload":'
 _ENVELOPE_END: Final = b"}"
 _JSON: Final = json.JSONDecoder()
 _MIN_BLOCK_BYTES: Final = 1 << 20
+
+
+def _binary(data: bytes) -> pa.Scalar:
+    """A binary scalar, made when a batch is decoded: making one loads pandas, which planning needs not."""
+    return pa.scalar(data, pa.binary())
 
 
 def arrow_parses_alike(schema: Schema) -> bool:
@@ -126,9 +130,10 @@ class EnvelopeDecoder:
             return None
         values.cast(pa.string())  # fails on invalid UTF-8, which the converter rejects
         payloads = pc.binary_slice(values, len(self.prefix), -len(_ENVELOPE_END))
-        lines = pc.fill_null(
-            pc.binary_join_element_wise(_WRAP_START, payloads, _WRAP_END, _NO_SEPARATOR), _NULL_LINE
+        wrapped = pc.binary_join_element_wise(
+            _binary(_WRAP_START), payloads, _binary(_WRAP_END), _binary(b"")
         )
+        lines = pc.fill_null(wrapped, _binary(_NULL_LINE))
         offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)
         start, end = int(offsets[lines.offset]), int(offsets[lines.offset + len(lines)])
         text = lines.buffers()[2].slice(start, end - start)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql.types import DataType, StructType
 
-from conveyor.log import PartitionOffsets, TopicPartition, open_log
+from conveyor.log import Admin, PartitionOffsets, TopicPartition, open_log
 from conveyor.spark.datasource import offsets as offset_specs
 from conveyor.spark.datasource.columns import record_schema
 from conveyor.spark.datasource.decoding import sample_type
@@ -18,12 +18,10 @@ from conveyor.spark.datasource.options import (
 
 
 def _partitions_and_bounds(
-    options: ReadOptions,
+    admin: Admin, options: ReadOptions
 ) -> tuple[list[TopicPartition], dict[TopicPartition, PartitionOffsets]]:
-    with open_log(options.log_url) as log:
-        admin = log.admin()
-        partitions = offset_specs.subscribed_partitions(admin, options.subscription)
-        return partitions, admin.list_offsets(partitions)
+    partitions = offset_specs.subscribed_partitions(admin, options.subscription)
+    return partitions, admin.list_offsets(partitions)
 
 
 def read_schema(options: ReadOptions) -> StructType:
@@ -44,7 +42,8 @@ def batch_bounds(options: ReadOptions) -> tuple[Offsets, Offsets]:
     """The start and end offsets of a batch read, resolved against the log now."""
     if options.ending_offsets.strip().lower() == "earliest":
         raise ConveyorOptionError(f"Option {ENDING_OFFSETS!r} cannot be earliest; use latest or JSON")
-    partitions, bounds = _partitions_and_bounds(options)
+    with open_log(options.log_url) as log:
+        partitions, bounds = _partitions_and_bounds(log.admin(), options)
     start = offset_specs.resolve(
         options.starting_offsets, STARTING_OFFSETS, partitions, bounds, options.isolation_level, EARLIEST
     )
@@ -54,17 +53,17 @@ def batch_bounds(options: ReadOptions) -> tuple[Offsets, Offsets]:
     return start, end
 
 
-def current_ends(options: ReadOptions) -> tuple[Offsets, Offsets]:
+def current_ends(admin: Admin, options: ReadOptions) -> tuple[Offsets, Offsets]:
     """The earliest offset and the readable end of every subscribed partition now (streaming)."""
-    partitions, bounds = _partitions_and_bounds(options)
+    partitions, bounds = _partitions_and_bounds(admin, options)
     earliest = {tp: bounds[tp].earliest for tp in partitions}
     ends = {tp: offset_specs.end_of(bounds[tp], options.isolation_level) for tp in partitions}
     return earliest, ends
 
 
-def starting_offsets(options: ReadOptions) -> dict[TopicPartition, int]:
+def starting_offsets(admin: Admin, options: ReadOptions) -> dict[TopicPartition, int]:
     """Where a new streaming query starts (``startingOffsets``, latest by default)."""
-    partitions, bounds = _partitions_and_bounds(options)
+    partitions, bounds = _partitions_and_bounds(admin, options)
     return offset_specs.resolve(
         options.starting_offsets, STARTING_OFFSETS, partitions, bounds, options.isolation_level, EARLIEST
     )

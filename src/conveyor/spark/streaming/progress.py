@@ -10,7 +10,7 @@ show the query's progress. Lag is how far the readable end of each partition is 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,8 @@ class BatchProgress:
     """What one finished micro-batch reported."""
 
     batch_id: int
+    timestamp: str
+    executed: bool
     num_input_rows: int
     input_rows_per_second: float
     processed_rows_per_second: float
@@ -41,9 +43,12 @@ class BatchProgress:
                 end = json.loads(end) if end.strip().startswith("{") else None
             if isinstance(end, dict):
                 end_offsets.update(from_json_dict(end))
-        duration = (fields.get("durationMs") or {}).get("triggerExecution", 0)
+        durations = fields.get("durationMs") or {}
+        duration = durations.get("triggerExecution", 0)
         return cls(
             batch_id=int(fields.get("batchId", -1)),
+            timestamp=str(fields.get("timestamp", "")),
+            executed="addBatch" in durations,
             num_input_rows=int(fields.get("numInputRows") or 0),
             input_rows_per_second=_rate(fields.get("inputRowsPerSecond")),
             processed_rows_per_second=_rate(fields.get("processedRowsPerSecond")),
@@ -60,6 +65,15 @@ class BatchProgress:
             "processed-rows-per-second": round(self.processed_rows_per_second, 1),
             "batch-duration-ms": self.batch_duration_ms,
         }
+
+
+def batches_after(batch_id: int, reports: Iterable[Mapping[str, Any]]) -> list[BatchProgress]:
+    """The micro-batches Spark ran after ``batch_id``, in order, from its reports (``recentProgress``).
+
+    While a query waits for data Spark also reports, under the id of the batch it will run next, triggers
+    that ran no batch; those are left out (they did not execute ``addBatch``)."""
+    later = {batch.batch_id: batch for batch in map(BatchProgress.of, reports) if batch.executed}
+    return [later[key] for key in sorted(later) if key > batch_id]
 
 
 def _rate(value: Any) -> float:

@@ -27,14 +27,14 @@ from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExitCallback, TaskOutcome
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.datasource.options import Subscription
-from conveyor.spark.streaming.progress import BatchProgress, commit_to_group, lag
+from conveyor.spark.streaming.progress import BatchProgress, batches_after, commit_to_group, lag
 
 log = logging.getLogger(__name__)
 
 STREAMING_QUERY_ATTRIBUTE: Final = "STREAMING_QUERY"
 """The attribute of a task class naming its query builder; its presence makes the task a query."""
 
-WATCH_INTERVAL_S: Final = 0.2
+WATCH_INTERVAL_S: Final = 0.1
 LAG_INTERVAL_S: Final = 1.0
 
 QueryBuilder = Callable[[SparkSession, TaskSpec], StreamingQuery | None]
@@ -77,7 +77,9 @@ class _QueryTask:
         self._lock = threading.Lock()
         self._metrics: dict[str, Any] = {"state": "RUNNING"}
         self._last_batch = -1
+        self._last_report = ""
         self._rows = 0
+        self._processing_ms = 0
         self._positions: dict[TopicPartition, int] = {}
         self._next_lag = 0.0
         self._subscription = subscription_of(spec.connector_config)
@@ -133,25 +135,35 @@ class _QueryTask:
 
     def _publish(self, log_: Log, state: str) -> None:
         query = self._query
-        progress = query.lastProgress if query is not None else None
         updates: dict[str, Any] = {"state": state}
-        if progress is not None:
-            batch = BatchProgress.of(progress)
-            if batch.batch_id != self._last_batch:
-                self._last_batch = batch.batch_id
-                self._rows += batch.num_input_rows
-                if batch.end_offsets and batch.end_offsets != self._positions:
-                    self._positions = dict(batch.end_offsets)
-                    commit_to_group(log_.admin(), self._group, self._positions)
-            updates |= batch.metrics()
+        latest = query.lastProgress if query is not None else None
+        if query is not None and latest is not None:
+            report = BatchProgress.of(latest)
+            updates |= report.metrics()
+            if report.timestamp != self._last_report:
+                self._last_report = report.timestamp
+                self._account(log_, batches_after(self._last_batch, query.recentProgress))
         if time.monotonic() >= self._next_lag:
             self._next_lag = time.monotonic() + LAG_INTERVAL_S
             updates["lag"] = lag(log_.admin(), self._subscription, self._positions)
         updates["rows-read"] = self._rows
+        updates["processing-time-ms"] = self._processing_ms
         if query is not None:
             updates["query-id"] = query.id
         with self._lock:
             self._metrics |= updates
+
+    def _account(self, log_: Log, finished: list[BatchProgress]) -> None:
+        """Count the rows and time of micro-batches that finished since the last look (several may have),
+        and commit the positions the last one reached."""
+        for batch in finished:
+            self._rows += batch.num_input_rows
+            self._processing_ms += batch.batch_duration_ms if batch.num_input_rows else 0
+        if finished:
+            self._last_batch = finished[-1].batch_id
+            if finished[-1].end_offsets and finished[-1].end_offsets != self._positions:
+                self._positions = dict(finished[-1].end_offsets)
+                commit_to_group(log_.admin(), self._group, self._positions)
 
     def _stop_query(self) -> None:
         query, self._query = self._query, None
