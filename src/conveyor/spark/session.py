@@ -8,6 +8,8 @@ from collections.abc import Mapping
 
 from pyspark.sql import SparkSession
 
+from conveyor.spark.python_exec import python_for_spark
+
 DEFAULT_SLOTS = 16
 DEFAULT_TASK_ATTEMPTS = 4
 
@@ -21,13 +23,13 @@ def get_or_create_session(
     master: str | None = None, app_name: str = "conveyor", conf: Mapping[str, str] | None = None
 ) -> SparkSession:
     """Start (or join) the process's SparkSession with executors on this interpreter."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_PYTHON", python_for_spark())
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (
         SparkSession.builder.master(master or default_master())
         .appName(app_name)
-        .config("spark.pyspark.python", sys.executable)
+        .config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", os.environ["SPARK_LOCAL_IP"])
         .config("spark.ui.showConsoleProgress", "false")

@@ -1,0 +1,62 @@
+"""The Python that Spark runs for its Python processes: this interpreter, importing the installed pyspark.
+
+Spark puts its zipped copy of pyspark first on the ``PYTHONPATH`` of every Python process it starts
+(workers, and the planners of Python data sources, one per streaming query). Modules imported from a
+zip are compiled anew in each process, which made starting one take about half a second more. When this
+process imports pyspark from an installed package (the same version as the zip, since pip installs both),
+Spark is given a small launcher that drops the zips from ``PYTHONPATH`` and runs this interpreter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+from typing import Final
+
+import py4j
+import pyspark
+
+_LAUNCHER: Final = """#!/bin/sh
+# Runs {python} for Spark without the zipped pyspark and py4j that Spark puts on PYTHONPATH.
+set -f
+kept=
+saved_ifs=$IFS
+IFS=:
+for entry in $PYTHONPATH; do
+  case $entry in
+    */pyspark.zip|*/py4j-*-src.zip) ;;
+    *) kept=${{kept:+$kept:}}$entry ;;
+  esac
+done
+IFS=$saved_ifs
+PYTHONPATH=$kept
+export PYTHONPATH
+exec {quoted} "$@"
+"""
+
+
+def _installed(module_file: str | None) -> bool:
+    return module_file is not None and ".zip" not in module_file
+
+
+def python_for_spark() -> str:
+    """The executable to give Spark as its Python: a launcher around this interpreter where pyspark and
+    py4j are installed packages, else this interpreter itself."""
+    if not (_installed(pyspark.__file__) and _installed(py4j.__file__)) or os.name != "posix":
+        return sys.executable
+    text = _LAUNCHER.format(python=sys.executable, quoted=shlex.quote(sys.executable))
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    launcher = Path(tempfile.gettempdir()) / f"conveyor-python-{os.getuid()}" / f"python-{digest}"
+    launcher.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if launcher.parent.stat().st_uid != os.getuid():
+        return sys.executable
+    if not launcher.exists():
+        staged = launcher.with_name(f"{launcher.name}.{os.getpid()}")
+        staged.write_text(text)
+        staged.chmod(0o755)
+        os.replace(staged, launcher)
+    return str(launcher)
