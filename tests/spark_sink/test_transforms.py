@@ -14,7 +14,7 @@ from conveyor.plugins import load_chain_plugin
 from conveyor.spark.streaming.smt_compiler import compile_chain
 from conveyor.transforms import TransformationChain
 
-from .support import rows, sink_config, wait_until, write_people
+from .support import person, rows, sink_config, wait_until, write_people
 
 TRANSFORMS = "org.apache.kafka.connect.transforms"
 PREDICATES = "org.apache.kafka.connect.transforms.predicates"
@@ -25,12 +25,12 @@ def people(spark: SparkSession) -> DataFrame:
     """Records as the conveyor source gives them with a JSON value converter (schemas enabled)."""
     return spark.createDataFrame(
         [
-            (b"1", (1, "ann", "ann@example.com"), "people", 0, 10),
-            (b"2", None, "people", 1, 11),
-            (b"3", (3, "bob", "bob@example.com"), "others", 0, 12),
+            (b"1", (1, "ann", "ann@example.com"), "people", 0, 10, [("trace", b"t-1")]),
+            (b"2", None, "people", 1, 11, []),
+            (b"3", (3, "bob", "bob@example.com"), "others", 0, 12, None),
         ],
         "key binary, value struct<id:bigint,name:string,email:string>, "
-        "topic string, partition int, offset bigint",
+        "topic string, partition int, offset bigint, headers array<struct<key:string,value:binary>>",
     ).selectExpr("*", "timestamp_millis(1700000000000) AS timestamp")
 
 
@@ -84,6 +84,22 @@ def test_filter_with_tombstone_and_topic_predicates_compiles(people: DataFrame) 
         "predicates.isPeople.pattern": "peo.*",
     }
     assert values(compiled(people, config)) == [{"id": 1, "name": "ann", "email": "ann@example.com"}]
+
+
+@pytest.mark.parametrize(("negate", "kept"), [("false", [11, 12]), ("true", [10])])
+def test_filter_with_a_header_key_predicate_compiles(people: DataFrame, negate: str, kept: list[int]) -> None:
+    config = {
+        "transforms": "traced",
+        "transforms.traced.type": f"{TRANSFORMS}.Filter",
+        "transforms.traced.predicate": "has-trace",
+        "transforms.traced.negate": negate,
+        "predicates": "has-trace",
+        "predicates.has-trace.type": f"{PREDICATES}.HasHeaderKey",
+        "predicates.has-trace.name": "trace",
+    }
+    frame = compiled(people, config)
+    assert frame is not None
+    assert [row.offset for row in frame.orderBy("offset").collect()] == kept
 
 
 def test_extract_field_compiles_to_the_field(people: DataFrame) -> None:
@@ -149,3 +165,31 @@ def test_a_connector_with_a_python_only_transform_runs_the_chain_batch_wise(
     assert sorted((row["id"], row["email"]) for row in written) == [
         (i, f"user{i}@example.com") for i in range(40)
     ]
+
+
+def test_headers_reach_the_records_view_and_header_transforms_run_in_the_python_chain(
+    client: httpx.Client, log: Log, spark: SparkSession, output: Path
+) -> None:
+    log.admin().create_topic("headed", partitions=2)
+    with log.producer() as producer:
+        for i in range(10):
+            producer.send(
+                "headed", person(i), key=str(i).encode(), headers=[("source", b"crm")] if i % 2 else None
+            )
+        producer.flush()
+    config = sink_config(
+        "headed",
+        output,
+        **{
+            "transforms": "tag",
+            "transforms.tag.type": f"{TRANSFORMS}.InsertHeader",
+            "transforms.tag.header": "pipeline",
+            "transforms.tag.value.literal": "spark",
+            "sql": "SELECT id, kafka_headers AS headers FROM records",
+        },
+    )
+    assert client.post("/connectors", json={"name": "headed-files", "config": config}).status_code == 201
+    written = wait_until(lambda: len(found := rows(spark, output)) >= 10 and found, "10 rows with headers")
+    headers = {row["id"]: [(h["key"], bytes(h["value"])) for h in row["headers"]] for row in written}
+    assert headers[1] == [("source", b"crm"), ("pipeline", b"spark")]
+    assert headers[2] == [("pipeline", b"spark")]

@@ -4,11 +4,11 @@ The records are read with the ``conveyor`` data source (Arrow batches, committed
 value converter types the ``value`` column (JsonConverter envelopes are parsed a batch at a time by
 Arrow's JSON parser where that is exact, see ``conveyor.spark.datasource.envelopes``). The transform
 chain is compiled to Spark expressions when every stage has an equivalent, else it runs in Python over
-Arrow batches (``mapInArrow``). The result is
-the view ``records`` (the value's fields, or ``value``, plus ``kafka_topic``, ``kafka_partition``,
-``kafka_offset``, ``kafka_timestamp`` and ``kafka_key``), which the optional ``sql`` projects; without
-``sql`` the value's fields are written. Spark's file sink writes them exactly once, through its
-``_spark_metadata`` log and the query's checkpoint.
+Arrow batches (``mapInArrow``). The result is the view ``records`` (the value's fields, or ``value``,
+plus ``kafka_topic``, ``kafka_partition``, ``kafka_offset``, ``kafka_timestamp``, ``kafka_key`` and
+``kafka_headers``), which the optional ``sql`` projects; without ``sql`` the value's fields are
+written. Spark's file sink writes them exactly once, through its ``_spark_metadata`` log and the
+query's checkpoint.
 """
 
 from __future__ import annotations
@@ -37,13 +37,14 @@ from conveyor.spark.streaming.runner import subscription_of
 from conveyor.spark.streaming.smt_compiler import compile_chain
 from conveyor.transforms import TransformationChain
 
-RECORD_COLUMNS: Final = ("key", "value", "topic", "partition", "offset", "timestamp")
+RECORD_COLUMNS: Final = ("key", "value", "topic", "partition", "offset", "timestamp", "headers")
 KAFKA_COLUMNS: Final = {
     "kafka_topic": "topic",
     "kafka_partition": "partition",
     "kafka_offset": "offset",
     "kafka_timestamp": "timestamp",
     "kafka_key": "key",
+    "kafka_headers": "headers",
 }
 
 
@@ -72,7 +73,10 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
                 output = sample_output_schema(log, partitions, config, key_converter, value_converter)
                 if output is None:
                     return None
-                mapper = PythonChainMapper(dict(config), key_converter, value_converter, output)
+                header_converter = converter_spec(config, spec.worker_config, "header.converter")
+                mapper = PythonChainMapper(
+                    dict(config), key_converter, value_converter, header_converter, output
+                )
                 raw = _reader(session, settings, log_url, starting).load().select(*RECORD_COLUMNS)
                 records = raw.mapInArrow(mapper, output)
     finally:
@@ -122,7 +126,10 @@ def _reader(
     session: SparkSession, settings: SparkFileSinkSettings, log_url: str, starting: str
 ) -> DataStreamReader:
     reader = (
-        session.readStream.format("conveyor").option("log.url", log_url).option("startingOffsets", starting)
+        session.readStream.format("conveyor")
+        .option("log.url", log_url)
+        .option("startingOffsets", starting)
+        .option("includeHeaders", "true")
     )
     if settings.topics_regex:
         reader = reader.option("subscribePattern", settings.topics_regex)

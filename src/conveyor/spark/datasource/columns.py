@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -72,10 +73,14 @@ def metadata_columns(batch: RecordBatch, schema: pa.Schema) -> list[pa.Array]:
 
 
 def headers_column(headers: Sequence[Sequence[tuple[str, bytes | None]]], schema: pa.Schema) -> pa.Array:
-    """The ``headers`` column: each record's headers as a list of ``{key, value}`` structs."""
+    """The ``headers`` column: each record's headers as a list of ``{key, value}`` structs (built without
+    a Python call per record when no record has any, the common case)."""
+    list_type = schema.field("headers").type
+    if not any(headers):
+        no_entries = pa.array(np.zeros(len(headers) + 1, dtype=np.int32))
+        return pa.ListArray.from_arrays(no_entries, pa.array([], list_type.value_type), type=list_type)
     return pa.array(
-        [[{"key": key, "value": value} for key, value in record] for record in headers],
-        schema.field("headers").type,
+        [[{"key": key, "value": value} for key, value in record] for record in headers], list_type
     )
 
 

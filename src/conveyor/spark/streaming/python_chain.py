@@ -1,7 +1,7 @@
 """The fallback for transform chains with no Spark SQL equivalent: the Python chain, batch by batch.
 
 The records are read as bytes; on the executors ``mapInArrow`` hands each Arrow batch to
-:class:`PythonChainMapper`, which decodes keys and values with the connector's converters into
+:class:`PythonChainMapper`, which decodes keys, values and headers with the connector's converters into
 ``SinkRecord``s, runs ``TransformationChain.apply_batch`` and builds the typed output batch. The output
 types are learned on the driver by running the chain on a stored record (:func:`sample_output_schema`).
 """
@@ -23,12 +23,12 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from conveyor.api import Converter
-from conveyor.data import SinkRecord
+from conveyor.api import Converter, HeaderConverter
+from conveyor.data import Headers, SinkRecord
 from conveyor.data import TimestampType as RecordTimestampType
 from conveyor.log import Log, TopicPartition
-from conveyor.plugins import load_chain_plugin
-from conveyor.spark.datasource.columns import arrow_schema
+from conveyor.plugins import PluginKind, load_chain_plugin, load_plugin_class
+from conveyor.spark.datasource.columns import HEADERS_TYPE, arrow_schema, headers_column
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError, spark_type, to_arrow_column
 from conveyor.spark.datasource.decoding import make_converter
 from conveyor.spark.datasource.options import ConverterSpec
@@ -38,7 +38,7 @@ _SAMPLE_RECORDS = 100
 
 
 def output_schema(key_type: DataType, value_type: DataType) -> StructType:
-    """The records after the chain: typed key and value, and where each record came from."""
+    """The records after the chain: typed key and value, where each record came from, and its headers."""
     return StructType(
         [
             StructField("key", key_type, True),
@@ -47,8 +47,18 @@ def output_schema(key_type: DataType, value_type: DataType) -> StructType:
             StructField("partition", IntegerType(), True),
             StructField("offset", LongType(), True),
             StructField("timestamp", TimestampType(), True),
+            StructField("headers", HEADERS_TYPE, True),
         ]
     )
+
+
+def make_header_converter(spec: ConverterSpec) -> HeaderConverter:
+    """A configured header converter (``header.converter``, SimpleHeaderConverter by default)."""
+    converter = load_plugin_class(spec.class_name, PluginKind.HEADER_CONVERTER)()
+    if not isinstance(converter, HeaderConverter):
+        raise TypeError(f"{spec.class_name} given for header.converter is not a HeaderConverter")
+    converter.configure(dict(spec.settings))
+    return converter
 
 
 @dataclass(frozen=True)
@@ -58,21 +68,26 @@ class PythonChainMapper:
     config: Mapping[str, str]
     key_converter: ConverterSpec
     value_converter: ConverterSpec
+    header_converter: ConverterSpec
     output: StructType
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         chain = TransformationChain.from_connector_config(self.config, load_chain_plugin)
         keys = make_converter(self.key_converter, is_key=True)
         values = make_converter(self.value_converter, is_key=False)
+        headers = make_header_converter(self.header_converter)
         target = arrow_schema(self.output)
         try:
             for batch in batches:
                 if batch.num_rows:
-                    yield self._transformed(chain.apply_batch(to_records(batch, keys, values)), target)
+                    records = chain.apply_batch(to_records(batch, keys, values, headers))
+                    yield self._transformed(records, headers, target)
         finally:
             chain.close()
 
-    def _transformed(self, records: Sequence[Any], target: pa.Schema) -> pa.RecordBatch:
+    def _transformed(
+        self, records: Sequence[Any], headers: HeaderConverter, target: pa.Schema
+    ) -> pa.RecordBatch:
         key_type = self.output["key"].dataType
         value_type = self.output["value"].dataType
         keys = (
@@ -89,11 +104,29 @@ class PythonChainMapper:
             pa.array([None if r.timestamp is None else r.timestamp * 1000 for r in records], pa.int64()).cast(
                 target.field("timestamp").type
             ),
+            headers_column([_stored_headers(r, headers) for r in records], target),
         ]
         return pa.RecordBatch.from_arrays(columns, schema=target)
 
 
-def to_records(batch: pa.RecordBatch, keys: Converter, values: Converter) -> list[SinkRecord]:
+def _stored_headers(record: SinkRecord, converter: HeaderConverter) -> list[tuple[str, bytes | None]]:
+    """A record's headers as they would be stored: names and the header converter's bytes."""
+    topic = record.topic
+    return [(h.key, converter.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers]
+
+
+def _connect_headers(stored: list[dict[str, Any]] | None, topic: str, converter: HeaderConverter) -> Headers:
+    """The ``headers`` column's entries of one record as Connect headers, decoded by ``converter``."""
+    headers = Headers()
+    for entry in stored or ():
+        decoded = converter.to_connect_header(topic, entry["key"], entry["value"])
+        headers.add(entry["key"], decoded.value, decoded.schema)
+    return headers
+
+
+def to_records(
+    batch: pa.RecordBatch, keys: Converter, values: Converter, headers: HeaderConverter
+) -> list[SinkRecord]:
     """The raw records of an Arrow batch (the conveyor source's columns) as decoded ``SinkRecord``s."""
     columns = batch.to_pydict()
     records: list[SinkRecord] = []
@@ -118,6 +151,7 @@ def to_records(batch: pa.RecordBatch, keys: Converter, values: Converter) -> lis
                     columns["offset"][i],
                     None if stamp is None else int(stamp.timestamp() * 1000),
                     RecordTimestampType.CREATE_TIME,
+                    _connect_headers(columns["headers"][i], topics[i], headers),
                 )
             )
         start = end

@@ -1,8 +1,8 @@
 """Kafka's single message transforms as Spark column expressions, where Spark SQL has an equivalent.
 
 A compiled stage rewrites the ``value`` column (or filters rows) of the records DataFrame (``key``,
-``value``, ``topic``, ``partition``, ``offset``, ``timestamp``), so Spark runs it in the JVM with no
-Python per record. What compiles (value side, struct values, top-level fields):
+``value``, ``topic``, ``partition``, ``offset``, ``timestamp``, ``headers``), so Spark runs it in the
+JVM with no Python per record. What compiles (value side, struct values, top-level fields):
 
 - ``ReplaceField$Value``: ``exclude``/``include`` (and the old ``blacklist``/``whitelist``), ``renames``;
 - ``InsertField$Value``: ``static.field``/``static.value``, ``topic.field``, ``partition.field``,
@@ -10,7 +10,8 @@ Python per record. What compiles (value side, struct values, top-level fields):
 - ``MaskField$Value``: ``fields`` with or without ``replacement``;
 - ``ExtractField$Value``: a top-level ``field``;
 - ``Cast$Value``: casts of fields, or of the whole value, to primitive types;
-- ``Filter`` with no predicate or with ``RecordIsTombstone`` or ``TopicNameMatches`` (``negate`` too);
+- ``Filter`` with no predicate or with ``RecordIsTombstone``, ``TopicNameMatches`` or ``HasHeaderKey``
+  (``negate`` too);
 - ``TimestampConverter$Value``: a field between Connect Timestamp and unix milliseconds.
 
 Anything else, and any other stage carrying a predicate, makes :func:`compile_chain` return None: the
@@ -43,6 +44,7 @@ from conveyor.transforms import (
     CastValue,
     ExtractFieldValue,
     Filter,
+    HasHeaderKey,
     InsertFieldValue,
     MaskFieldValue,
     RecordIsTombstone,
@@ -242,6 +244,9 @@ def _filter(frame: DataFrame, stage: TransformationStage, config: Mapping[str, s
     elif isinstance(stage.predicate, TopicNameMatches):
         pattern = str(config.get(f"predicates.{predicate_alias}.pattern", ""))
         selects = F.col("topic").rlike(f"^(?:{pattern})$")
+    elif isinstance(stage.predicate, HasHeaderKey):
+        name = str(config.get(f"predicates.{predicate_alias}.name", ""))
+        selects = F.coalesce(F.exists(F.col("headers"), lambda header: header["key"] == name), F.lit(False))
     else:
         return None
     return frame.filter(selects if stage.negate else ~selects)
