@@ -24,7 +24,7 @@ from conveyor.data import (
 )
 from conveyor.log import Log
 
-from .records import committed
+from .records import committed, read_committed_values
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
 
@@ -134,3 +134,56 @@ def test_schemaless_json_without_a_given_schema_is_an_error_asking_for_one(
     committed(log, topic, [json.dumps({"id": 7}).encode()], 0)
     with pytest.raises(AnalysisException, match=r"\.schema\("):
         read_json(spark, log_url, topic, **{"schemas.enable": "false"}).schema  # noqa: B018
+
+
+PERSON = (
+    SchemaBuilder.struct()
+    .name("Person")
+    .field("id", INT32_SCHEMA)
+    .field("note", OPTIONAL_STRING_SCHEMA)
+    .build()
+)
+
+
+def people(*ids: int) -> list[bytes]:
+    return encoded(PERSON, [Struct(PERSON).put("id", i).put("note", f"n{i}") for i in ids])
+
+
+def test_a_value_the_converter_rejects_fails_the_read_by_default(
+    spark: SparkSession, log: Log, log_url: str, topic: str
+) -> None:
+    committed(log, topic, [*people(1), b"{not json", *people(3)], 0)
+    with pytest.raises(Exception, match="Converting byte\\[\\] to Kafka Connect data failed"):
+        read_json(spark, log_url, topic).collect()
+
+
+def test_with_errors_tolerance_all_rejected_values_are_skipped_and_copied_to_the_dead_letter_queue(
+    spark: SparkSession, log: Log, log_url: str, topic: str
+) -> None:
+    committed(log, topic, [*people(1), b"{not json", *people(3)], 0)
+    frame = read_json(
+        spark,
+        log_url,
+        topic,
+        **{
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": f"{topic}-dlq",
+            "errors.deadletterqueue.context.headers.enable": "true",
+            "name": "orders-reader",
+        },
+    )
+    assert sorted(row.value.id for row in frame.collect()) == [1, 3]
+    (dead,) = read_committed_values(log, [f"{topic}-dlq"])
+    headers = dict(dead.headers)
+    assert dead.value == b"{not json"
+    assert headers["__connect.errors.stage"] == b"VALUE_CONVERTER"
+    assert headers["__connect.errors.offset"] == b"1"
+    assert headers["__connect.errors.connector.name"] == b"orders-reader"
+
+
+def test_an_unknown_errors_tolerance_is_an_option_error(
+    spark: SparkSession, log: Log, log_url: str, topic: str
+) -> None:
+    committed(log, topic, people(1), 0)
+    with pytest.raises(Exception, match=r"errors\.tolerance"):
+        read_json(spark, log_url, topic, **{"errors.tolerance": "some"}).collect()

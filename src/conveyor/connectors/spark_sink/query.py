@@ -67,7 +67,9 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
             session = spark.newSession()
             register(session)
             typed_reader = _with_converter(_reader(session, settings, log_url, starting), value_converter)
-            typed = typed_reader.load().select(*RECORD_COLUMNS)
+            typed = (
+                _with_error_handling(typed_reader, spec.id.connector, config).load().select(*RECORD_COLUMNS)
+            )
             records = compile_chain(typed, chain, config)
             if records is None:
                 output = sample_output_schema(log, partitions, config, key_converter, value_converter)
@@ -138,6 +140,17 @@ def _reader(
     if settings.max_records_per_trigger is not None:
         reader = reader.option("maxRecordsPerTrigger", str(settings.max_records_per_trigger))
     return reader
+
+
+def _with_error_handling(
+    reader: DataStreamReader, connector: str, config: Mapping[str, str]
+) -> DataStreamReader:
+    """``reader`` applying the connector's ``errors.*`` settings to records its converter rejects."""
+    handled = reader.option("name", connector)
+    for key, value in config.items():
+        if key.startswith("errors."):
+            handled = handled.option(key, value)
+    return handled
 
 
 def _with_converter(reader: DataStreamReader, spec: ConverterSpec) -> DataStreamReader:

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from conveyor.data import ConnectError
 from conveyor.log import IsolationLevel
+from conveyor.runtime.errors import ErrorPolicy
 
 LOG_URL: Final = "log.url"
 SUBSCRIBE: Final = "subscribe"
@@ -29,6 +31,8 @@ VALUE_CONVERTER: Final = "value.converter"
 TOPIC: Final = "topic"
 TRANSACTION_TIMEOUT_MS: Final = "transaction.timeout.ms"
 POLL_TIMEOUT_MS: Final = "pollTimeoutMs"
+NAME: Final = "name"
+ERRORS_PREFIX: Final = "errors."
 
 _SUBSCRIPTIONS: Final = (SUBSCRIBE, SUBSCRIBE_PATTERN, ASSIGN)
 _CONVERTER_SETTINGS: Final = (
@@ -82,6 +86,10 @@ class ReadOptions:
     key_converter: ConverterSpec | None
     value_converter: ConverterSpec | None
     poll_timeout_ms: int
+    errors: Mapping[str, str] = field(default_factory=dict)
+    """Kafka Connect's ``errors.*`` settings for records the converters cannot decode."""
+    name: str = "spark"
+    """Who reads, as the dead letter queue's context headers name it (a connector's ``name``)."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +204,11 @@ def parse_read_options(options: Mapping[str, str], streaming: bool) -> ReadOptio
         max_records = _positive_int(lowered, MAX_OFFSETS_PER_TRIGGER, None)
     poll_timeout_ms = _positive_int(lowered, POLL_TIMEOUT_MS, 120_000)
     assert poll_timeout_ms is not None
+    errors = {key: value for key, value in lowered.items() if key.startswith(ERRORS_PREFIX)}
+    try:
+        ErrorPolicy.from_connector_config(errors)
+    except (ConnectError, ValueError) as error:
+        raise ConveyorOptionError(f"Bad errors.* option: {error}") from None
     return ReadOptions(
         log_url=_require_log_url(lowered),
         subscription=parse_subscription(lowered),
@@ -207,6 +220,8 @@ def parse_read_options(options: Mapping[str, str], streaming: bool) -> ReadOptio
         key_converter=_converter(lowered, KEY_CONVERTER),
         value_converter=_converter(lowered, VALUE_CONVERTER),
         poll_timeout_ms=poll_timeout_ms,
+        errors=errors,
+        name=lowered.get(NAME, "spark"),
     )
 
 

@@ -3,7 +3,9 @@
 The task opens the log itself from ``log.url``. It polls column batches for its one partition and
 turns several of them at once into one Arrow batch, so Spark receives columns, not a tuple per row.
 Under read_committed, records of aborted transactions are skipped, and a range never passes the last
-stable offset it was planned with, so reading a range again returns exactly the same records.
+stable offset it was planned with, so reading a range again returns exactly the same records. Records
+the converters cannot decode fail the read, or are skipped under ``errors.tolerance=all``
+(``bad_records``).
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from typing import Final
 import pyarrow as pa
 from pyspark.sql.types import BinaryType, StructType
 
+from conveyor.data import DataError
 from conveyor.log import Consumer, RecordBatch, open_log
+from conveyor.spark.datasource.bad_records import BadRecordSkipper, tolerates_bad_records
 from conveyor.spark.datasource.columns import arrow_schema, raw_column, to_arrow
+from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
 from conveyor.spark.datasource.decoding import ColumnDecoder, make_converter
 from conveyor.spark.datasource.options import ReadOptions
 from conveyor.spark.datasource.ranges import OffsetRange
@@ -51,11 +56,23 @@ class RangeReader:
             open_log(self.options.log_url) as log,
             log.consumer(isolation_level=isolation, auto_offset_reset="earliest") as consumer,
         ):
-            for batches in self._polled(consumer, offsets):
-                merged = _merge(batches)
-                keys = self._column(key_decoder, merged, "key", target)
-                values = self._column(value_decoder, merged, "value", target)
-                yield to_arrow(merged, target, keys, values)
+            skipper = BadRecordSkipper(log, self.options) if tolerates_bad_records(self.options) else None
+            try:
+                for batches in self._polled(consumer, offsets):
+                    merged = _merge(batches)
+                    try:
+                        keys = self._column(key_decoder, merged, "key", target)
+                        values = self._column(value_decoder, merged, "value", target)
+                    except (DataError, UnsupportedSchemaError):
+                        if skipper is None:
+                            raise
+                        merged = skipper.decodable(merged, key_decoder, value_decoder)
+                        keys = self._column(key_decoder, merged, "key", target)
+                        values = self._column(value_decoder, merged, "value", target)
+                    yield to_arrow(merged, target, keys, values)
+            finally:
+                if skipper is not None:
+                    skipper.close()
 
     def _decoder(self, column: str) -> ColumnDecoder | None:
         spec = self.options.key_converter if column == "key" else self.options.value_converter
