@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 from pyspark.sql import SparkSession
 
 from conveyor.log import Log, TopicPartition
@@ -21,29 +22,42 @@ def dead_letters(log: Log, topic: str) -> list[tuple[bytes | None, dict[str, byt
         return [(record.value, dict(record.headers)) for record in consumer.poll(timeout=1.0)]
 
 
+COMPILED: dict[str, str] = {}
+PYTHON_CHAIN = {
+    "transforms": "hoist,unhoist",
+    "transforms.hoist.type": "org.apache.kafka.connect.transforms.HoistField$Value",
+    "transforms.hoist.field": "person",
+    "transforms.unhoist.type": "org.apache.kafka.connect.transforms.ExtractField$Value",
+    "transforms.unhoist.field": "person",
+}
+
+
+@pytest.mark.parametrize("chain", [COMPILED, PYTHON_CHAIN], ids=["compiled chain", "python chain"])
 def test_a_record_the_converter_rejects_goes_to_the_dead_letter_queue_and_the_rest_to_files(
-    client: httpx.Client, log: Log, spark: SparkSession, output: Path
+    client: httpx.Client, log: Log, spark: SparkSession, output: Path, chain: dict[str, str]
 ) -> None:
-    log.admin().create_topic("with-bad", partitions=1)
-    write_people(log, "with-bad", range(0, 10))
+    topic = f"with-bad-{len(chain)}"
+    log.admin().create_topic(topic, partitions=1)
+    write_people(log, topic, range(0, 10))
     with log.producer() as producer:
-        producer.send("with-bad", b"{not json", key=b"bad")
-        producer.send("with-bad", person(10), key=b"10")
+        producer.send(topic, b"{not json", key=b"bad")
+        producer.send(topic, person(10), key=b"10")
         producer.flush()
     config = sink_config(
-        "with-bad",
+        topic,
         output,
+        **chain,
         **{
             "errors.tolerance": "all",
-            "errors.deadletterqueue.topic.name": "with-bad-dlq",
+            "errors.deadletterqueue.topic.name": f"{topic}-dlq",
             "errors.deadletterqueue.context.headers.enable": "true",
         },
     )
-    assert client.post("/connectors", json={"name": "with-bad-files", "config": config}).status_code == 201
+    assert client.post("/connectors", json={"name": f"{topic}-files", "config": config}).status_code == 201
 
     written = wait_until(lambda: len(found := rows(spark, output)) >= 11 and found, "the 11 good rows")
     assert sorted(row["id"] for row in written) == list(range(11))
-    (value, headers), *_ = wait_until(lambda: dead_letters(log, "with-bad-dlq"), "the dead letter")
+    (value, headers), *_ = wait_until(lambda: dead_letters(log, f"{topic}-dlq"), "the dead letter")
     assert value == b"{not json"
-    assert headers["__connect.errors.connector.name"] == b"with-bad-files"
+    assert headers["__connect.errors.connector.name"] == f"{topic}-files".encode()
     assert headers["__connect.errors.stage"] == b"VALUE_CONVERTER"

@@ -75,10 +75,7 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
                 output = sample_output_schema(log, partitions, config, key_converter, value_converter)
                 if output is None:
                     return None
-                header_converter = converter_spec(config, spec.worker_config, "header.converter")
-                mapper = PythonChainMapper(
-                    dict(config), key_converter, value_converter, header_converter, output
-                )
+                mapper = PythonChainMapper(spec.id.connector, dict(config), dict(spec.worker_config), output)
                 raw = _reader(session, settings, log_url, starting).load().select(*RECORD_COLUMNS)
                 records = raw.mapInArrow(mapper, output)
     finally:

@@ -1,9 +1,10 @@
 """The fallback for transform chains with no Spark SQL equivalent: the Python chain, batch by batch.
 
 The records are read as bytes; on the executors ``mapInArrow`` hands each Arrow batch to
-:class:`PythonChainMapper`, which decodes keys, values and headers with the connector's converters into
-``SinkRecord``s, runs ``TransformationChain.apply_batch`` and builds the typed output batch. The output
-types are learned on the driver by running the chain on a stored record (:func:`sample_output_schema`).
+:class:`PythonChainMapper`, which turns it back into log batches and runs them through the connector's
+``RecordPipeline`` (the same one a sink task uses): its converters, header converter and transform
+chain, with its ``errors.*`` settings (tolerance, error log, dead letter queue). The output types are
+learned on the driver by running the chain on a stored record (:func:`sample_output_schema`).
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from conveyor.api import Converter, HeaderConverter
-from conveyor.data import Headers, SinkRecord
-from conveyor.data import TimestampType as RecordTimestampType
-from conveyor.log import Log, TopicPartition
-from conveyor.plugins import PluginKind, load_chain_plugin, load_plugin_class
+from conveyor.api import HeaderConverter
+from conveyor.data import SinkRecord
+from conveyor.log import Log, RecordBatch, TopicPartition, open_log
+from conveyor.plugins import load_chain_plugin
+from conveyor.runtime.errors import ErrorHandler, ErrorPolicy
+from conveyor.runtime.pipeline import RecordPipeline
+from conveyor.runtime.topics import TopicCreator
 from conveyor.spark.datasource.columns import HEADERS_TYPE, arrow_schema, headers_column
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError, spark_type, to_arrow_column
 from conveyor.spark.datasource.decoding import make_converter
@@ -52,38 +55,28 @@ def output_schema(key_type: DataType, value_type: DataType) -> StructType:
     )
 
 
-def make_header_converter(spec: ConverterSpec) -> HeaderConverter:
-    """A configured header converter (``header.converter``, SimpleHeaderConverter by default)."""
-    converter = load_plugin_class(spec.class_name, PluginKind.HEADER_CONVERTER)()
-    if not isinstance(converter, HeaderConverter):
-        raise TypeError(f"{spec.class_name} given for header.converter is not a HeaderConverter")
-    converter.configure(dict(spec.settings))
-    return converter
-
-
 @dataclass(frozen=True)
 class PythonChainMapper:
     """Runs a connector's transform chain over Arrow batches of raw records; picklable for Spark."""
 
+    connector: str
     config: Mapping[str, str]
-    key_converter: ConverterSpec
-    value_converter: ConverterSpec
-    header_converter: ConverterSpec
+    worker_config: Mapping[str, str]
     output: StructType
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        chain = TransformationChain.from_connector_config(self.config, load_chain_plugin)
-        keys = make_converter(self.key_converter, is_key=True)
-        values = make_converter(self.value_converter, is_key=False)
-        headers = make_header_converter(self.header_converter)
         target = arrow_schema(self.output)
-        try:
-            for batch in batches:
-                if batch.num_rows:
-                    records = chain.apply_batch(to_records(batch, keys, values, headers))
-                    yield self._transformed(records, headers, target)
-        finally:
-            chain.close()
+        policy = ErrorPolicy.from_connector_config(self.config)
+        with open_log(self.worker_config["log.url"]) as log, log.producer() as dead_letters:
+            errors = ErrorHandler(policy, self.connector, 0, dead_letters, TopicCreator(log, self.config))
+            pipeline = RecordPipeline.for_connector(self.config, self.worker_config, errors)
+            try:
+                for batch in batches:
+                    if batch.num_rows:
+                        records = [record for run in log_batches(batch) for record in pipeline.from_log(run)]
+                        yield self._transformed(records, pipeline.header_converter, target)
+            finally:
+                pipeline.close()
 
     def _transformed(
         self, records: Sequence[Any], headers: HeaderConverter, target: pa.Schema
@@ -115,47 +108,35 @@ def _stored_headers(record: SinkRecord, converter: HeaderConverter) -> list[tupl
     return [(h.key, converter.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers]
 
 
-def _connect_headers(stored: list[dict[str, Any]] | None, topic: str, converter: HeaderConverter) -> Headers:
-    """The ``headers`` column's entries of one record as Connect headers, decoded by ``converter``."""
-    headers = Headers()
-    for entry in stored or ():
-        decoded = converter.to_connect_header(topic, entry["key"], entry["value"])
-        headers.add(entry["key"], decoded.value, decoded.schema)
-    return headers
-
-
-def to_records(
-    batch: pa.RecordBatch, keys: Converter, values: Converter, headers: HeaderConverter
-) -> list[SinkRecord]:
-    """The raw records of an Arrow batch (the conveyor source's columns) as decoded ``SinkRecord``s."""
+def log_batches(batch: pa.RecordBatch) -> list[RecordBatch]:
+    """An Arrow batch of the conveyor source's columns as log batches, one per run of one partition."""
     columns = batch.to_pydict()
-    records: list[SinkRecord] = []
-    start = 0
     topics: list[str] = columns["topic"]
+    partitions: list[int] = columns["partition"]
+    runs: list[RecordBatch] = []
+    start = 0
     while start < len(topics):
         end = start
-        while end < len(topics) and topics[end] == topics[start]:
+        while end < len(topics) and (topics[end], partitions[end]) == (topics[start], partitions[start]):
             end += 1
-        decoded_keys = keys.to_connect_batch(topics[start], columns["key"][start:end])
-        decoded_values = values.to_connect_batch(topics[start], columns["value"][start:end])
-        for i, key, value in zip(range(start, end), decoded_keys, decoded_values, strict=True):
-            stamp = columns["timestamp"][i]
-            records.append(
-                SinkRecord(
-                    topics[i],
-                    columns["partition"][i],
-                    key.schema,
-                    key.value,
-                    value.schema,
-                    value.value,
-                    columns["offset"][i],
-                    None if stamp is None else int(stamp.timestamp() * 1000),
-                    RecordTimestampType.CREATE_TIME,
-                    _connect_headers(columns["headers"][i], topics[i], headers),
-                )
+        offsets: list[int] = columns["offset"][start:end]
+        runs.append(
+            RecordBatch(
+                topic=topics[start],
+                partition=partitions[start],
+                offsets=offsets,
+                keys=columns["key"][start:end],
+                values=columns["value"][start:end],
+                headers=[
+                    [(entry["key"], entry["value"]) for entry in stored or ()]
+                    for stored in columns["headers"][start:end]
+                ],
+                timestamps=[int(stamp.timestamp() * 1000) for stamp in columns["timestamp"][start:end]],
+                next_offset=offsets[-1] + 1,
             )
+        )
         start = end
-    return records
+    return runs
 
 
 def sample_output_schema(
@@ -196,5 +177,4 @@ __all__ = [
     "UnsupportedSchemaError",
     "output_schema",
     "sample_output_schema",
-    "to_records",
 ]
