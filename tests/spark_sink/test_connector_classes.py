@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -34,9 +33,9 @@ def test_one_task_runs_the_query_whatever_tasks_max_says() -> None:
     assert connector.task_class() is SparkStreamingSinkTask
 
 
-def test_the_checkpoint_defaults_to_a_directory_per_connector_under_the_data_dir() -> None:
-    settings = SparkFileSinkSettings.parse("orders", {"topics": "t", "path": "/out"}, Path("/data"))
-    assert settings.checkpoint_location == "/data/spark-sink-checkpoints/orders"
+def test_the_checkpoint_defaults_to_a_directory_inside_the_output() -> None:
+    settings = SparkFileSinkSettings.parse("orders", {"topics": "t", "path": "/out/"})
+    assert settings.checkpoint_location == "/out/_checkpoint"
     assert (settings.format, settings.trigger_interval_ms, settings.sql) == ("parquet", 500, None)
 
 
@@ -51,7 +50,7 @@ def test_the_checkpoint_defaults_to_a_directory_per_connector_under_the_data_dir
 )
 def test_bad_settings_are_config_errors(config: dict[str, str]) -> None:
     with pytest.raises(ConfigError):
-        SparkFileSinkSettings.parse("c", config, Path("/data"))
+        SparkFileSinkSettings.parse("c", config)
 
 
 def test_the_marker_task_takes_no_records() -> None:

@@ -83,3 +83,42 @@ def test_rows_read_counts_every_micro_batch_even_when_several_finish_between_two
     )
     assert metrics["rows-read"] == 300
     assert metrics["processing-time-ms"] > 0
+
+
+def test_altering_and_resetting_offsets_of_a_stopped_sink_moves_where_its_query_resumes(
+    client: httpx.Client, log: Log, spark: SparkSession, output: Path
+) -> None:
+    log.admin().create_topic("rewound", partitions=1)
+    write_people(log, "rewound", range(0, 20))
+    assert (
+        client.post(
+            "/connectors", json={"name": "rewound", "config": sink_config("rewound", output)}
+        ).status_code
+        == 201
+    )
+    wait_until(lambda: ids_in(spark, output) == list(range(20)), "the first 20 rows")
+
+    def stopped() -> bool:
+        assert client.put("/connectors/rewound/stop").status_code == 204
+        return wait_until(
+            lambda: client.get("/connectors/rewound/status").json()["connector"]["state"] == "STOPPED",
+            "STOPPED",
+        )
+
+    stopped()
+    partition = {"kafka_topic": "rewound", "kafka_partition": 0}
+    altered = client.patch(
+        "/connectors/rewound/offsets",
+        json={"offsets": [{"partition": partition, "offset": {"kafka_offset": 15}}]},
+    )
+    assert altered.status_code == 200, altered.text
+    write_people(log, "rewound", range(20, 25))
+    assert client.put("/connectors/rewound/resume").status_code == 202
+    wait_until(lambda: len(ids_in(spark, output)) == 30, "rows 15 to 24 after the alteration")
+    assert ids_in(spark, output) == sorted([*range(25), *range(15, 20)])
+
+    stopped()
+    assert client.delete("/connectors/rewound/offsets").status_code == 200
+    assert client.put("/connectors/rewound/resume").status_code == 202
+    wait_until(lambda: len(ids_in(spark, output)) == 55, "every row again after the reset")
+    assert ids_in(spark, output) == sorted([*range(25), *range(15, 20), *range(25)])

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conveyor.api import SinkConnector, SourceConnector
+from conveyor.api import TopicPartition as ApiTopicPartition
 from conveyor.herder.api import Herder
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -389,6 +390,11 @@ class StandaloneHerder(Herder):
             if self._type_of(config) == "sink":
                 admin = self.log.admin()
                 if consumer_group(name) in admin.list_consumer_groups():
+                    committed = admin.list_consumer_group_offsets(consumer_group(name))
+                    reset: dict[ApiTopicPartition, int | None] = {
+                        ApiTopicPartition(tp.topic, tp.partition): None for tp in committed
+                    }
+                    self._sink_connector(config).alter_offsets(config, reset)
                     admin.delete_consumer_group(consumer_group(name))
             else:
                 current = self.connector_offsets(name)
@@ -411,6 +417,10 @@ class StandaloneHerder(Herder):
                 if entry.offset is None:
                     raise BadRequestError("Resetting single sink partitions is not supported yet; use DELETE")
                 updates[partition] = int(entry.offset["kafka_offset"])
+            altered: dict[ApiTopicPartition, int | None] = {
+                ApiTopicPartition(tp.topic, tp.partition): offset for tp, offset in updates.items()
+            }
+            self._sink_connector(config).alter_offsets(config, altered)
             self.log.admin().alter_consumer_group_offsets(consumer_group(name), updates)
             return
         connector = klass()
@@ -418,6 +428,12 @@ class StandaloneHerder(Herder):
         connector.alter_offsets(config, [(entry.partition, entry.offset) for entry in offsets])
         store = self._source_offsets(config)
         store.put(name, [(entry.partition, entry.offset) for entry in offsets])
+
+    @staticmethod
+    def _sink_connector(config: Mapping[str, str]) -> SinkConnector:
+        connector = connector_class(config)()
+        assert isinstance(connector, SinkConnector)
+        return connector
 
     def connector_active_topics(self, name: str) -> list[str]:
         config = self._require(name)

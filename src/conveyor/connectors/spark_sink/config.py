@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, NonEmptyString, Range, ValidString
@@ -26,7 +25,10 @@ DEFAULT_TRIGGER_INTERVAL_MS: Final = 500
 RECORDS_VIEW: Final = "records"
 """The name the ``sql`` projection reads the records under."""
 
-CHECKPOINTS_DIR: Final = "spark-sink-checkpoints"
+CHECKPOINT_DIR: Final = "_checkpoint"
+"""The default checkpoint's directory inside ``path``: the output and its checkpoint stay together (the
+file sink's ``_spark_metadata`` log and the checkpoint only make sense as a pair), and Spark and
+Hadoop-style readers skip names starting with ``_``."""
 
 SPARK_FILE_SINK_CONFIG_DEF = (
     ConfigDef()
@@ -51,7 +53,7 @@ SPARK_FILE_SINK_CONFIG_DEF = (
         "",
         importance=Importance.MEDIUM,
         documentation="The streaming query's checkpoint; by default "
-        f"<data.dir>/{CHECKPOINTS_DIR}/<connector name>, so a restarted connector resumes",
+        f"<path>/{CHECKPOINT_DIR}, so a restarted connector resumes",
     )
     .define(
         SQL_CONFIG,
@@ -102,8 +104,8 @@ class SparkFileSinkSettings:
     partition_by: tuple[str, ...]
 
     @classmethod
-    def parse(cls, connector: str, config: Mapping[str, str], data_dir: Path) -> SparkFileSinkSettings:
-        """The settings of ``config``; ``data_dir`` (the worker's) holds the default checkpoint."""
+    def parse(cls, connector: str, config: Mapping[str, str]) -> SparkFileSinkSettings:
+        """The settings of ``config``."""
         values = SPARK_FILE_SINK_CONFIG_DEF.parse(config)
         topics = tuple(t.strip() for t in config.get("topics", "").split(",") if t.strip())
         regex = config.get("topics.regex", "").strip() or None
@@ -113,7 +115,9 @@ class SparkFileSinkSettings:
         max_records = values[MAX_RECORDS_PER_TRIGGER_CONFIG]
         if max_records is not None and max_records <= 0:
             raise ConfigError(MAX_RECORDS_PER_TRIGGER_CONFIG, max_records, "Must be positive")
-        checkpoint = values[CHECKPOINT_LOCATION_CONFIG] or str(data_dir / CHECKPOINTS_DIR / connector)
+        checkpoint = (
+            values[CHECKPOINT_LOCATION_CONFIG] or f"{values[PATH_CONFIG].rstrip('/')}/{CHECKPOINT_DIR}"
+        )
         return cls(
             connector=connector,
             topics=topics,

@@ -7,12 +7,13 @@ through its task executor, managed through REST like any other connector.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 from conveyor import __version__
 from conveyor.api import ConfigDef, SinkConnector, Task, TopicPartition
+from conveyor.connectors.spark_sink.checkpoint import local_directory, move_checkpoint
 from conveyor.connectors.spark_sink.config import SPARK_FILE_SINK_CONFIG_DEF, SparkFileSinkSettings
 from conveyor.connectors.spark_sink.task import SparkStreamingSinkTask
+from conveyor.log import TopicPartition as LogTopicPartition
 
 
 class SparkFileSinkConnector(SinkConnector):
@@ -28,7 +29,7 @@ class SparkFileSinkConnector(SinkConnector):
         return __version__
 
     def start(self, props: Mapping[str, str]) -> None:
-        SparkFileSinkSettings.parse(props.get("name", "connector"), props, Path("."))
+        SparkFileSinkSettings.parse(props.get("name", "connector"), props)
         self._props = dict(props)
 
     def task_class(self) -> type[Task]:
@@ -47,6 +48,9 @@ class SparkFileSinkConnector(SinkConnector):
     def alter_offsets(
         self, connector_config: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]
     ) -> bool:
-        """Altered offsets land in the consumer group, which a query reads only when it has no
-        checkpoint yet: the checkpoint is authoritative (docs/spark.md)."""
-        return True
+        """Move the query's checkpoint to the new offsets, since the query resumes from its checkpoint;
+        False when it has none yet (it then starts from the consumer group's offsets)."""
+        settings = SparkFileSinkSettings.parse(connector_config.get("name", "connector"), connector_config)
+        positions = {LogTopicPartition(tp.topic, tp.partition): offset for tp, offset in offsets.items()}
+        checkpoint = local_directory(settings.checkpoint_location)
+        return move_checkpoint(checkpoint, local_directory(settings.path) / "_spark_metadata", positions)

@@ -14,9 +14,7 @@ query's checkpoint.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Final
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -51,7 +49,7 @@ KAFKA_COLUMNS: Final = {
 def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery | None:
     """Start the connector's query; None while its topics hold no record to learn the schema from."""
     config = spec.connector_config
-    settings = SparkFileSinkSettings.parse(spec.id.connector, config, worker_data_dir(spec.worker_config))
+    settings = SparkFileSinkSettings.parse(spec.id.connector, config)
     log_url = spec.worker_config["log.url"]
     subscription = subscription_of(config)
     key_converter = converter_spec(config, spec.worker_config, "key.converter")
@@ -93,11 +91,6 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
     if settings.trigger_interval_ms > 0:
         writer = writer.trigger(processingTime=f"{settings.trigger_interval_ms} milliseconds")
     return writer.start()
-
-
-def worker_data_dir(worker_config: Mapping[str, str]) -> Path:
-    """The worker's ``data.dir``, with the worker's default."""
-    return Path(worker_config.get("data.dir", os.path.join(os.getcwd(), "conveyor-data"))).resolve()
 
 
 def converter_spec(config: Mapping[str, str], worker_config: Mapping[str, str], name: str) -> ConverterSpec:
