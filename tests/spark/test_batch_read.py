@@ -103,6 +103,17 @@ def test_each_topic_partition_is_one_input_partition(
     assert read(spark, log_url, subscribe=topic).rdd.getNumPartitions() == 3
 
 
+def test_min_partitions_splits_a_partition_into_several_reads_that_miss_and_repeat_nothing(
+    spark: SparkSession, log: Log, log_url: str, topic: str
+) -> None:
+    committed(log, topic, [b"a-%02d" % i for i in range(10)], 0)
+    aborted(log, topic, [b"aborted"], 0)
+    committed(log, topic, [b"b-%02d" % i for i in range(10)], 0)
+    frame = read(spark, log_url, subscribe=topic, minPartitions="4")
+    assert frame.rdd.getNumPartitions() == 4
+    assert values_of(frame) == sorted([b"a-%02d" % i for i in range(10)] + [b"b-%02d" % i for i in range(10)])
+
+
 def test_starting_and_ending_offsets_bound_the_read(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:

@@ -17,6 +17,7 @@ from conveyor.spark.datasource.offsets import (
     to_json_dict,
 )
 from conveyor.spark.datasource.options import ConveyorOptionError
+from conveyor.spark.datasource.ranges import plan_ranges
 
 A0, A1 = TopicPartition("a", 0), TopicPartition("a", 1)
 BOUNDS = {A0: PartitionOffsets(earliest=5, latest=20, last_stable=15), A1: PartitionOffsets(0, 8, 8)}
@@ -86,3 +87,35 @@ def test_a_capped_end_never_passes_the_limit_nor_the_end_and_uses_all_of_the_lim
     result = capped(start, end, limit)
     assert all(start[tp] <= result[tp] <= end[tp] for tp in partitions)
     assert sum(result[tp] - start[tp] for tp in partitions) == min(limit, sum(available))
+
+
+def test_ranges_are_one_per_partition_by_default() -> None:
+    ranges = plan_ranges({A0: 5, A1: 0}, {A0: 15, A1: 8})
+    assert [(r.partition, r.start, r.end) for r in ranges] == [(0, 5, 15), (1, 0, 8)]
+
+
+def test_min_partitions_cuts_ranges_in_proportion_to_their_size() -> None:
+    ranges = plan_ranges({A0: 0, A1: 0}, {A0: 30, A1: 10}, min_partitions=4)
+    assert [(r.partition, r.start, r.end) for r in ranges] == [
+        (0, 0, 10),
+        (0, 10, 20),
+        (0, 20, 30),
+        (1, 0, 10),
+    ]
+
+
+@given(
+    sizes=st.lists(st.integers(min_value=0, max_value=500), min_size=1, max_size=5),
+    min_partitions=st.integers(min_value=1, max_value=20),
+)
+def test_cut_ranges_cover_every_offset_once_and_are_planned_the_same_way_again(
+    sizes: list[int], min_partitions: int
+) -> None:
+    partitions = [TopicPartition("t", p) for p in range(len(sizes))]
+    start = {tp: 7 for tp in partitions}
+    end = {tp: 7 + n for tp, n in zip(partitions, sizes, strict=True)}
+    ranges = plan_ranges(start, end, min_partitions)
+    for tp, size in zip(partitions, sizes, strict=True):
+        covered = [o for r in ranges if r.topic_partition == tp for o in range(r.start, r.end)]
+        assert covered == list(range(7, 7 + size))
+    assert ranges == plan_ranges(start, end, min_partitions)

@@ -56,3 +56,9 @@ def test_bad_settings_are_config_errors(config: dict[str, str]) -> None:
 def test_the_marker_task_takes_no_records() -> None:
     with pytest.raises(ConnectError, match="Structured Streaming"):
         SparkStreamingSinkTask().put([])
+
+
+def test_tasks_max_is_the_least_number_of_spark_tasks_reading_a_micro_batch() -> None:
+    settings = SparkFileSinkSettings.parse("c", {"topics": "t", "path": "/out", "tasks.max": "4"})
+    assert settings.tasks_max == 4
+    assert SparkFileSinkSettings.parse("c", {"topics": "t", "path": "/out"}).tasks_max == 1

@@ -102,6 +102,8 @@ class SparkFileSinkSettings:
     trigger_interval_ms: int
     max_records_per_trigger: int | None
     partition_by: tuple[str, ...]
+    tasks_max: int
+    """Kafka Connect's parallelism: at least this many Spark tasks read each micro-batch."""
 
     @classmethod
     def parse(cls, connector: str, config: Mapping[str, str]) -> SparkFileSinkSettings:
@@ -129,4 +131,13 @@ class SparkFileSinkSettings:
             trigger_interval_ms=values[TRIGGER_INTERVAL_MS_CONFIG],
             max_records_per_trigger=max_records,
             partition_by=tuple(c.strip() for c in values[PARTITION_BY_CONFIG] if c.strip()),
+            tasks_max=_tasks_max(config),
         )
+
+
+def _tasks_max(config: Mapping[str, str]) -> int:
+    raw = config.get("tasks.max", "1")
+    try:
+        return max(1, int(raw))
+    except ValueError:
+        raise ConfigError("tasks.max", raw, "Must be an integer") from None

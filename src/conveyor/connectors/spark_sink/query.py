@@ -129,6 +129,8 @@ def _reader(
         reader = reader.option("subscribe", ",".join(settings.topics))
     if settings.max_records_per_trigger is not None:
         reader = reader.option("maxRecordsPerTrigger", str(settings.max_records_per_trigger))
+    if settings.tasks_max > 1:
+        reader = reader.option("minPartitions", str(settings.tasks_max))
     return reader
 
 

@@ -16,7 +16,7 @@ from conveyor.spark.datasource.ranges import OffsetRange, plan_ranges
 
 class ConveyorBatchReader(DataSourceReader):
     """Reads ``startingOffsets`` to ``endingOffsets`` (earliest to latest by default), one task per
-    topic-partition."""
+    topic-partition (or more under ``minPartitions``)."""
 
     def __init__(self, options: ReadOptions, schema: StructType) -> None:
         self._ranges = RangeReader(options, schema)
@@ -24,7 +24,7 @@ class ConveyorBatchReader(DataSourceReader):
 
     def partitions(self) -> Sequence[InputPartition]:
         start, end = batch_bounds(self._options)
-        return plan_ranges(start, end)
+        return plan_ranges(start, end, self._options.min_partitions)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         assert isinstance(partition, OffsetRange)

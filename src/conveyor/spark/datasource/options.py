@@ -23,6 +23,7 @@ ASSIGN: Final = "assign"
 STARTING_OFFSETS: Final = "startingOffsets"
 ENDING_OFFSETS: Final = "endingOffsets"
 MAX_RECORDS_PER_TRIGGER: Final = "maxRecordsPerTrigger"
+MIN_PARTITIONS: Final = "minPartitions"
 MAX_OFFSETS_PER_TRIGGER: Final = "maxOffsetsPerTrigger"
 ISOLATION_LEVEL: Final = "isolation.level"
 INCLUDE_HEADERS: Final = "includeHeaders"
@@ -82,6 +83,7 @@ class ReadOptions:
     ending_offsets: str
     isolation_level: IsolationLevel
     max_records_per_trigger: int | None
+    min_partitions: int | None
     include_headers: bool
     key_converter: ConverterSpec | None
     value_converter: ConverterSpec | None
@@ -216,6 +218,7 @@ def parse_read_options(options: Mapping[str, str], streaming: bool) -> ReadOptio
         ending_offsets=ending,
         isolation_level="read_committed" if isolation == "read_committed" else "read_uncommitted",
         max_records_per_trigger=max_records,
+        min_partitions=_positive_int(lowered, MIN_PARTITIONS, None),
         include_headers=_bool(lowered, INCLUDE_HEADERS, False),
         key_converter=_converter(lowered, KEY_CONVERTER),
         value_converter=_converter(lowered, VALUE_CONVERTER),

@@ -73,7 +73,7 @@ class ConveyorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def partitions(
         self, start: dict[str, dict[str, int]], end: dict[str, dict[str, int]]
     ) -> Sequence[InputPartition]:
-        return plan_ranges(from_json_dict(start), from_json_dict(end))
+        return plan_ranges(from_json_dict(start), from_json_dict(end), self._options.min_partitions)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         assert isinstance(partition, OffsetRange)
