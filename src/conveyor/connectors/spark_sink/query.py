@@ -47,7 +47,8 @@ KAFKA_COLUMNS: Final = {
 
 
 def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery | None:
-    """Start the connector's query; None while its topics hold no record to learn the schema from."""
+    """Start the connector's query on ``spark`` (a session of its own, so its ``records`` view is its
+    own); None while its topics hold no record to learn the schema from."""
     config = spec.connector_config
     settings = SparkFileSinkSettings.parse(spec.id.connector, config)
     log_url = spec.worker_config["log.url"]
@@ -62,9 +63,8 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
             if not holds_records(admin, partitions):
                 return None
             starting = starting_offsets(admin, f"connect-{spec.id.connector}", partitions)
-            session = spark.newSession()
-            register(session)
-            typed_reader = _with_converter(_reader(session, settings, log_url, starting), value_converter)
+            register(spark)
+            typed_reader = _with_converter(_reader(spark, settings, log_url, starting), value_converter)
             typed = (
                 _with_error_handling(typed_reader, spec.id.connector, config).load().select(*RECORD_COLUMNS)
             )
@@ -74,12 +74,12 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
                 if output is None:
                     return None
                 mapper = PythonChainMapper(spec.id.connector, dict(config), dict(spec.worker_config), output)
-                raw = _reader(session, settings, log_url, starting).load().select(*RECORD_COLUMNS)
+                raw = _reader(spark, settings, log_url, starting).load().select(*RECORD_COLUMNS)
                 records = raw.mapInArrow(mapper, output)
     finally:
         chain.close()
     records_view(records).createOrReplaceTempView(RECORDS_VIEW)
-    projected = session.sql(settings.sql) if settings.sql else value_columns(records)
+    projected = spark.sql(settings.sql) if settings.sql else value_columns(records)
     writer = (
         projected.writeStream.format(settings.format)
         .option("path", settings.path)

@@ -19,6 +19,13 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from pyspark.sql import SparkSession
+from pyspark.sql.streaming.listener import (
+    QueryIdleEvent,
+    QueryProgressEvent,
+    QueryStartedEvent,
+    QueryTerminatedEvent,
+    StreamingQueryListener,
+)
 from pyspark.sql.streaming.query import StreamingQuery
 
 from conveyor.api.config.classes import import_dotted_class
@@ -34,11 +41,32 @@ log = logging.getLogger(__name__)
 STREAMING_QUERY_ATTRIBUTE: Final = "STREAMING_QUERY"
 """The attribute of a task class naming its query builder; its presence makes the task a query."""
 
-WATCH_INTERVAL_S: Final = 0.1
+WATCH_INTERVAL_S: Final = 0.25
+"""How often the watcher looks without being woken (Spark's listener wakes it at every batch's end)."""
 LAG_INTERVAL_S: Final = 1.0
 
 QueryBuilder = Callable[[SparkSession, TaskSpec], StreamingQuery | None]
-"""Starts a task's query; None when it cannot start yet (e.g. no record to learn the schema from)."""
+"""Starts a task's query on the session it is given (one per query); None when it cannot start yet
+(e.g. no record to learn the schema from)."""
+
+
+class _Wakeup(StreamingQueryListener):
+    """Wakes the watcher of a query when Spark reports progress or the end of the query."""
+
+    def __init__(self, wake: threading.Event) -> None:
+        self._wake = wake
+
+    def onQueryStarted(self, event: QueryStartedEvent) -> None:
+        """Nothing to report until a batch finishes."""
+
+    def onQueryProgress(self, event: QueryProgressEvent) -> None:
+        self._wake.set()
+
+    def onQueryIdle(self, event: QueryIdleEvent) -> None:
+        """Idle triggers change nothing the watcher reports."""
+
+    def onQueryTerminated(self, event: QueryTerminatedEvent) -> None:
+        self._wake.set()
 
 
 def query_builder_of(spec: TaskSpec) -> QueryBuilder | None:
@@ -75,6 +103,8 @@ class _QueryTask:
         self._target = TargetState.STARTED
         self._query: StreamingQuery | None = None
         self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._listening: tuple[SparkSession, _Wakeup] | None = None
         self._metrics: dict[str, Any] = {"state": "RUNNING"}
         self._last_batch = -1
         self._last_report = ""
@@ -89,6 +119,7 @@ class _QueryTask:
     def set_target(self, state: TargetState) -> None:
         with self._lock:
             self._target = state
+        self._wake.set()
 
     def metrics(self) -> dict[str, Any]:
         with self._lock:
@@ -122,11 +153,20 @@ class _QueryTask:
                 self._publish(log_, "PAUSED")
             else:
                 if self._query is None:
-                    self._query = self._build(self._spark, self.spec)
+                    self._query = self._build(self._session(), self.spec)
                 elif not self._query.isActive:
                     return self._failure(self._query)
                 self._publish(log_, "RUNNING")
-            time.sleep(WATCH_INTERVAL_S)
+            self._wake.wait(WATCH_INTERVAL_S)
+            self._wake.clear()
+
+    def _session(self) -> SparkSession:
+        """A session of the query's own, whose listener wakes the watcher as soon as a batch ends."""
+        session = self._spark.newSession()
+        listener = _Wakeup(self._wake)
+        session.streams.addListener(listener)
+        self._listening = (session, listener)
+        return session
 
     def _failure(self, query: StreamingQuery) -> TaskOutcome:
         error = query.exception()
@@ -169,6 +209,10 @@ class _QueryTask:
         query, self._query = self._query, None
         if query is not None and query.isActive:
             query.stop()
+        listening, self._listening = self._listening, None
+        if listening is not None:
+            session, listener = listening
+            session.streams.removeListener(listener)
 
 
 class StreamingQueryRunner:
