@@ -16,6 +16,7 @@ from itertools import accumulate, repeat
 from typing import TypeVar
 
 from conveyor.log.api import Headers
+from conveyor.log.columns import BinaryColumn
 
 _HEADER = struct.Struct("<BBIqI")
 _VERSION = 1
@@ -33,7 +34,7 @@ T = TypeVar("T")
 class DecodedBatch:
     """The columns of one stored batch; ``offset_deltas`` is None when offsets are dense."""
 
-    values: list[bytes | None]
+    values: Sequence[bytes | None]
     keys: Sequence[bytes | None]
     timestamps: Sequence[int]
     headers: Sequence[Headers]
@@ -122,10 +123,9 @@ def _read_array(typecode: str, payload: bytes, position: int, count: int) -> tup
     return column, end
 
 
-def _split_column(payload: bytes, start: int, lengths: array[int]) -> list[bytes | None]:
+def _split_column(payload: bytes, start: int, lengths: array[int]) -> Sequence[bytes | None]:
     if min(lengths, default=0) >= 0:
-        ends = list(accumulate(lengths, initial=start))
-        return [payload[a:b] for a, b in zip(ends, ends[1:], strict=False)]  # noqa: RUF007
+        return BinaryColumn(payload, array("q", accumulate(lengths, initial=start)))
     ends = list(accumulate((n if n > 0 else 0 for n in lengths), initial=start))
     return [None if n < 0 else payload[ends[i] : ends[i + 1]] for i, n in enumerate(lengths)]
 

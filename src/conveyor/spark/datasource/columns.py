@@ -90,8 +90,3 @@ def to_arrow(batch: RecordBatch, schema: pa.Schema, keys: pa.Array, values: pa.A
     if "headers" in schema.names:
         columns.append(headers_column(batch.headers, schema))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
-
-
-def raw_column(data: Sequence[bytes | None]) -> pa.Array:
-    """Keys or values as they are stored: one binary column."""
-    return pa.array(data, pa.binary())

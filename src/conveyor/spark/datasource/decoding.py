@@ -18,6 +18,7 @@ from conveyor.api import Converter
 from conveyor.convert.json_converter import JsonConverter
 from conveyor.data import DataError
 from conveyor.log import Log, TopicPartition
+from conveyor.log.columns import binary_array
 from conveyor.plugins import PluginKind, load_plugin_class
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError, spark_type, to_arrow_column
 from conveyor.spark.datasource.envelopes import EnvelopeDecoder
@@ -47,7 +48,7 @@ class ColumnDecoder:
         """``data`` decoded by the converter, as an Arrow column of the decoder's type."""
         envelopes = self._envelopes_for(topic, data)
         if envelopes is not None:
-            decoded = envelopes.decode(pa.array(data, pa.binary()))
+            decoded = envelopes.decode(binary_array(data))
             if decoded is not None:
                 return decoded
         return to_arrow_column(

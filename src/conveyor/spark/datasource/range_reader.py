@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Final
@@ -22,8 +22,9 @@ from pyspark.sql.types import BinaryType, StructType
 
 from conveyor.data import DataError
 from conveyor.log import Consumer, RecordBatch, open_log
+from conveyor.log.columns import BinaryColumn, binary_array
 from conveyor.spark.datasource.bad_records import BadRecordSkipper, tolerates_bad_records
-from conveyor.spark.datasource.columns import arrow_schema, raw_column, to_arrow
+from conveyor.spark.datasource.columns import arrow_schema, to_arrow
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
 from conveyor.spark.datasource.decoding import ColumnDecoder, make_converter
 from conveyor.spark.datasource.options import ReadOptions
@@ -86,7 +87,7 @@ class RangeReader:
         data = batch.keys if name == "key" else batch.values
         if decoder is not None:
             return decoder.decode(batch.topic, data)
-        column = raw_column(data)
+        column = binary_array(data)
         if isinstance(self.schema[name].dataType, BinaryType):
             return column
         return column.cast(target.field(name).type)
@@ -151,9 +152,16 @@ def _merge(batches: list[RecordBatch]) -> RecordBatch:
         topic=first.topic,
         partition=first.partition,
         offsets=list(chain.from_iterable(b.offsets for b in batches)),
-        keys=list(chain.from_iterable(b.keys for b in batches)),
-        values=list(chain.from_iterable(b.values for b in batches)),
+        keys=_joined([b.keys for b in batches]),
+        values=_joined([b.values for b in batches]),
         headers=list(chain.from_iterable(b.headers for b in batches)),
         timestamps=list(chain.from_iterable(b.timestamps for b in batches)),
         next_offset=batches[-1].next_offset,
     )
+
+
+def _joined(columns: list[Sequence[bytes | None]]) -> Sequence[bytes | None]:
+    """Keys or values of consecutive batches as one column, kept as one buffer where they were."""
+    if all(isinstance(column, BinaryColumn) for column in columns):
+        return BinaryColumn.joined(column for column in columns if isinstance(column, BinaryColumn))
+    return list(chain.from_iterable(columns))
