@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conveyor.log import Log, TopicPartition, open_log
+from conveyor.log.columns import binary_array
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,23 @@ def consume_records(log: Log, topic: str, expected: int) -> None:
 
 
 def consume_batches(log: Log, topic: str, expected: int) -> None:
+    """Every value read as ``bytes``, as a task loop reads them."""
     consumer = log.consumer(isolation_level="read_committed", auto_offset_reset="earliest")
     consumer.assign([TopicPartition(topic, 0)])
     seen = 0
     while seen < expected:
-        seen += sum(len(batch) for batch in consumer.poll_batch(max_records=10_000))
+        for batch in consumer.poll_batch(max_records=10_000):
+            seen += len([value for value in batch.values if value is not None])
+    consumer.close()
+
+
+def consume_batches_to_arrow(log: Log, topic: str, expected: int) -> None:
+    """Every value handed to Arrow, as Spark's read tasks take them."""
+    consumer = log.consumer(isolation_level="read_committed", auto_offset_reset="earliest")
+    consumer.assign([TopicPartition(topic, 0)])
+    seen = 0
+    while seen < expected:
+        seen += sum(len(binary_array(batch.values)) for batch in consumer.poll_batch(max_records=10_000))
     consumer.close()
 
 
@@ -121,6 +134,7 @@ def run(
             ),
             ("read_committed, poll()", consume_records, (log, batch_topic, records)),
             ("read_committed, poll_batch()", consume_batches, (log, batch_topic, records)),
+            ("read_committed, to Arrow", consume_batches_to_arrow, (log, batch_topic, records)),
         ]
         results += [timed(name, size, records, function, *arguments) for name, function, arguments in paths]
     log.close()
@@ -150,6 +164,7 @@ def main() -> None:
         "--sync", choices=["normal", "full"], default="normal", help="SQLite synchronous mode"
     )
     parser.add_argument("--dir", type=Path, default=None, help="where to write (a fresh temporary directory)")
+    binary_array([b"warm-up"])  # loads Arrow before anything is timed
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=arguments.dir) as directory:
         results = run(
