@@ -34,6 +34,21 @@ def people(spark: SparkSession) -> DataFrame:
     ).selectExpr("*", "timestamp_millis(1700000000000) AS timestamp")
 
 
+@pytest.fixture
+def keyed(spark: SparkSession) -> DataFrame:
+    """Records whose keys are structs (a JSON key converter), one of them null."""
+    return spark.createDataFrame(
+        [((1, "eu"), (1, "ann"), 10), (None, (2, "bob"), 11)],
+        "key struct<id:bigint,region:string>, value struct<id:bigint,name:string>, offset bigint",
+    )
+
+
+def keys(frame: DataFrame | None) -> list[object]:
+    assert frame is not None, "the chain did not compile"
+    rows = frame.orderBy("offset").collect()
+    return [row.key.asDict() if hasattr(row.key, "asDict") else row.key for row in rows]
+
+
 def compiled(frame: DataFrame, config: dict[str, str]) -> DataFrame | None:
     chain = TransformationChain.from_connector_config(config, load_chain_plugin)
     try:
@@ -111,6 +126,29 @@ def test_extract_field_compiles_to_the_field(people: DataFrame) -> None:
     frame = compiled(people, config)
     assert frame is not None
     assert [row.value for row in frame.orderBy("offset").collect()] == ["ann", None, "bob"]
+
+
+def test_key_transforms_compile_on_the_key_and_leave_a_null_key_null(keyed: DataFrame) -> None:
+    config = {
+        "transforms": "drop,mask",
+        "transforms.drop.type": f"{TRANSFORMS}.ReplaceField$Key",
+        "transforms.drop.exclude": "id",
+        "transforms.mask.type": f"{TRANSFORMS}.MaskField$Key",
+        "transforms.mask.fields": "region",
+        "transforms.mask.replacement": "--",
+    }
+    assert keys(compiled(keyed, config)) == [{"region": "--"}, None]
+
+
+def test_extract_field_and_cast_of_the_key_compile(keyed: DataFrame) -> None:
+    config = {
+        "transforms": "id,text",
+        "transforms.id.type": f"{TRANSFORMS}.ExtractField$Key",
+        "transforms.id.field": "id",
+        "transforms.text.type": f"{TRANSFORMS}.Cast$Key",
+        "transforms.text.spec": "string",
+    }
+    assert keys(compiled(keyed, config)) == ["1", None]
 
 
 def test_a_transform_without_a_spark_equivalent_does_not_compile(people: DataFrame) -> None:
@@ -193,3 +231,23 @@ def test_headers_reach_the_records_view_and_header_transforms_run_in_the_python_
     headers = {row["id"]: [(h["key"], bytes(h["value"])) for h in row["headers"]] for row in written}
     assert headers[1] == [("source", b"crm"), ("pipeline", b"spark")]
     assert headers[2] == [("pipeline", b"spark")]
+
+
+def test_keys_are_typed_by_the_key_converter_in_the_records_view(
+    client: httpx.Client, log: Log, spark: SparkSession, output: Path
+) -> None:
+    log.admin().create_topic("keyed", partitions=2)
+    write_people(log, "keyed", range(12))
+    config = sink_config(
+        "keyed",
+        output,
+        **{
+            "transforms": "number",
+            "transforms.number.type": f"{TRANSFORMS}.Cast$Key",
+            "transforms.number.spec": "int64",
+            "sql": "SELECT id, kafka_key AS key FROM records",
+        },
+    )
+    assert client.post("/connectors", json={"name": "keyed-files", "config": config}).status_code == 201
+    written = wait_until(lambda: len(found := rows(spark, output)) >= 12 and found, "12 rows with keys")
+    assert sorted((row["id"], row["key"]) for row in written) == [(i, i) for i in range(12)]

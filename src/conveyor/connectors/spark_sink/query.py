@@ -24,10 +24,13 @@ from pyspark.sql.streaming.readwriter import DataStreamReader
 from pyspark.sql.types import StructType
 
 from conveyor.connectors.spark_sink.config import RECORDS_VIEW, SparkFileSinkSettings
-from conveyor.log import Admin, TopicPartition, open_log
+from conveyor.data import DataError
+from conveyor.log import Admin, Log, TopicPartition, open_log
 from conveyor.plugins import load_chain_plugin
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.spark.datasource import register
+from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
+from conveyor.spark.datasource.decoding import sample_type
 from conveyor.spark.datasource.offsets import subscribed_partitions, to_json_dict
 from conveyor.spark.datasource.options import ConverterSpec
 from conveyor.spark.streaming.python_chain import PythonChainMapper, sample_output_schema
@@ -64,7 +67,11 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
                 return None
             starting = starting_offsets(admin, f"connect-{spec.id.connector}", partitions)
             register(spark)
-            typed_reader = _with_converter(_reader(spark, settings, log_url, starting), value_converter)
+            typed_reader = _with_converter(
+                _reader(spark, settings, log_url, starting), value_converter, "value.converter"
+            )
+            if keys_have_a_type(log, partitions, key_converter):
+                typed_reader = _with_converter(typed_reader, key_converter, "key.converter")
             typed = (
                 _with_error_handling(typed_reader, spec.id.connector, config).load().select(*RECORD_COLUMNS)
             )
@@ -145,12 +152,23 @@ def _with_error_handling(
     return handled
 
 
-def _with_converter(reader: DataStreamReader, spec: ConverterSpec) -> DataStreamReader:
-    """``reader`` decoding values with ``spec`` (Spark's readers change in place and return themselves)."""
-    typed = reader.option("value.converter", spec.class_name)
+def _with_converter(reader: DataStreamReader, spec: ConverterSpec, name: str) -> DataStreamReader:
+    """``reader`` decoding keys or values (``name``: ``key.converter`` or ``value.converter``) with
+    ``spec`` (Spark's readers change in place and return themselves)."""
+    typed = reader.option(name, spec.class_name)
     for key, value in spec.settings.items():
-        typed = typed.option(f"value.converter.{key}", value)
+        typed = typed.option(f"{name}.{key}", value)
     return typed
+
+
+def keys_have_a_type(log: Log, partitions: list[TopicPartition], spec: ConverterSpec) -> bool:
+    """Whether the stored keys give ``spec`` a Connect schema to type the key column by; else keys stay
+    bytes (all null so far, or schemaless)."""
+    try:
+        sample_type(log, partitions, spec, True, "key")
+    except (UnsupportedSchemaError, DataError):
+        return False
+    return True
 
 
 def _value_fields(records: DataFrame) -> list[Column]:

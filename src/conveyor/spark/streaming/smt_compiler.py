@@ -1,18 +1,19 @@
 """Kafka's single message transforms as Spark column expressions, where Spark SQL has an equivalent.
 
-A compiled stage rewrites the ``value`` column (or filters rows) of the records DataFrame (``key``,
-``value``, ``topic``, ``partition``, ``offset``, ``timestamp``, ``headers``), so Spark runs it in the
-JVM with no Python per record. What compiles (value side, struct values, top-level fields):
+A compiled stage rewrites the ``key`` or ``value`` column (or filters rows) of the records DataFrame
+(``key``, ``value``, ``topic``, ``partition``, ``offset``, ``timestamp``, ``headers``), so Spark runs it
+in the JVM with no Python per record. What compiles, as ``$Value`` or ``$Key`` (struct values or keys,
+top-level fields; a null value or key stays null, as Kafka's transforms leave tombstones):
 
-- ``ReplaceField$Value``: ``exclude``/``include`` (and the old ``blacklist``/``whitelist``), ``renames``;
-- ``InsertField$Value``: ``static.field``/``static.value``, ``topic.field``, ``partition.field``,
+- ``ReplaceField``: ``exclude``/``include`` (and the old ``blacklist``/``whitelist``), ``renames``;
+- ``InsertField``: ``static.field``/``static.value``, ``topic.field``, ``partition.field``,
   ``offset.field``, ``timestamp.field``;
-- ``MaskField$Value``: ``fields`` with or without ``replacement``;
-- ``ExtractField$Value``: a top-level ``field``;
-- ``Cast$Value``: casts of fields, or of the whole value, to primitive types;
+- ``MaskField``: ``fields`` with or without ``replacement``;
+- ``ExtractField``: a top-level ``field``;
+- ``Cast``: casts of fields, or of the whole value or key, to primitive types;
+- ``TimestampConverter``: a field between Connect Timestamp and unix milliseconds;
 - ``Filter`` with no predicate or with ``RecordIsTombstone``, ``TopicNameMatches`` or ``HasHeaderKey``
-  (``negate`` too);
-- ``TimestampConverter$Value``: a field between Connect Timestamp and unix milliseconds.
+  (``negate`` too).
 
 Anything else, and any other stage carrying a predicate, makes :func:`compile_chain` return None: the
 caller then runs the whole chain in Python, batch by batch (``conveyor.spark.streaming.python_chain``).
@@ -41,23 +42,31 @@ from pyspark.sql.types import (
 )
 
 from conveyor.transforms import (
+    CastKey,
     CastValue,
+    ExtractFieldKey,
     ExtractFieldValue,
     Filter,
     HasHeaderKey,
+    InsertFieldKey,
     InsertFieldValue,
+    MaskFieldKey,
     MaskFieldValue,
     RecordIsTombstone,
+    ReplaceFieldKey,
     ReplaceFieldValue,
+    TimestampConverterKey,
     TimestampConverterValue,
     TopicNameMatches,
     TransformationChain,
 )
 from conveyor.transforms.chain import TransformationStage, prefixed_settings
 
-StageCompiler = Callable[[DataFrame, Mapping[str, str]], DataFrame | None]
+StageCompiler = Callable[[DataFrame, Mapping[str, str], str], DataFrame | None]
+"""Compiles one stage's settings over ``frame``'s ``key`` or ``value`` column (the third argument)."""
 
 VALUE: Final = "value"
+KEY: Final = "key"
 _CAST_TYPES: Final[dict[str, DataType]] = {
     "int8": ByteType(),
     "int16": ShortType(),
@@ -95,9 +104,9 @@ def compile_stage(
         return _filter(frame, stage, config)
     if stage.predicate is not None:
         return None
-    for klass, compiler in _COMPILERS:
+    for klass, compiler, column in _COMPILERS:
         if isinstance(stage.transformation, klass):
-            return compiler(frame, settings)
+            return compiler(frame, settings, column)
     return None
 
 
@@ -108,33 +117,34 @@ def _list(settings: Mapping[str, str], *names: str) -> list[str]:
     return []
 
 
-def _value_struct(frame: DataFrame) -> StructType | None:
-    data_type = frame.schema[VALUE].dataType
+def _struct_of(frame: DataFrame, column: str) -> StructType | None:
+    data_type = frame.schema[column].dataType
     return data_type if isinstance(data_type, StructType) else None
 
 
-def _with_value(frame: DataFrame, rebuilt: Column) -> DataFrame:
-    """``frame`` with a new value; tombstones (null values) stay null, as Kafka's transforms leave them."""
-    return frame.withColumn(VALUE, F.when(F.col(VALUE).isNotNull(), rebuilt))
+def _rebuilt(frame: DataFrame, column: str, rebuilt: Column) -> DataFrame:
+    """``frame`` with a new key or value; null ones (tombstones) stay null, as Kafka's transforms leave
+    them."""
+    return frame.withColumn(column, F.when(F.col(column).isNotNull(), rebuilt))
 
 
-def _replace_field(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
-    struct = _value_struct(frame)
+def _replace_field(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFrame | None:
+    struct = _struct_of(frame, column)
     if struct is None:
         return None
     exclude = set(_list(settings, "exclude", "blacklist"))
     include = set(_list(settings, "include", "whitelist"))
     renames = dict(pair.split(":", 1) for pair in _list(settings, "renames"))
     kept = [
-        F.col(VALUE)[f.name].alias(renames.get(f.name, f.name))
+        F.col(column)[f.name].alias(renames.get(f.name, f.name))
         for f in struct.fields
         if f.name not in exclude and (not include or f.name in include)
     ]
-    return _with_value(frame, F.struct(*kept))
+    return _rebuilt(frame, column, F.struct(*kept))
 
 
-def _insert_field(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
-    struct = _value_struct(frame)
+def _insert_field(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFrame | None:
+    struct = _struct_of(frame, column)
     if struct is None:
         return None
     sources: dict[str, Column] = {
@@ -145,9 +155,9 @@ def _insert_field(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | 
         "static.field": F.lit(settings.get("static.value")).cast(StringType()),
     }
     added = {settings[key].rstrip("!?"): column for key, column in sources.items() if settings.get(key)}
-    fields = [F.col(VALUE)[f.name].alias(f.name) for f in struct.fields if f.name not in added]
+    fields = [F.col(column)[f.name].alias(f.name) for f in struct.fields if f.name not in added]
     fields += [column.alias(name) for name, column in added.items()]
-    return _with_value(frame, F.struct(*fields))
+    return _rebuilt(frame, column, F.struct(*fields))
 
 
 def _masked(data_type: DataType, replacement: str | None) -> Column | None:
@@ -162,38 +172,38 @@ def _masked(data_type: DataType, replacement: str | None) -> Column | None:
     return None
 
 
-def _mask_field(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
-    struct = _value_struct(frame)
+def _mask_field(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFrame | None:
+    struct = _struct_of(frame, column)
     if struct is None:
         return None
     masked = set(_list(settings, "fields"))
     replacement = settings.get("replacement") or None
     fields: list[Column] = []
     for f in struct.fields:
-        column = F.col(VALUE)[f.name]
+        field = F.col(column)[f.name]
         if f.name in masked:
             mask = _masked(f.dataType, replacement)
             if mask is None:
                 return None
-            column = F.when(column.isNotNull(), mask)
-        fields.append(column.alias(f.name))
-    return _with_value(frame, F.struct(*fields))
+            field = F.when(field.isNotNull(), mask)
+        fields.append(field.alias(f.name))
+    return _rebuilt(frame, column, F.struct(*fields))
 
 
-def _extract_field(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
-    struct = _value_struct(frame)
+def _extract_field(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFrame | None:
+    struct = _struct_of(frame, column)
     name = settings.get("field", "")
     if struct is None or name not in struct.fieldNames():
         return None
-    return frame.withColumn(VALUE, F.col(VALUE)[name])
+    return frame.withColumn(column, F.col(column)[name])
 
 
-def _cast(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
+def _cast(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFrame | None:
     spec = _list(settings, "spec")
     if len(spec) == 1 and ":" not in spec[0]:
         whole = _CAST_TYPES.get(spec[0].lower())
-        return None if whole is None else frame.withColumn(VALUE, F.col(VALUE).cast(whole))
-    struct = _value_struct(frame)
+        return None if whole is None else frame.withColumn(column, F.col(column).cast(whole))
+    struct = _struct_of(frame, column)
     if struct is None:
         return None
     targets: dict[str, DataType] = {}
@@ -204,16 +214,16 @@ def _cast(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
             return None
         targets[name.strip()] = target
     fields = [
-        (F.col(VALUE)[f.name].cast(targets[f.name]) if f.name in targets else F.col(VALUE)[f.name]).alias(
+        (F.col(column)[f.name].cast(targets[f.name]) if f.name in targets else F.col(column)[f.name]).alias(
             f.name
         )
         for f in struct.fields
     ]
-    return _with_value(frame, F.struct(*fields))
+    return _rebuilt(frame, column, F.struct(*fields))
 
 
-def _timestamp_converter(frame: DataFrame, settings: Mapping[str, str]) -> DataFrame | None:
-    struct = _value_struct(frame)
+def _timestamp_converter(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFrame | None:
+    struct = _struct_of(frame, column)
     name = settings.get("field", "")
     if struct is None or name not in struct.fieldNames():
         return None
@@ -221,16 +231,16 @@ def _timestamp_converter(frame: DataFrame, settings: Mapping[str, str]) -> DataF
         return None
     source = struct[name].dataType
     target = settings.get("target.type", "")
-    column = F.col(VALUE)[name]
+    field = F.col(column)[name]
     converted: Column
     if target == "unix" and isinstance(source, TimestampType):
-        converted = F.unix_millis(column)
+        converted = F.unix_millis(field)
     elif target == "Timestamp" and isinstance(source, LongType):
-        converted = F.timestamp_millis(column)
+        converted = F.timestamp_millis(field)
     else:
         return None
-    fields = [(converted if f.name == name else F.col(VALUE)[f.name]).alias(f.name) for f in struct.fields]
-    return _with_value(frame, F.struct(*fields))
+    fields = [(converted if f.name == name else F.col(column)[f.name]).alias(f.name) for f in struct.fields]
+    return _rebuilt(frame, column, F.struct(*fields))
 
 
 def _filter(frame: DataFrame, stage: TransformationStage, config: Mapping[str, str]) -> DataFrame | None:
@@ -252,11 +262,17 @@ def _filter(frame: DataFrame, stage: TransformationStage, config: Mapping[str, s
     return frame.filter(selects if stage.negate else ~selects)
 
 
-_COMPILERS: Final[tuple[tuple[type[Any], StageCompiler], ...]] = (
-    (ReplaceFieldValue, _replace_field),
-    (InsertFieldValue, _insert_field),
-    (MaskFieldValue, _mask_field),
-    (ExtractFieldValue, _extract_field),
-    (CastValue, _cast),
-    (TimestampConverterValue, _timestamp_converter),
+_COMPILERS: Final[tuple[tuple[type[Any], StageCompiler, str], ...]] = (
+    (ReplaceFieldValue, _replace_field, VALUE),
+    (InsertFieldValue, _insert_field, VALUE),
+    (MaskFieldValue, _mask_field, VALUE),
+    (ExtractFieldValue, _extract_field, VALUE),
+    (CastValue, _cast, VALUE),
+    (TimestampConverterValue, _timestamp_converter, VALUE),
+    (ReplaceFieldKey, _replace_field, KEY),
+    (InsertFieldKey, _insert_field, KEY),
+    (MaskFieldKey, _mask_field, KEY),
+    (ExtractFieldKey, _extract_field, KEY),
+    (CastKey, _cast, KEY),
+    (TimestampConverterKey, _timestamp_converter, KEY),
 )
