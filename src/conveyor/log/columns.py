@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class BinaryColumn(Sequence[bytes | None]):
     def _records(self) -> list[bytes | None]:
         if self._items is None:
             buffer, bounds = self._buffer, self._bounds
-            self._items = [buffer[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]  # noqa: RUF007
+            self._items = [buffer[a:b] for a, b in pairwise(bounds)]
         return self._items
 
 

@@ -10,13 +10,14 @@ import enum
 import logging
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
 from conveyor.api.errors import RetriableError
 from conveyor.data import ConnectError
-from conveyor.log import Producer
+from conveyor.log import Log, Producer
 from conveyor.runtime.topics import TopicCreator
 
 log = logging.getLogger(__name__)
@@ -195,3 +196,18 @@ class ErrorHandler:
             "total-retries": self.total_retries,
             "deadletterqueue-produce-requests": self.dlq_produce_requests,
         }
+
+
+@contextmanager
+def connector_error_handler(
+    log: Log, config: Mapping[str, str], connector: str, task: int
+) -> Iterator[ErrorHandler]:
+    """An error handler for the connector's ``errors.*`` settings, with a producer of its own for the
+    dead letter queue while one is configured (closed on the way out)."""
+    policy = ErrorPolicy.from_connector_config(config)
+    producer = log.producer() if policy.dlq_topic else None
+    try:
+        yield ErrorHandler(policy, connector, task, producer, TopicCreator(log, config))
+    finally:
+        if producer is not None:
+            producer.close()

@@ -27,6 +27,8 @@ from conveyor.connectors.spark_sink.config import RECORDS_VIEW, SparkFileSinkSet
 from conveyor.data import DataError
 from conveyor.log import Admin, Log, TopicPartition, open_log
 from conveyor.plugins import load_chain_plugin
+from conveyor.runtime.pipeline import plugin_settings
+from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.spark.datasource import register
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
@@ -65,7 +67,7 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
             partitions = subscribed_partitions(admin, subscription)
             if not holds_records(admin, partitions):
                 return None
-            starting = starting_offsets(admin, f"connect-{spec.id.connector}", partitions)
+            starting = starting_offsets(admin, consumer_group(spec.id.connector), partitions)
             register(spark)
             typed_reader = _with_converter(
                 _reader(spark, settings, log_url, starting), value_converter, "value.converter"
@@ -77,7 +79,7 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
             )
             records = compile_chain(typed, chain, config)
             if records is None:
-                output = sample_output_schema(log, partitions, config, key_converter, value_converter)
+                output = sample_output_schema(log, partitions, config, spec.worker_config)
                 if output is None:
                     return None
                 mapper = PythonChainMapper(spec.id.connector, dict(config), dict(spec.worker_config), output)
@@ -102,10 +104,7 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
 
 def converter_spec(config: Mapping[str, str], worker_config: Mapping[str, str], name: str) -> ConverterSpec:
     """The connector's key or value converter and its settings, else the worker's."""
-    source = config if config.get(name) else worker_config
-    prefix = name + "."
-    settings = {key[len(prefix) :]: value for key, value in source.items() if key.startswith(prefix)}
-    return ConverterSpec(source[name], settings)
+    return ConverterSpec(*plugin_settings(config, worker_config, name))
 
 
 def holds_records(admin: Admin, partitions: list[TopicPartition]) -> bool:

@@ -11,66 +11,51 @@ from __future__ import annotations
 
 from functools import partial
 
-from conveyor.log import Log, RecordBatch
-from conveyor.runtime.errors import ErrorHandler, ErrorPolicy, FailedRecord, Stage
-from conveyor.runtime.topics import TopicCreator
+from conveyor.log import RecordBatch
+from conveyor.runtime.errors import ErrorHandler, FailedRecord, Stage
 from conveyor.spark.datasource.decoding import ColumnDecoder
-from conveyor.spark.datasource.options import ReadOptions
 
 
-def tolerates_bad_records(options: ReadOptions) -> bool:
-    """Whether records the converters reject are skipped rather than failing the read."""
-    return ErrorPolicy.from_connector_config(options.errors).tolerance_all
+def decodable(
+    batch: RecordBatch, keys: ColumnDecoder | None, values: ColumnDecoder | None, errors: ErrorHandler
+) -> RecordBatch:
+    """``batch`` without the records whose key or value cannot be decoded, each reported to ``errors``
+    (which raises when its settings do not tolerate them)."""
+    kept = [i for i in range(len(batch)) if _decodes(batch, i, keys, values, errors)]
+    return RecordBatch(
+        topic=batch.topic,
+        partition=batch.partition,
+        offsets=[batch.offsets[i] for i in kept],
+        keys=[batch.keys[i] for i in kept],
+        values=[batch.values[i] for i in kept],
+        headers=[batch.headers[i] for i in kept],
+        timestamps=[batch.timestamps[i] for i in kept],
+        next_offset=batch.next_offset,
+    )
 
 
-class BadRecordSkipper:
-    """Drops the records a batch's decoders reject, reporting each as the ``errors.*`` settings say."""
-
-    def __init__(self, log: Log, options: ReadOptions) -> None:
-        policy = ErrorPolicy.from_connector_config(options.errors)
-        self._producer = log.producer() if policy.dlq_topic else None
-        self._errors = ErrorHandler(
-            policy, options.name, 0, self._producer, TopicCreator(log, options.errors)
-        )
-
-    def decodable(
-        self, batch: RecordBatch, keys: ColumnDecoder | None, values: ColumnDecoder | None
-    ) -> RecordBatch:
-        """``batch`` without the records whose key or value cannot be decoded."""
-        kept = [i for i in range(len(batch)) if self._decodes(batch, i, keys, values)]
-        return RecordBatch(
-            topic=batch.topic,
-            partition=batch.partition,
-            offsets=[batch.offsets[i] for i in kept],
-            keys=[batch.keys[i] for i in kept],
-            values=[batch.values[i] for i in kept],
-            headers=[batch.headers[i] for i in kept],
-            timestamps=[batch.timestamps[i] for i in kept],
-            next_offset=batch.next_offset,
-        )
-
-    def close(self) -> None:
-        if self._producer is not None:
-            self._producer.close()
-
-    def _decodes(
-        self, batch: RecordBatch, index: int, keys: ColumnDecoder | None, values: ColumnDecoder | None
-    ) -> bool:
-        failed = partial(
-            FailedRecord,
-            batch.keys[index],
-            batch.values[index],
-            batch.topic,
-            batch.partition,
-            batch.offsets[index],
-            f"record {batch.topic}-{batch.partition}@{batch.offsets[index]}",
-        )
-        for decoder, data, stage in (
-            (keys, batch.keys, Stage.KEY_CONVERTER),
-            (values, batch.values, Stage.VALUE_CONVERTER),
-        ):
-            if decoder is not None:
-                decode = partial(decoder.decode, batch.topic, [data[index]])
-                if self._errors.execute(stage, decode, failed) is None:
-                    return False
-        return True
+def _decodes(
+    batch: RecordBatch,
+    index: int,
+    keys: ColumnDecoder | None,
+    values: ColumnDecoder | None,
+    errors: ErrorHandler,
+) -> bool:
+    failed = partial(
+        FailedRecord,
+        batch.keys[index],
+        batch.values[index],
+        batch.topic,
+        batch.partition,
+        batch.offsets[index],
+        f"record {batch.topic}-{batch.partition}@{batch.offsets[index]}",
+    )
+    for decoder, data, stage in (
+        (keys, batch.keys, Stage.KEY_CONVERTER),
+        (values, batch.values, Stage.VALUE_CONVERTER),
+    ):
+        if decoder is not None:
+            decode = partial(decoder.decode, batch.topic, [data[index]])
+            if errors.execute(stage, decode, failed) is None:
+                return False
+    return True

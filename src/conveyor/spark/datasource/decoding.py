@@ -8,7 +8,7 @@ column's Spark type.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
 from pyspark.sql.pandas.types import to_arrow_type
@@ -17,7 +17,7 @@ from pyspark.sql.types import DataType
 from conveyor.api import Converter
 from conveyor.convert.json_converter import JsonConverter
 from conveyor.data import DataError
-from conveyor.log import Log, TopicPartition
+from conveyor.log import Log, RecordBatch, TopicPartition
 from conveyor.log.columns import binary_array
 from conveyor.plugins import PluginKind, load_plugin_class
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError, spark_type, to_arrow_column
@@ -76,6 +76,15 @@ class ColumnDecoder:
         return self._envelopes
 
 
+def first_batches(log: Log, partitions: Sequence[TopicPartition]) -> Iterator[RecordBatch]:
+    """The first committed records of each partition in turn (up to 100 each): what planning samples."""
+    with log.consumer(isolation_level="read_committed", auto_offset_reset="earliest") as consumer:
+        for partition in partitions:
+            consumer.assign([partition])
+            consumer.seek_to_beginning([partition])
+            yield from consumer.poll_batch(max_records=_SAMPLE_RECORDS)
+
+
 def sample_type(
     log: Log, partitions: Sequence[TopicPartition], spec: ConverterSpec, is_key: bool, column: str
 ) -> DataType:
@@ -85,22 +94,17 @@ def sample_type(
     the DataFrame reader a schema (``.schema(...)``) in those cases.
     """
     converter = make_converter(spec, is_key)
-    with log.consumer(isolation_level="read_committed", auto_offset_reset="earliest") as consumer:
-        for partition in partitions:
-            consumer.assign([partition])
-            consumer.seek_to_beginning([partition])
-            for batch in consumer.poll_batch(max_records=_SAMPLE_RECORDS):
-                data = batch.keys if is_key else batch.values
-                for stored in data:
-                    if stored is None:
-                        continue
-                    schema = converter.to_connect_data(batch.topic, stored).schema
-                    if schema is None:
-                        raise UnsupportedSchemaError(
-                            f"The {column}s of {batch.topic} carry no Connect schema; "
-                            "pass a schema to the reader with .schema(...)"
-                        )
-                    return spark_type(schema)
+    for batch in first_batches(log, partitions):
+        for stored in batch.keys if is_key else batch.values:
+            if stored is None:
+                continue
+            schema = converter.to_connect_data(batch.topic, stored).schema
+            if schema is None:
+                raise UnsupportedSchemaError(
+                    f"The {column}s of {batch.topic} carry no Connect schema; "
+                    "pass a schema to the reader with .schema(...)"
+                )
+            return spark_type(schema)
     raise UnsupportedSchemaError(
         f"No {column} to learn a Connect schema from in {[str(p) for p in partitions]}; "
         "pass a schema to the reader with .schema(...)"

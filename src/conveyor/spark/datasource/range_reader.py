@@ -23,7 +23,8 @@ from pyspark.sql.types import BinaryType, StructType
 from conveyor.data import DataError
 from conveyor.log import Consumer, RecordBatch, open_log
 from conveyor.log.columns import BinaryColumn, binary_array
-from conveyor.spark.datasource.bad_records import BadRecordSkipper, tolerates_bad_records
+from conveyor.runtime.errors import connector_error_handler
+from conveyor.spark.datasource.bad_records import decodable
 from conveyor.spark.datasource.columns import arrow_schema, to_arrow
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
 from conveyor.spark.datasource.decoding import ColumnDecoder, make_converter
@@ -56,24 +57,20 @@ class RangeReader:
         with (
             open_log(self.options.log_url) as log,
             log.consumer(isolation_level=isolation, auto_offset_reset="earliest") as consumer,
+            connector_error_handler(log, self.options.errors, self.options.name, 0) as errors,
         ):
-            skipper = BadRecordSkipper(log, self.options) if tolerates_bad_records(self.options) else None
-            try:
-                for batches in self._polled(consumer, offsets):
-                    merged = _merge(batches)
-                    try:
-                        keys = self._column(key_decoder, merged, "key", target)
-                        values = self._column(value_decoder, merged, "value", target)
-                    except (DataError, UnsupportedSchemaError):
-                        if skipper is None:
-                            raise
-                        merged = skipper.decodable(merged, key_decoder, value_decoder)
-                        keys = self._column(key_decoder, merged, "key", target)
-                        values = self._column(value_decoder, merged, "value", target)
-                    yield to_arrow(merged, target, keys, values)
-            finally:
-                if skipper is not None:
-                    skipper.close()
+            for batches in self._polled(consumer, offsets):
+                merged = _merge(batches)
+                try:
+                    keys = self._column(key_decoder, merged, "key", target)
+                    values = self._column(value_decoder, merged, "value", target)
+                except (DataError, UnsupportedSchemaError):
+                    if not errors.policy.tolerance_all:
+                        raise
+                    merged = decodable(merged, key_decoder, value_decoder, errors)
+                    keys = self._column(key_decoder, merged, "key", target)
+                    values = self._column(value_decoder, merged, "value", target)
+                yield to_arrow(merged, target, keys, values)
 
     def _decoder(self, column: str) -> ColumnDecoder | None:
         spec = self.options.key_converter if column == "key" else self.options.value_converter

@@ -4,7 +4,7 @@ The records are read as bytes; on the executors ``mapInArrow`` hands each Arrow 
 :class:`PythonChainMapper`, which turns it back into log batches and runs them through the connector's
 ``RecordPipeline`` (the same one a sink task uses): its converters, header converter and transform
 chain, with its ``errors.*`` settings (tolerance, error log, dead letter queue). The output types are
-learned on the driver by running the chain on a stored record (:func:`sample_output_schema`).
+learned on the driver by running the same pipeline on stored records (:func:`sample_output_schema`).
 """
 
 from __future__ import annotations
@@ -27,17 +27,11 @@ from pyspark.sql.types import (
 from conveyor.api import HeaderConverter
 from conveyor.data import SinkRecord
 from conveyor.log import Log, RecordBatch, TopicPartition, open_log
-from conveyor.plugins import load_chain_plugin
-from conveyor.runtime.errors import ErrorHandler, ErrorPolicy
+from conveyor.runtime.errors import ErrorHandler, ErrorPolicy, connector_error_handler
 from conveyor.runtime.pipeline import RecordPipeline
-from conveyor.runtime.topics import TopicCreator
 from conveyor.spark.datasource.columns import HEADERS_TYPE, arrow_schema, headers_column
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError, spark_type, to_arrow_column
-from conveyor.spark.datasource.decoding import make_converter
-from conveyor.spark.datasource.options import ConverterSpec
-from conveyor.transforms import TransformationChain
-
-_SAMPLE_RECORDS = 100
+from conveyor.spark.datasource.decoding import first_batches
 
 
 def output_schema(key_type: DataType, value_type: DataType) -> StructType:
@@ -66,9 +60,10 @@ class PythonChainMapper:
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         target = arrow_schema(self.output)
-        policy = ErrorPolicy.from_connector_config(self.config)
-        with open_log(self.worker_config["log.url"]) as log, log.producer() as dead_letters:
-            errors = ErrorHandler(policy, self.connector, 0, dead_letters, TopicCreator(log, self.config))
+        with (
+            open_log(self.worker_config["log.url"]) as log,
+            connector_error_handler(log, self.config, self.connector, 0) as errors,
+        ):
             pipeline = RecordPipeline.for_connector(self.config, self.worker_config, errors)
             try:
                 for batch in batches:
@@ -143,32 +138,20 @@ def sample_output_schema(
     log: Log,
     partitions: Sequence[TopicPartition],
     config: Mapping[str, str],
-    key_converter: ConverterSpec,
-    value_converter: ConverterSpec,
+    worker_config: Mapping[str, str],
 ) -> StructType | None:
-    """The output schema, from the first stored record the chain keeps; None while there is none yet."""
-    chain = TransformationChain.from_connector_config(config, load_chain_plugin)
-    keys = make_converter(key_converter, is_key=True)
-    values = make_converter(value_converter, is_key=False)
+    """The output schema, from the first stored record the connector's pipeline keeps; None while there
+    is none yet."""
+    errors = ErrorHandler(ErrorPolicy(), "sample", 0)
+    pipeline = RecordPipeline.for_connector(config, worker_config, errors)
     try:
-        with log.consumer(isolation_level="read_committed", auto_offset_reset="earliest") as consumer:
-            for partition in partitions:
-                consumer.assign([partition])
-                consumer.seek_to_beginning([partition])
-                for batch in consumer.poll_batch(max_records=_SAMPLE_RECORDS):
-                    for offset, key, value in zip(batch.offsets, batch.keys, batch.values, strict=True):
-                        k = keys.to_connect_data(batch.topic, key)
-                        v = values.to_connect_data(batch.topic, value)
-                        record = SinkRecord(
-                            batch.topic, batch.partition, k.schema, k.value, v.schema, v.value, offset
-                        )
-                        kept = chain.apply(record)
-                        if kept is None or kept.value_schema is None:
-                            continue
-                        key_type = StringType() if kept.key_schema is None else spark_type(kept.key_schema)
-                        return output_schema(key_type, spark_type(kept.value_schema))
+        for batch in first_batches(log, partitions):
+            for kept in pipeline.from_log(batch):
+                if kept.value_schema is not None:
+                    key_type = StringType() if kept.key_schema is None else spark_type(kept.key_schema)
+                    return output_schema(key_type, spark_type(kept.value_schema))
     finally:
-        chain.close()
+        pipeline.close()
     return None
 
 

@@ -32,6 +32,7 @@ from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import Log, TopicPartition, open_log
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExitCallback, TaskOutcome
+from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.datasource.options import Subscription
 from conveyor.spark.streaming.progress import BatchProgress, batches_after, commit_to_group, lag
@@ -113,7 +114,7 @@ class _QueryTask:
         self._positions: dict[TopicPartition, int] = {}
         self._next_lag = 0.0
         self._subscription = subscription_of(spec.connector_config)
-        self._group = f"connect-{spec.id.connector}"
+        self._group = consumer_group(spec.id.connector)
         self.thread = threading.Thread(target=self._watch, name=f"spark-query-{spec.id}", daemon=True)
 
     def set_target(self, state: TargetState) -> None:
@@ -161,12 +162,14 @@ class _QueryTask:
             self._wake.clear()
 
     def _session(self) -> SparkSession:
-        """A session of the query's own, whose listener wakes the watcher as soon as a batch ends."""
-        session = self._spark.newSession()
-        listener = _Wakeup(self._wake)
-        session.streams.addListener(listener)
-        self._listening = (session, listener)
-        return session
+        """The query's own session, whose listener wakes the watcher as soon as a batch ends; kept while
+        the builder waits for records, so that waiting does not pile up sessions and listeners."""
+        if self._listening is None:
+            listener = _Wakeup(self._wake)
+            session = self._spark.newSession()
+            session.streams.addListener(listener)
+            self._listening = (session, listener)
+        return self._listening[0]
 
     def _failure(self, query: StreamingQuery) -> TaskOutcome:
         error = query.exception()
