@@ -17,7 +17,7 @@ from conveyor.api import Converter, HeaderConverter
 from conveyor.data import Headers, Schema, SinkRecord, SourceRecord
 from conveyor.log import RecordBatch
 from conveyor.plugins import PluginKind, load_chain_plugin, load_plugin_class
-from conveyor.runtime.errors import ErrorHandler, FailedRecord, Stage
+from conveyor.runtime.error_handling import ErrorHandler, FailedRecord, Stage
 from conveyor.transforms import TransformationChain
 
 LogHeaders = list[tuple[str, bytes | None]]

@@ -27,7 +27,7 @@ from conveyor.data import ConnectError, SinkRecord
 from conveyor.log import Consumer, Log, RebalanceListener
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
-from conveyor.runtime.errors import ErrorHandler, ErrorPolicy, FailedRecord, Stage
+from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
 from conveyor.runtime.lifecycle import run_task_loop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec

@@ -24,7 +24,7 @@ from conveyor.api.source import RecordMetadata, TransactionBoundary
 from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
-from conveyor.runtime.errors import ErrorHandler, ErrorPolicy
+from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import run_task_loop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec

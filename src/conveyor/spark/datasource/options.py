@@ -14,7 +14,7 @@ from typing import Final
 
 from conveyor.data import ConnectError
 from conveyor.log import IsolationLevel
-from conveyor.runtime.errors import ErrorPolicy
+from conveyor.runtime.error_handling import ErrorPolicy
 
 LOG_URL: Final = "log.url"
 SUBSCRIBE: Final = "subscribe"

@@ -23,7 +23,7 @@ from pyspark.sql.types import BinaryType, StructType
 from conveyor.data import DataError
 from conveyor.log import Consumer, RecordBatch, open_log
 from conveyor.log.columns import BinaryColumn, binary_array
-from conveyor.runtime.errors import connector_error_handler
+from conveyor.runtime.error_handling import connector_error_handler
 from conveyor.spark.datasource.bad_records import decodable
 from conveyor.spark.datasource.columns import arrow_schema, to_arrow
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
