@@ -167,7 +167,14 @@ def main() -> None:
     )
 
     records = [
-        SourceRecord({"shard": 0}, {"position": i}, "orders", 0, None, None, ORDER_SCHEMA, struct)
+        SourceRecord(
+            "orders",
+            source_partition={"shard": 0},
+            source_offset={"position": i},
+            kafka_partition=0,
+            value_schema=ORDER_SCHEMA,
+            value=struct,
+        )
         for i, struct in enumerate(structs)
     ]
     chain = build_chain()

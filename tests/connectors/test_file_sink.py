@@ -20,7 +20,9 @@ def started_task(props: dict[str, str]) -> FileStreamSinkTask:
 
 
 def record(value: object, offset: int = 0) -> SinkRecord:
-    return SinkRecord("lines", 0, None, None, STRING_SCHEMA, value, offset)
+    return SinkRecord(
+        "lines", kafka_partition=0, value_schema=STRING_SCHEMA, value=value, kafka_offset=offset
+    )
 
 
 def test_each_value_is_written_as_one_line(tmp_path: Path) -> None:

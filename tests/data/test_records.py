@@ -1,5 +1,7 @@
 import copy
 
+import pytest
+
 from conveyor.data import (
     INT32_SCHEMA,
     STRING_SCHEMA,
@@ -12,27 +14,38 @@ from conveyor.data import (
 
 def make_source_record() -> SourceRecord:
     return SourceRecord(
-        {"file": "a.txt"},
-        {"position": 10},
         "lines",
-        2,
-        STRING_SCHEMA,
-        "k",
-        INT32_SCHEMA,
-        5,
+        source_partition={"file": "a.txt"},
+        source_offset={"position": 10},
+        kafka_partition=2,
+        key_schema=STRING_SCHEMA,
+        key="k",
+        value_schema=INT32_SCHEMA,
+        value=5,
         timestamp=1000,
         headers=Headers().add("h", "v"),
     )
 
 
-def test_source_record_takes_javas_positional_order() -> None:
+def test_source_record_keeps_each_keyword_in_its_field() -> None:
     record = make_source_record()
     assert (record.source_partition, record.source_offset) == ({"file": "a.txt"}, {"position": 10})
     assert (record.topic, record.kafka_partition, record.key, record.value) == ("lines", 2, "k", 5)
 
 
-def test_source_record_accepts_partition_as_javas_keyword() -> None:
-    assert SourceRecord(None, None, "t", partition=4).kafka_partition == 4
+def test_source_record_takes_only_the_topic_positionally() -> None:
+    with pytest.raises(TypeError):
+        SourceRecord("t", {"file": "a.txt"})  # type: ignore[call-arg]
+
+
+def test_sink_record_takes_only_the_topic_positionally() -> None:
+    with pytest.raises(TypeError):
+        SinkRecord("t", 0)  # type: ignore[call-arg]
+
+
+def test_source_record_without_source_partition_or_offset_has_none() -> None:
+    record = SourceRecord("t", value=1)
+    assert (record.source_partition, record.source_offset, record.kafka_partition) == (None, None, None)
 
 
 def test_new_record_replaces_only_the_given_fields_and_keeps_the_class() -> None:

@@ -28,9 +28,7 @@ def value_record(
 ) -> SourceRecord:
     """A source record carrying ``value`` (and optionally a key)."""
     return SourceRecord(
-        source_partition=None,
-        source_offset=None,
-        topic=topic,
+        topic,
         kafka_partition=0,
         key_schema=key_schema,
         key=key,

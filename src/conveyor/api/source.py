@@ -97,8 +97,9 @@ class SourceTask(Task):
                 stored = self.context.offset_storage_reader().offset({"counter": "c"})
                 self.next = stored["n"] + 1 if stored else 0
             def poll(self):
-                record = SourceRecord({"counter": "c"}, {"n": self.next}, "counts", None,
-                                      None, None, INT64_SCHEMA, self.next)
+                record = SourceRecord("counts", source_partition={"counter": "c"},
+                                      source_offset={"n": self.next},
+                                      value_schema=INT64_SCHEMA, value=self.next)
                 self.next += 1
                 return [record]
             def stop(self): pass

@@ -249,8 +249,8 @@ class RecordPipeline:
             converted = self.header_converter.to_connect_header(topic, name, raw)
             connect_headers.add(name, converted.value, converted.schema)
         return SinkRecord(
-            topic=topic,
-            partition=partition,
+            topic,
+            kafka_partition=partition,
             key_schema=key.schema,
             key=key.value,
             value_schema=value.schema,

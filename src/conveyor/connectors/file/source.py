@@ -211,15 +211,12 @@ class FileStreamSourceTask(SourceTask):
         timestamp = int(time.time() * 1000)
         return [
             SourceRecord(
-                partition,
-                {POSITION_FIELD: line.end_position if self._tracks_position else None},
                 self._topic,
-                None,
-                None,
-                None,
-                STRING_SCHEMA,
-                line.text,
-                timestamp,
+                source_partition=partition,
+                source_offset={POSITION_FIELD: line.end_position if self._tracks_position else None},
+                value_schema=STRING_SCHEMA,
+                value=line.text,
+                timestamp=timestamp,
             )
             for line in lines
         ]

@@ -106,19 +106,24 @@ class GeneratorSourceTask(SourceTask):
         if cardinality:
             return [
                 SourceRecord(
-                    partition,
-                    {SEQNO_FIELD: n},
                     topic,
-                    None,
-                    STRING_SCHEMA,
-                    KEY_TEMPLATE % (n % cardinality),
-                    STRING_SCHEMA,
-                    template % n,
+                    source_partition=partition,
+                    source_offset={SEQNO_FIELD: n},
+                    key_schema=STRING_SCHEMA,
+                    key=KEY_TEMPLATE % (n % cardinality),
+                    value_schema=STRING_SCHEMA,
+                    value=template % n,
                 )
                 for n in range(start, stop)
             ]
         return [
-            SourceRecord(partition, {SEQNO_FIELD: n}, topic, None, None, None, STRING_SCHEMA, template % n)
+            SourceRecord(
+                topic,
+                source_partition=partition,
+                source_offset={SEQNO_FIELD: n},
+                value_schema=STRING_SCHEMA,
+                value=template % n,
+            )
             for n in range(start, stop)
         ]
 
