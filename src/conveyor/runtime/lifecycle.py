@@ -1,23 +1,67 @@
-"""The shape every task loop's run shares: loop, then a final commit only after a clean end, then release."""
+"""The run every task loop shares: start, loop, a final commit only after a clean end, then release."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import abc
+from typing import Generic, TypeVar
+
+from conveyor.api import Task
+from conveyor.log.api import Closeable
+from conveyor.runtime.pipeline import RecordPipeline
+from conveyor.runtime.task_spec import TaskSpec
+
+TaskT = TypeVar("TaskT", bound=Task)
 
 
-def run_task_loop(
-    loop: Callable[[], None], finish: Callable[[], None], release: Sequence[Callable[[], None]]
-) -> None:
-    """Run `loop`; if it returned (a stop, not a failure) run `finish`; then, whatever happened, each
-    `release` step in order. A failure propagates after the release, so the task is reported FAILED."""
-    failed = True
-    try:
-        loop()
-        failed = False
-    finally:
+class TaskLoop(abc.ABC, Generic[TaskT]):
+    """One incarnation of a task on its executor, from `start` to the release of what it holds.
+
+    A loop sets `spec`, `task` and `pipeline`, and says how its task is initialized, what one run of
+    its loop does, what its final commit is, how it reports, and which log client it holds.
+    """
+
+    spec: TaskSpec
+    task: TaskT
+    pipeline: RecordPipeline
+
+    def run(self) -> None:
+        """Initialize and start the task; loop; if the loop returned (a stop, not a failure) commit a
+        last time; then, whatever happened, release in order: the last status report, the task's `stop`,
+        the record pipeline, the log client. A failure propagates after the release, so the task is
+        reported FAILED; nothing is committed after a failure, so the next incarnation redoes that work
+        rather than skipping it."""
+        self._initialize_task()
+        self.task.start(self.spec.task_config)
+        failed = True
         try:
-            if not failed:
-                finish()
+            self._loop()
+            failed = False
         finally:
-            for step in release:
-                step()
+            try:
+                if not failed:
+                    self._commit_final()
+            finally:
+                self._report(force=True)
+                self.task.stop()
+                self.pipeline.close()
+                self._log_client().close()
+
+    @abc.abstractmethod
+    def _initialize_task(self) -> None:
+        """Give the task its context (before `start`)."""
+
+    @abc.abstractmethod
+    def _loop(self) -> None:
+        """Do the task's work until the control says stop; return then, raise on a failure."""
+
+    @abc.abstractmethod
+    def _commit_final(self) -> None:
+        """Commit what the task finished, once, after the loop returned."""
+
+    @abc.abstractmethod
+    def _report(self, force: bool = False) -> None:
+        """Report the task's state and metrics to its worker (`force`: even if nothing changed)."""
+
+    @abc.abstractmethod
+    def _log_client(self) -> Closeable:
+        """The producer or consumer the loop holds, closed last."""

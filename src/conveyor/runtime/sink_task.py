@@ -19,16 +19,16 @@ import re
 import time
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
-from functools import partial
 
 from conveyor.api import ErrantRecordReporter, RetriableError, SinkTask, SinkTaskContext
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
 from conveyor.log import Consumer, Log, RebalanceListener
 from conveyor.log import TopicPartition as LogPartition
+from conveyor.log.api import Closeable
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
-from conveyor.runtime.lifecycle import run_task_loop
+from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
@@ -113,7 +113,7 @@ class RuntimeSinkTaskContext(SinkTaskContext):
         return self.closing
 
 
-class SinkTaskLoop(RebalanceListener):
+class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
     """Runs one sink task until its control says stop; raises when the task fails."""
 
     def __init__(self, spec: TaskSpec, control: TaskControl, log_: Log, task: SinkTask) -> None:
@@ -160,14 +160,14 @@ class SinkTaskLoop(RebalanceListener):
         self.state_reporter = StateReporter(control)
         self.state = TargetState.STARTED
 
-    def run(self) -> None:
+    def _initialize_task(self) -> None:
         self.task.initialize(self.context)
-        self.task.start(self.spec.task_config)
-        run_task_loop(
-            self._loop,
-            lambda: self._close_partitions(set(self.context.assigned)),
-            [partial(self._report, force=True), self.task.stop, self.pipeline.close, self.consumer.close],
-        )
+
+    def _commit_final(self) -> None:
+        self._close_partitions(set(self.context.assigned))
+
+    def _log_client(self) -> Closeable:
+        return self.consumer
 
     def _loop(self) -> None:
         while True:

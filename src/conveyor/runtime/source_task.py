@@ -16,16 +16,16 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from functools import partial
 from typing import Any
 
 from conveyor.api import OffsetStorageReader, SourceTask, SourceTaskContext, TransactionContext
 from conveyor.api.source import RecordMetadata, TransactionBoundary
 from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
+from conveyor.log.api import Closeable
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
-from conveyor.runtime.lifecycle import run_task_loop
+from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
@@ -59,7 +59,7 @@ def _partition_key(partition: Mapping[str, Any]) -> str:
     return json.dumps(partition, sort_keys=True, separators=(",", ":"))
 
 
-class SourceTaskLoop:
+class SourceTaskLoop(TaskLoop[SourceTask]):
     """Runs one source task until its control says stop; raises when the task fails."""
 
     def __init__(self, spec: TaskSpec, control: TaskControl, log_: Log, task: SourceTask) -> None:
@@ -124,18 +124,13 @@ class SourceTaskLoop:
         producer.init_transactions()
         return producer
 
-    def run(self) -> None:
+    def _initialize_task(self) -> None:
         self.offsets.start()
-        context = RuntimeSourceTaskContext(
-            self.spec.task_config, StoreOffsetStorageReader(self.offsets, self.connector), self.requests
-        )
-        self.task.initialize(context)
-        self.task.start(self.spec.task_config)
-        run_task_loop(
-            self._loop,
-            self._commit_final,
-            [partial(self._report, force=True), self.task.stop, self.pipeline.close, self.producer.close],
-        )
+        reader = StoreOffsetStorageReader(self.offsets, self.connector)
+        self.task.initialize(RuntimeSourceTaskContext(self.spec.task_config, reader, self.requests))
+
+    def _log_client(self) -> Closeable:
+        return self.producer
 
     def _loop(self) -> None:
         while True:
