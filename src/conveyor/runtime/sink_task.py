@@ -248,7 +248,21 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.current.update(advanced)
 
     def _commit(self, closing: bool, partitions: Collection[ApiPartition] | None = None) -> None:
-        """`pre_commit`, then `close` when closing, then commit what the task allows (WorkerSinkTask)."""
+        """Commit the offsets the task says are safe, as WorkerSinkTask does.
+
+        1. Scope: the partitions with a consumed position (all of them, or those being closed).
+        2. `pre_commit` with the offsets consumed so far (`is_closing()` true when closing). Only the
+           task knows what it has written out; by default it flushes and returns them all.
+        3. When closing, `close` the partitions right after, even if `pre_commit` failed: they are
+           going away either way, and the task must drop their writers.
+        4. If `pre_commit` failed: when closing, only a warning (the next owner resumes from the last
+           commit); otherwise rewind to the last committed offsets, because what was put since may
+           not be durable and must be delivered again.
+        5. Keep only offsets of requested partitions and no further than consumed: a task may hold
+           back, never jump ahead of what it was given. An empty result skips the commit.
+        6. Skip a commit that changes nothing; otherwise commit to the consumer group and remember
+           the offsets as the point to rewind to.
+        """
         self.next_commit = time.monotonic() + self.flush_interval_s
         self.context.commit_requested = False
         scope = set(self.current if partitions is None else partitions) & set(self.current)

@@ -222,7 +222,23 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
                 self._commit()
 
     def _commit(self) -> None:
-        """Make what was sent durable together with its offsets (one transaction under exactly-once)."""
+        """Make what was sent durable together with its offsets, in an order that never loses a record.
+
+        At-least-once:
+         1. Flush the producer: every record sent so far is in the log.
+         2. Only then write the source offsets (the offset store flushes a plain producer). A crash
+            between 1 and 2 leaves records in the log whose offsets were not written: the next
+            incarnation polls them again (duplicates, never a loss). The other order could commit an
+            offset for a record that never reached the log.
+        Exactly-once:
+         1. Begin a transaction if none is open: offsets can advance without a record to send (a
+            transform dropped them all), and they still belong in a transaction.
+         2. Write the offsets into the same transaction as the records, and commit it: records and
+            offsets become visible together or not at all, so a crash re-polls exactly what was lost.
+        Both:
+         3. Tell the task (`commit_record`, then `commit`) only after the offsets are durable: a task
+            may acknowledge its source then, and that must never run ahead of what Conveyor keeps.
+        """
         self.last_commit = time.monotonic()
         if not self.transaction_open and not self.pending_offsets and not self.uncommitted_records:
             return
@@ -236,7 +252,6 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         else:
             self.producer.flush()
             self._write_offsets()
-            self.producer.flush()
         self.counters["offset-commits"] += 1
         for record in self.uncommitted_records:
             self.task.commit_record(record, RecordMetadata(record.topic, record.kafka_partition or 0, -1))
@@ -244,7 +259,8 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.task.commit()
 
     def _abort(self) -> None:
-        """Discard the open transaction's records, but still commit the offsets they advanced (KIP-618)."""
+        """Discard the open transaction's records, but still commit the offsets they advanced (KIP-618):
+        the task asked for those records to be dropped, and without the offsets it would poll them again."""
         if not self.transaction_open:
             log.warning("Ignoring request by task to abort transaction as the current transaction is empty")
             return

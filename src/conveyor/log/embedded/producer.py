@@ -276,6 +276,16 @@ class EmbeddedProducer(Producer):
         self._transaction = None
 
     def close(self) -> None:
+        """Release the producer, deciding for what it still holds:
+
+         1. A plain producer appends what it buffered, as Kafka's ``close()`` waits for its sends: a
+            send the caller did not flush is still expected to land.
+         2. An open transaction is aborted, never committed: only ``commit_transaction()`` says the
+            caller's records and offsets belong together, and closing is not that decision.
+         3. A fenced producer writes nothing and raises nothing: a newer incarnation owns the
+            transactional id, and ``close`` runs on the way out of failures it must not mask.
+        The buffers are dropped whatever happened, and ``_closed`` stops the linger thread.
+        """
         with self._lock:
             self._close()
 
@@ -431,13 +441,26 @@ class EmbeddedProducer(Producer):
             raise error
 
     def _start_lingering(self) -> None:
+        """Start the thread that appends plain sends ``linger.ms`` after them.
+
+        Without it, records sent by a caller that never flushes would wait in memory, unseen by
+        consumers, until a batch filled up. Transactional producers do not linger: their records wait
+        for a full batch, a flush or the commit, so a transaction that fits in memory is appended in
+        the one database write that marks it committed, and leaves no trace before. The thread is a
+        daemon and ends once nothing waits, so an idle or forgotten producer keeps no thread alive.
+        """
         self._linger_thread = threading.Thread(
             target=self._linger, name="conveyor-producer-linger", daemon=True
         )
         self._linger_thread.start()
 
     def _linger(self) -> None:
-        """Append what plain sends buffered every ``linger.ms``, until nothing is left waiting."""
+        """Append what plain sends buffered every ``linger.ms``, until nothing is left waiting.
+
+        A failure has no caller here to raise to: it is kept and raised by the producer's next call,
+        as Kafka's sender thread reports through the next send or flush. The failed records are
+        dropped rather than retried, so a log that refuses them does not spin this thread.
+        """
         while True:
             time.sleep(self._linger_s)
             with self._lock:
