@@ -23,6 +23,8 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
     spec: TaskSpec
     task: TaskT
     pipeline: RecordPipeline
+    task_stopped = False
+    """True once the task's `stop` was called: nothing more may be asked of it after that."""
 
     def run(self) -> None:
         """Initialize and start the task; loop; if the loop returned (a stop, not a failure) commit a
@@ -43,6 +45,7 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
             finally:
                 self._report(force=True)
                 self.task.stop()
+                self.task_stopped = True
                 self.pipeline.close()
                 self._log_client().close()
 

@@ -308,6 +308,10 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self.last_committed.pop(partition, None)
 
     def on_partitions_revoked(self, partitions: set[LogPartition]) -> None:
+        if self.task_stopped:
+            # Closing the consumer gives the partitions up after the task stopped (and after a
+            # failure, with nothing committed): as Kafka's WorkerSinkTask, ask the task nothing more.
+            return
         revoked = {ApiPartition(p.topic, p.partition) for p in partitions} & self.context.assigned
         self.redeliver = None
         self._close_partitions(revoked)
@@ -315,6 +319,8 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.context.paused -= revoked
 
     def on_partitions_assigned(self, partitions: set[LogPartition]) -> None:
+        if self.task_stopped:
+            return
         added: list[ApiPartition] = []
         for log_partition in partitions:
             partition = ApiPartition(log_partition.topic, log_partition.partition)

@@ -1,0 +1,116 @@
+"""The calls a sink task receives from its loop, run in this process on a real embedded log."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from conveyor.api import SinkTask, TopicPartition
+from conveyor.data import ConnectError, SinkRecord
+from conveyor.log import Log, open_log
+from conveyor.runtime.control import LocalTaskControl, TargetState
+from conveyor.runtime.sink_task import SinkTaskLoop
+from conveyor.runtime.task_spec import TaskId, TaskSpec
+
+STRING = "org.apache.kafka.connect.storage.StringConverter"
+WAIT_S = 60.0
+
+
+class CallRecordingSinkTask(SinkTask):
+    """Records the name of every call it receives; `put` raises when told to."""
+
+    def __init__(self, fail_put: bool = False) -> None:
+        self.calls: list[str] = []
+        self.fail_put = fail_put
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.calls.append("start")
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        self.calls.append("open")
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        self.calls.append("put")
+        if self.fail_put:
+            raise ValueError("the external system refused the batch")
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        self.calls.append("pre_commit")
+        return dict(current_offsets)
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        self.calls.append("close")
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Iterator[Log]:
+    with open_log(f"embedded:{tmp_path / 'log'}") as opened:
+        opened.admin().create_topic("lines", partitions=2)
+        producer = opened.producer()
+        producer.send("lines", b"one", partition=0)
+        producer.close()
+        yield opened
+
+
+def sink_spec(log_dir: str) -> TaskSpec:
+    config = {
+        "name": "recording",
+        "connector.class": "RecordingSink",
+        "topics": "lines",
+        "key.converter": STRING,
+        "value.converter": STRING,
+    }
+    worker = {
+        "log.url": log_dir,
+        "key.converter": STRING,
+        "value.converter": STRING,
+        "header.converter": "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+    }
+    return TaskSpec(TaskId("recording", 0), "sink", config, dict(config), worker)
+
+
+def run_until_put(log: Log, tmp_path: Path, task: CallRecordingSinkTask) -> list[BaseException]:
+    """Run the loop on a thread of its own, stop it once `put` was called; the errors it raised."""
+    control = LocalTaskControl()
+    loop = SinkTaskLoop(sink_spec(f"embedded:{tmp_path / 'log'}"), control, log, task)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            loop.run()
+        except BaseException as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + WAIT_S
+    while "put" not in task.calls and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    control.set_target_state(TargetState.STOPPED)
+    thread.join(WAIT_S)
+    assert not thread.is_alive()
+    return errors
+
+
+def test_a_stopped_sink_task_closes_its_partitions_once_and_then_stops(log: Log, tmp_path: Path) -> None:
+    task = CallRecordingSinkTask()
+    assert run_until_put(log, tmp_path, task) == []
+    assert task.calls[-3:] == ["pre_commit", "close", "stop"]
+    assert task.calls.count("close") == 1
+
+
+def test_a_failed_sink_task_gets_no_call_after_stop(log: Log, tmp_path: Path) -> None:
+    task = CallRecordingSinkTask(fail_put=True)
+    errors = run_until_put(log, tmp_path, task)
+    assert [type(error) for error in errors] == [ConnectError]
+    assert task.calls[-2:] == ["put", "stop"]
