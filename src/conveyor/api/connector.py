@@ -1,4 +1,10 @@
-"""Connectors: the classes that configure a job and split it into task configurations."""
+"""Connectors: the classes that configure a job and split it into task configurations.
+
+Where a connector runs: in the worker process (the Spark driver), never on an executor. The
+herder calls a running instance's methods one at a time, from its own threads (a REST request's,
+or the one that follows task reconfiguration requests): a connector needs no locks unless it
+starts threads of its own. Those calls hold up the herder, so they should return within seconds.
+"""
 
 from __future__ import annotations
 
@@ -31,19 +37,29 @@ class ConnectorTransactionBoundaries(enum.Enum):
 
 
 class ConnectorContext(abc.ABC):
-    """What the runtime offers a running connector."""
+    """What the runtime offers a running connector; callable from any thread, including its own."""
 
     @abc.abstractmethod
     def request_task_reconfiguration(self) -> None:
-        """Ask the runtime to call ``task_configs`` again, e.g. because the source's tables changed."""
+        """Ask the runtime to call ``task_configs`` again, e.g. because the source's tables changed.
+
+        Returns at once; the herder calls ``task_configs`` later on a thread of its own, and
+        restarts the tasks only if the configs changed.
+        """
 
     @abc.abstractmethod
     def raise_error(self, error: Exception) -> None:
-        """Report an error from a background thread; the connector is marked FAILED."""
+        """Report an error from a background thread; the connector is marked FAILED with its trace.
+
+        Its tasks keep running, and no method of the connector is called because of it.
+        """
 
 
 class SourceConnectorContext(ConnectorContext):
-    """A source connector's context: it can also read the offsets its tasks committed."""
+    """A source connector's context: it can also read the offsets its tasks committed.
+
+    Declared for Kafka's API; the runtime gives connectors a plain ``ConnectorContext`` today.
+    """
 
     @abc.abstractmethod
     def offset_storage_reader(self) -> OffsetStorageReader: ...
@@ -57,7 +73,12 @@ class Connector(abc.ABC):
     """Configures a job and divides it into tasks; the runtime runs the tasks.
 
     Lifecycle: ``initialize(context)``, ``start(props)``, then ``task_class()`` and
-    ``task_configs(max_tasks)`` as often as the runtime needs, and finally ``stop()``.
+    ``task_configs(max_tasks)`` as often as the runtime needs, and finally ``stop()``. A new config
+    or a restart stops the instance and starts a new one; pausing the connector pauses its tasks only.
+
+    ``config``, ``validate``, ``exactly_once_support``, ``can_define_transaction_boundaries`` and
+    ``alter_offsets`` are called on an instance of their own that is never initialized or started:
+    they must not depend on ``start``.
     """
 
     _context: ConnectorContext | None = None
@@ -78,10 +99,16 @@ class Connector(abc.ABC):
 
     @abc.abstractmethod
     def start(self, props: Mapping[str, str]) -> None:
-        """Start with the user's config; called once before any ``task_configs``."""
+        """Start with the user's config; called once before any ``task_configs``.
+
+        If it raises, the connector is FAILED, no task starts, and ``stop`` is not called.
+        """
 
     def reconfigure(self, props: Mapping[str, str]) -> None:
-        """Take a new config; by default stop and start again."""
+        """Take a new config; by default stop and start again.
+
+        Kept for Kafka's API: the runtime itself never calls it, it starts a new instance instead.
+        """
         self.stop()
         self.start(props)
 
@@ -91,11 +118,17 @@ class Connector(abc.ABC):
 
     @abc.abstractmethod
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        """One config per task to run, at most ``max_tasks`` of them."""
+        """One config per task to run, at most ``max_tasks`` of them.
+
+        Called after ``start``, and again after ``request_task_reconfiguration``. An exception, or
+        more configs than ``max_tasks`` (unless ``tasks.max.enforce=false``), fails the connector.
+        """
 
     @abc.abstractmethod
     def stop(self) -> None:
-        """Stop; release what ``start`` acquired."""
+        """Stop; release what ``start`` acquired. Called once, after the connector's tasks were
+        stopped (on delete, a new config, a stop, a restart or the worker's shutdown); an exception is
+        logged and otherwise ignored."""
 
     @abc.abstractmethod
     def config(self) -> ConfigDef:
@@ -127,7 +160,8 @@ class SourceConnector(Connector):
         """React to a user altering or resetting (``None``) offsets; ``True`` if handled externally too.
 
         ``offsets`` pairs each source partition with its new offset (Java's map, as pairs because
-        Python mappings cannot be keys).
+        Python mappings cannot be keys). Called while the connector is STOPPED, before the offsets
+        are written: raising fails the request and writes nothing. The return value is not used yet.
         """
         return False
 
@@ -141,5 +175,9 @@ class SinkConnector(Connector):
     def alter_offsets(
         self, connector_config: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]
     ) -> bool:
-        """React to a user altering or resetting (``None``) offsets; ``True`` if handled externally too."""
+        """React to a user altering or resetting (``None``) offsets; ``True`` if handled externally too.
+
+        Called while the connector is STOPPED, before the consumer group's offsets change: raising
+        fails the request and changes nothing. The return value is not used yet.
+        """
         return False

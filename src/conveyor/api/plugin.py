@@ -1,4 +1,12 @@
-"""Bases of the plugins that shape records: transformations, predicates and (header) converters."""
+"""Bases of the plugins that shape records: transformations, predicates and (header) converters.
+
+Where they run: each task builds its own instances on its thread (on a Spark executor) and uses
+them there only, one call at a time: ``configure`` once before the first record, ``close`` once
+when the task ends (after its ``stop``). The Spark sink builds its own for each partition of each
+micro-batch, in Spark's Python workers. ``config()`` is also called, on the worker, on instances
+that are never configured (to validate a connector's config): it must not depend on ``configure``.
+Calls are per record or per batch on the hot path and should not block.
+"""
 
 from __future__ import annotations
 

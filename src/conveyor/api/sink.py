@@ -23,11 +23,21 @@ class ErrantRecordReporter(abc.ABC):
 
     @abc.abstractmethod
     def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
-        """Report ``record``; the future completes once it is safely recorded."""
+        """Report ``record``; the future completes once it is safely recorded.
+
+        Call it from ``put`` (the task's thread). Conveyor's reporter logs the record (with
+        ``errors.log.enable``) and writes it to the dead letter queue (when one is configured) before
+        it returns, so the future is already done. With
+        ``errors.tolerance=none`` the task fails once the ``put`` that reported it returns.
+        """
 
 
 class SinkTaskContext(abc.ABC):
-    """What the runtime offers a running sink task."""
+    """What the runtime offers a running sink task; use it from the task's own thread only.
+
+    Requests through it (``offset``, ``pause``, ``request_commit``...) take effect at the loop's
+    next turn, after the current call returns.
+    """
 
     @abc.abstractmethod
     def configs(self) -> Mapping[str, str]:
@@ -35,11 +45,19 @@ class SinkTaskContext(abc.ABC):
 
     @abc.abstractmethod
     def offset(self, offsets: Mapping[TopicPartition, int]) -> None:
-        """Rewind or skip: consumption of each partition restarts at the given offset."""
+        """Rewind or skip: consumption of each partition restarts at the given offset.
+
+        Applied before the next fetch, to partitions still assigned; a batch waiting to be
+        delivered again after a ``RetriableError`` is dropped.
+        """
 
     @abc.abstractmethod
     def timeout(self, timeout_ms: int) -> None:
-        """After a retriable failure, wait at most this long before the next ``put``."""
+        """After a retriable failure, wait at most this long before the next ``put``.
+
+        Conveyor caps its fetch waits with it until a ``put`` succeeds; a batch to redeliver is
+        handed back at the loop's next turn without waiting for it.
+        """
 
     @abc.abstractmethod
     def assignment(self) -> set[TopicPartition]:
@@ -47,7 +65,7 @@ class SinkTaskContext(abc.ABC):
 
     @abc.abstractmethod
     def pause(self, *partitions: TopicPartition) -> None:
-        """Stop fetching from these partitions until ``resume``."""
+        """Stop fetching from these partitions until ``resume``; an unassigned one raises ``ConnectError``."""
 
     @abc.abstractmethod
     def resume(self, *partitions: TopicPartition) -> None:
@@ -55,7 +73,7 @@ class SinkTaskContext(abc.ABC):
 
     @abc.abstractmethod
     def request_commit(self) -> None:
-        """Ask for an offset commit soon (a hint, not a guarantee)."""
+        """Ask for an offset commit soon: it runs, ``pre_commit`` first, at the loop's next turn."""
 
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         """Present when the connector has a dead letter queue or error logging configured."""
@@ -75,6 +93,10 @@ class SinkTask(Task):
 
     The runtime calls ``open`` with newly assigned partitions, ``put`` with batches, ``pre_commit`` (by
     default ``flush``) before committing offsets, and ``close`` with partitions being taken away.
+    All on the task's thread: ``open`` and ``close`` of a rebalance run inside the loop's fetch,
+    between two ``put`` calls. The tasks of a connector share its topics' partitions as the
+    members of the consumer group ``connect-<connector>``, reading committed records only (unless
+    ``consumer.override.isolation.level=read_uncommitted``).
 
     Example::
 
@@ -104,22 +126,43 @@ class SinkTask(Task):
 
     @abc.abstractmethod
     def put(self, records: Sequence[SinkRecord]) -> None:
-        """Write (or buffer) these records; raise :class:`RetriableError` to have them redelivered."""
+        """Write (or buffer) these records; raise :class:`RetriableError` to have them redelivered.
+
+        Each call holds records of one topic partition, in offset order, after the converters and
+        transforms (possibly none, when the transforms dropped them all). It may block, but no
+        commit, rebalance or stop is handled meanwhile, so keep it well under the graceful stop's
+        5 s. ``RetriableError``: the same records come back at the loop's next turn. Any other
+        exception fails the task; records put since the last commit are delivered again to the
+        next incarnation.
+        """
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
-        """Make everything ``put`` so far durable; offsets are the next ones to consume."""
+        """Make everything ``put`` so far durable; offsets are the next ones to consume.
+
+        Called only by the default ``pre_commit``.
+        """
 
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
         """The offsets safe to commit; by default flushes and returns ``current_offsets``.
 
-        Return an empty mapping to skip this commit. ``context.is_closing()`` tells whether the
-        partitions are about to be closed.
+        Called every ``offset.flush.interval.ms`` (60 s by default), soon after ``request_commit``,
+        and before partitions are closed (a rebalance, or the task's clean stop), when
+        ``context.is_closing()`` is true. ``current_offsets`` maps each partition to the offset after
+        the last record ``put``. Conveyor commits the returned offsets to the consumer group, ignoring
+        partitions it did not ask about and offsets beyond the ones given; return an empty mapping to
+        skip this commit. A restarted or newly assigned task resumes from the committed offsets. If
+        this raises, nothing is committed, and outside a close the loop rewinds to the last commit.
         """
         self.flush(current_offsets)
         return dict(current_offsets)
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
-        """These partitions were assigned; set up writers for them."""
+        """These partitions were assigned; set up writers for them before their first ``put``."""
 
     def close(self, partitions: Collection[TopicPartition]) -> None:
-        """These partitions were taken away; drop their writers (after ``pre_commit``)."""
+        """These partitions were taken away; drop their writers.
+
+        Called right after the closing ``pre_commit`` (even if it raised), on a rebalance or the
+        task's clean stop, before ``stop``. Not called after a failure: ``stop`` is then the only
+        call left. No ``put`` follows for these partitions unless they are opened again.
+        """

@@ -44,7 +44,12 @@ class RecordMetadata:
 
 
 class OffsetStorageReader(abc.ABC):
-    """Reads the source offsets committed for this connector, e.g. to resume where a task stopped."""
+    """Reads the source offsets committed for this connector, e.g. to resume where a task stopped.
+
+    Each call first reads the offsets topic to its end (blocking until it has, up to 30 s), so it
+    sees every commit made before the call, this task's own included. Offsets not committed yet
+    (records polled since the last commit) are not seen: call it from ``start``, not per record.
+    """
 
     @abc.abstractmethod
     def offset(self, partition: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -60,8 +65,11 @@ class OffsetStorageReader(abc.ABC):
 class TransactionContext(abc.ABC):
     """Lets a task with ``transaction.boundary=connector`` end transactions itself (KIP-618).
 
-    Without a record, the request applies after the next batch from ``poll``; with one, right after
-    that record. An aborted transaction's records are discarded but their offsets are still committed.
+    Call it from ``poll`` (the task's thread). Without a record, the request applies once the batch
+    that ``poll`` returns has been sent; with one (the very object ``poll`` returns), right after
+    that record. An aborted transaction's records are discarded but their offsets are still
+    committed. Asking both to commit and to abort the same record or batch fails the task. On a
+    stop or pause, an open transaction is committed only if the task asked for it, else aborted.
     """
 
     @abc.abstractmethod
@@ -72,22 +80,29 @@ class TransactionContext(abc.ABC):
 
 
 class SourceTaskContext(abc.ABC):
-    """What the runtime offers a running source task."""
+    """What the runtime offers a running source task; use it from the task's own thread."""
 
     @abc.abstractmethod
     def configs(self) -> Mapping[str, str]:
         """The task's config."""
 
     @abc.abstractmethod
-    def offset_storage_reader(self) -> OffsetStorageReader: ...
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """The connector's committed source offsets (the store is read to its end before ``start``)."""
 
     def transaction_context(self) -> TransactionContext | None:
-        """Present only when the connector runs with ``transaction.boundary=connector``."""
+        """Present only when the worker runs exactly-once (``exactly.once.source.support=enabled``)
+        and the connector has ``transaction.boundary=connector``; ``None`` otherwise."""
         return None
 
 
 class SourceTask(Task):
     """Polls an external system and returns records with their source partitions and offsets.
+
+    The loop, on the task's thread: ``poll``, convert and send what it returned, and at each commit
+    (every ``offset.flush.interval.ms``, 60 s by default; under exactly-once at each transaction
+    boundary) make the records and their offsets durable, then call ``commit_record`` and
+    ``commit``. While the connector is paused, ``poll`` is not called; the pause commits first.
 
     Example::
 
@@ -121,10 +136,27 @@ class SourceTask(Task):
 
     @abc.abstractmethod
     def poll(self) -> list[SourceRecord] | None:
-        """New records, or ``None``/empty when there are none yet; may block briefly."""
+        """New records, or ``None``/empty when there are none yet.
+
+        It may block while it waits for data, but briefly (a second or so): a stop or a pause is
+        noticed only between two calls, and the graceful stop gives the whole task 5 s by default.
+        Any exception, ``RetriableError`` included, fails the task; what was not committed is
+        polled again by the next incarnation, from the last committed offsets.
+        """
 
     def commit(self) -> None:
-        """The runtime committed offsets up to the records returned so far; acknowledge upstream if needed."""
+        """The records sent so far and their offsets are durable; acknowledge upstream if needed.
+
+        Called after each commit that had something to commit: at-least-once, once the records are
+        in the log and their offsets written; exactly-once, once their transaction committed.
+        Not called after a failure.
+        """
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
-        """``record`` was written (``metadata`` is ``None`` if a transform dropped it)."""
+        """``record`` is in the log and its offset committed; called just before ``commit``.
+
+        Conveyor calls it only when the task overrides it, with each record as it was written
+        (after the transforms), and ``metadata`` with the record's topic, its partition (0 when the
+        log's partitioner chose) and ``offset`` -1. Unlike Kafka, it is not called for records a
+        transform dropped, nor for records of an aborted transaction.
+        """
