@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conveyor.api import SinkTask, TopicPartition
+from conveyor.api import RetriableError, SinkTask, TopicPartition
 from conveyor.data import ConnectError, SinkRecord
 from conveyor.log import Log, open_log
 from conveyor.runtime.control import LocalTaskControl, TargetState
@@ -23,9 +23,11 @@ WAIT_S = 60.0
 class CallRecordingSinkTask(SinkTask):
     """Records the name of every call it receives; `put` raises when told to."""
 
-    def __init__(self, fail_put: bool = False) -> None:
+    def __init__(self, fail_put: bool = False, retriable_failures: int = 0) -> None:
         self.calls: list[str] = []
         self.fail_put = fail_put
+        self.retriable_failures = retriable_failures
+        self.pre_commit_offsets: list[dict[TopicPartition, int]] = []
 
     def version(self) -> str:
         return "1.0"
@@ -37,12 +39,18 @@ class CallRecordingSinkTask(SinkTask):
         self.calls.append("open")
 
     def put(self, records: Sequence[SinkRecord]) -> None:
+        if records and self.retriable_failures:
+            self.retriable_failures -= 1
+            self.calls.append("put failed")
+            self.context.request_commit()
+            raise RetriableError("the external system is busy")
         self.calls.append("put")
         if self.fail_put:
             raise ValueError("the external system refused the batch")
 
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
         self.calls.append("pre_commit")
+        self.pre_commit_offsets.append(dict(current_offsets))
         return dict(current_offsets)
 
     def close(self, partitions: Collection[TopicPartition]) -> None:
@@ -114,3 +122,12 @@ def test_a_failed_sink_task_gets_no_call_after_stop(log: Log, tmp_path: Path) ->
     errors = run_until_put(log, tmp_path, task)
     assert [type(error) for error in errors] == [ConnectError]
     assert task.calls[-2:] == ["put", "stop"]
+
+
+def test_a_batch_to_redeliver_is_not_committed_before_put_succeeds(log: Log, tmp_path: Path) -> None:
+    task = CallRecordingSinkTask(retriable_failures=1)
+    assert run_until_put(log, tmp_path, task) == []
+    failed_at = task.calls.index("put failed")
+    assert task.calls[failed_at + 1 : failed_at + 3] == ["pre_commit", "put"]
+    assert task.pre_commit_offsets[0][TopicPartition("lines", 0)] == 0
+    assert task.pre_commit_offsets[-1][TopicPartition("lines", 0)] == 1

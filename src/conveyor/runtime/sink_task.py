@@ -154,6 +154,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.current: dict[ApiPartition, int] = {}
         self.last_committed: dict[ApiPartition, int] = {}
         self.redeliver: list[SinkRecord] | None = None
+        self.redeliver_advances: dict[ApiPartition, int] = {}
         self.counters = {"records-read": 0, "records-put": 0, "offset-commits": 0, "offset-commit-skips": 0}
         self.next_commit = time.monotonic() + self.flush_interval_s
         self.next_topic_refresh = 0.0
@@ -217,7 +218,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
     def _iteration(self) -> None:
         if self.redeliver is not None and self.state is TargetState.STARTED:
             records, self.redeliver = self.redeliver, None
-            self._put(records, {})
+            self._put(records, self.redeliver_advances)
             return
         wait = min(MAX_POLL_WAIT_S, max(0.0, self.next_commit - time.monotonic()))
         if self.context.timeout_ms is not None:
@@ -234,8 +235,9 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self.task.put(records)
         except RetriableError as exc:
             log.warning("%s-%d: put failed and will be retried: %s", self.connector, self.task_index, exc)
-            self.redeliver = list(records)
-            self.current.update(advanced)
+            # The positions stay where they were until a put succeeds: a commit meanwhile must not
+            # cover records the task has not taken (Kafka advances its current offsets only then).
+            self.redeliver, self.redeliver_advances = list(records), dict(advanced)
             return
         except Exception as exc:
             raise ConnectError("Exiting WorkerSinkTask due to unrecoverable exception.") from exc
