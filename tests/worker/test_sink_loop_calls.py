@@ -23,9 +23,10 @@ WAIT_S = 60.0
 class CallRecordingSinkTask(SinkTask):
     """Records the name of every call it receives; `put` raises when told to."""
 
-    def __init__(self, fail_put: bool = False, retriable_failures: int = 0) -> None:
+    def __init__(self, fail_put: bool = False, retriable_failures: int = 0, fail_stop: bool = False) -> None:
         self.calls: list[str] = []
         self.fail_put = fail_put
+        self.fail_stop = fail_stop
         self.retriable_failures = retriable_failures
         self.pre_commit_offsets: list[dict[TopicPartition, int]] = []
 
@@ -58,6 +59,8 @@ class CallRecordingSinkTask(SinkTask):
 
     def stop(self) -> None:
         self.calls.append("stop")
+        if self.fail_stop:
+            raise OSError("the external system's connection broke while closing")
 
 
 @pytest.fixture
@@ -131,3 +134,11 @@ def test_a_batch_to_redeliver_is_not_committed_before_put_succeeds(log: Log, tmp
     assert task.calls[failed_at + 1 : failed_at + 3] == ["pre_commit", "put"]
     assert task.pre_commit_offsets[0][TopicPartition("lines", 0)] == 0
     assert task.pre_commit_offsets[-1][TopicPartition("lines", 0)] == 1
+
+
+def test_a_sink_task_whose_stop_raises_still_leaves_its_consumer_group(log: Log, tmp_path: Path) -> None:
+    task = CallRecordingSinkTask(fail_stop=True)
+    errors = run_until_put(log, tmp_path, task)
+    assert [type(error) for error in errors] == [OSError]
+    log.admin().delete_consumer_group("connect-recording")
+    assert "connect-recording" not in log.admin().list_consumer_groups()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import abc
+import logging
+from functools import partial
 from typing import Generic, TypeVar
 
 from conveyor.api import Task
 from conveyor.log.api import Closeable
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
+
+log = logging.getLogger(__name__)
 
 TaskT = TypeVar("TaskT", bound=Task)
 
@@ -34,20 +38,41 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
         rather than skipping it."""
         self._initialize_task()
         self.task.start(self.spec.task_config)
-        failed = True
+        ended_cleanly = False
         try:
             self._loop()
-            failed = False
+            self._commit_final()
+            ended_cleanly = True
         finally:
+            self._release(raise_errors=ended_cleanly)
+
+    def _release(self, raise_errors: bool) -> None:
+        """Run every release step even if one before it raised: a task whose `stop` fails still closes
+        its producer or leaves its consumer group, instead of holding its partitions until the group's
+        session times out. The first error is raised if nothing else is on its way out, else logged."""
+        first_error: Exception | None = None
+        for step in (
+            partial(self._report, force=True),
+            self._stop_task,
+            self.pipeline.close,
+            self._close_client,
+        ):
             try:
-                if not failed:
-                    self._commit_final()
-            finally:
-                self._report(force=True)
-                self.task.stop()
-                self.task_stopped = True
-                self.pipeline.close()
-                self._log_client().close()
+                step()
+            except Exception as error:
+                if first_error is None and raise_errors:
+                    first_error = error
+                else:
+                    log.error("Releasing task %s failed", self.spec.id, exc_info=error)
+        if first_error is not None:
+            raise first_error
+
+    def _stop_task(self) -> None:
+        self.task_stopped = True
+        self.task.stop()
+
+    def _close_client(self) -> None:
+        self._log_client().close()
 
     @abc.abstractmethod
     def _initialize_task(self) -> None:
