@@ -154,7 +154,9 @@ def committed_source_offsets(log: Log, connector: str = CONNECTOR) -> dict[str, 
     store = OffsetStore(log, OFFSETS_TOPIC, partitions=1)
     store.start()
     try:
-        return {str(entry.partition["file"]): dict(entry.offset) for entry in store.offsets(connector).values()}
+        return {
+            str(entry.partition["file"]): dict(entry.offset) for entry in store.offsets(connector).values()
+        }
     finally:
         store.stop()
 

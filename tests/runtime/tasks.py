@@ -144,7 +144,9 @@ class RecordingSinkTask(SinkTask):
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
         offsets = dict(current_offsets)
         observed = None if self._observe is None else self._observe()
-        self._add(SinkEvent("pre_commit", offsets=offsets, closing=self.context.is_closing(), observed=observed))
+        self._add(
+            SinkEvent("pre_commit", offsets=offsets, closing=self.context.is_closing(), observed=observed)
+        )
         return offsets if self._commit_at is None else self._commit_at(offsets)
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
