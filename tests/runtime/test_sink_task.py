@@ -72,7 +72,9 @@ def test_the_committed_offsets_are_those_pre_commit_returns(log: Log) -> None:
     task = RecordingSinkTask(commit_at=lambda offsets: {partition: 1 for partition in offsets})
     loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": "100"})
     with running(loop, control):
-        wait_until(lambda: any(e.offsets == {PARTITION: 3} for e in task.of("pre_commit")), "a pre_commit at 3")
+        wait_until(
+            lambda: any(e.offsets == {PARTITION: 3} for e in task.of("pre_commit")), "a pre_commit at 3"
+        )
         wait_until(lambda: committed(log) == 1, "offset 1 committed")
 
 
@@ -171,3 +173,19 @@ def test_no_call_reaches_the_task_after_its_stop(log: Log) -> None:
         wait_until(lambda: task.put_values() == ["a"], "the record put")
         handle.stop()
     assert task.events[-1].name == "stop"
+
+
+def test_a_failure_after_successful_puts_commits_nothing_on_the_way_out(log: Log) -> None:
+    def fail_on_second(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        if task.of("put"):
+            raise ValueError("the sink broke")
+
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask(on_put=fail_on_second)
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": NEVER_MS})
+    with running(loop, control) as handle:
+        wait_until(lambda: task.put_values() == ["a"], "the first record put")
+        produce(log, TOPIC, [b"b"])
+        assert isinstance(handle.join(), ConnectError)
+    assert committed(log) is None
+    assert "pre_commit" not in [event.name for event in task.events]
