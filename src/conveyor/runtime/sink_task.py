@@ -159,6 +159,7 @@ class SinkTaskLoop(RebalanceListener):
         self.next_topic_refresh = 0.0
         self.state_reporter = StateReporter(control)
         self.state = TargetState.STARTED
+        self.task_stopped = False
 
     def run(self) -> None:
         self.task.initialize(self.context)
@@ -166,8 +167,12 @@ class SinkTaskLoop(RebalanceListener):
         run_task_loop(
             self._loop,
             lambda: self._close_partitions(set(self.context.assigned)),
-            [partial(self._report, force=True), self.task.stop, self.pipeline.close, self.consumer.close],
+            [partial(self._report, force=True), self._stop_task, self.pipeline.close, self.consumer.close],
         )
+
+    def _stop_task(self) -> None:
+        self.task_stopped = True
+        self.task.stop()
 
     def _loop(self) -> None:
         while True:
@@ -294,6 +299,8 @@ class SinkTaskLoop(RebalanceListener):
             self.last_committed.pop(partition, None)
 
     def on_partitions_revoked(self, partitions: set[LogPartition]) -> None:
+        if self.task_stopped:
+            return
         revoked = {ApiPartition(p.topic, p.partition) for p in partitions} & self.context.assigned
         self.redeliver = None
         self._close_partitions(revoked)
