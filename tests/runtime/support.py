@@ -59,7 +59,7 @@ def source_record(topic: str, position: int, *, file: str = "input") -> SourceRe
     )
 
 
-def wait_until(condition: Callable[[], T | None], what: str, timeout_s: float = WAIT_S) -> T:
+def wait_until(condition: Callable[[], T], what: str, timeout_s: float = WAIT_S) -> T:
     """The first truthy value of `condition()`, polled until `timeout_s`; fails naming `what`."""
     deadline = time.monotonic() + timeout_s
     while True:

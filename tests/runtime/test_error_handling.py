@@ -49,9 +49,8 @@ def sink_loop(log: Log, task: RecordingSinkTask, **config: str) -> tuple[SinkTas
 
 
 def dead_letters(log: Log, count: int) -> list[ConsumerRecord]:
-    return wait_until(
-        lambda: (found := read_topic(log, DLQ)) and len(found) == count and found, f"{count} dead letters"
-    )
+    wait_until(lambda: len(read_topic(log, DLQ)) == count, f"{count} dead letters")
+    return read_topic(log, DLQ)
 
 
 def headers_of(record: ConsumerRecord) -> dict[str, str | None]:

@@ -8,7 +8,7 @@ consumed), a `RetriableError` from `put` redelivers the same batch, and a stop e
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conveyor.api import TopicPartition as ApiPartition
@@ -36,7 +36,7 @@ GROUP = consumer_group(CONNECTOR)
 
 
 def sink_loop(
-    log: Log, task: RecordingSinkTask, config: dict[str, str] | None = None, **worker: str
+    log: Log, task: RecordingSinkTask, *, config: Mapping[str, str] | None = None, **worker: str
 ) -> tuple[SinkTaskLoop, LocalTaskControl]:
     control = LocalTaskControl()
     spec = task_spec({"topics": TOPIC, **(config or {})}, worker_props(log.url, **worker), kind="sink")

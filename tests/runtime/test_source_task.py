@@ -8,6 +8,7 @@ boundary is every poll, an interval, or what the connector asks for.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from conveyor.log import Log
@@ -34,7 +35,7 @@ def records(start: int, count: int) -> list[Any]:
 
 
 def source_loop(
-    log: Log, task: ScriptedSourceTask, config: dict[str, str] | None = None, **worker: str
+    log: Log, task: ScriptedSourceTask, *, config: Mapping[str, str] | None = None, **worker: str
 ) -> tuple[SourceTaskLoop, LocalTaskControl]:
     control = LocalTaskControl()
     spec = task_spec({"topic": TOPIC, **(config or {})}, worker_props(log.url, **worker))
@@ -139,7 +140,7 @@ def test_pausing_commits_the_offsets_of_what_was_polled(log: Log) -> None:
 def test_exactly_once_records_and_offsets_are_invisible_until_their_transaction_commits(log: Log) -> None:
     task = ScriptedSourceTask([records(0, 3)])
     config = exactly_once("interval", **{"transaction.boundary.interval.ms": NEVER_MS})
-    loop, control = source_loop(log, task, config, **EOS)
+    loop, control = source_loop(log, task, config=config, **EOS)
     with running(loop, control) as handle:
         wait_until(lambda: handle.metric("records-written") == 3, "the records sent")
         assert read_values(log, TOPIC) == []
@@ -151,7 +152,7 @@ def test_exactly_once_records_and_offsets_are_invisible_until_their_transaction_
 
 def test_exactly_once_poll_boundary_commits_one_transaction_per_poll(log: Log) -> None:
     task = ScriptedSourceTask([records(0, 2), records(2, 2), records(4, 1)])
-    loop, control = source_loop(log, task, exactly_once("poll"), **EOS)
+    loop, control = source_loop(log, task, config=exactly_once("poll"), **EOS)
     with running(loop, control) as handle:
         wait_until(lambda: handle.metric("transactions-committed") == 3, "three transactions")
         assert read_values(log, TOPIC) == [f"input-{n}" for n in range(5)]
@@ -161,7 +162,7 @@ def test_exactly_once_poll_boundary_commits_one_transaction_per_poll(log: Log) -
 def test_exactly_once_failure_mid_transaction_leaves_neither_records_nor_offsets(log: Log) -> None:
     task = ScriptedSourceTask([records(0, 3)], fail_with=RuntimeError("the source broke"))
     config = exactly_once("interval", **{"transaction.boundary.interval.ms": NEVER_MS})
-    loop, control = source_loop(log, task, config, **EOS)
+    loop, control = source_loop(log, task, config=config, **EOS)
     with running(loop, control) as handle:
         assert isinstance(handle.join(), RuntimeError)
     assert read_values(log, TOPIC) == []
@@ -175,7 +176,7 @@ def test_connector_boundary_commits_after_the_record_the_task_names(log: Log) ->
         context.commit_transaction(batch[1])
 
     task = ScriptedSourceTask([records(0, 4)], on_poll=commit_after_second)
-    loop, control = source_loop(log, task, exactly_once("connector"), **EOS)
+    loop, control = source_loop(log, task, config=exactly_once("connector"), **EOS)
     with running(loop, control) as handle:
         wait_until(lambda: handle.metric("records-written") == 4, "the four records sent")
         assert read_values(log, TOPIC) == ["input-0", "input-1"]
@@ -194,7 +195,7 @@ def test_connector_requested_abort_discards_the_records_but_commits_their_offset
             context.commit_transaction()
 
     task = ScriptedSourceTask([records(0, 2), records(2, 1)], on_poll=abort_first)
-    loop, control = source_loop(log, task, exactly_once("connector"), **EOS)
+    loop, control = source_loop(log, task, config=exactly_once("connector"), **EOS)
     with running(loop, control) as handle:
         wait_until(lambda: read_values(log, TOPIC) == ["input-2"], "the committed record")
         assert handle.metric("transactions-aborted") == 1
@@ -205,7 +206,7 @@ def test_exactly_once_task_may_not_write_to_its_offsets_topic(log: Log) -> None:
     from .support import OFFSETS_TOPIC, source_record
 
     task = ScriptedSourceTask([[source_record(OFFSETS_TOPIC, 0)]])
-    loop, control = source_loop(log, task, exactly_once("poll"), **EOS)
+    loop, control = source_loop(log, task, config=exactly_once("poll"), **EOS)
     with running(loop, control) as handle:
         error = handle.join()
     assert error is not None and "may not produce to their own offsets topics" in str(error)
