@@ -7,12 +7,13 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from conveyor.api import RetriableError
-from conveyor.data import ConnectError, SinkRecord
+from conveyor.data import INT32_SCHEMA, ConnectError, SinkRecord, SourceRecord
 from conveyor.data.errors import DataError
 from conveyor.log import ConsumerRecord, Log
 from conveyor.runtime.control import LocalTaskControl
 from conveyor.runtime.errors import ErrorHandler, ErrorPolicy, FailedRecord, Stage, ToleranceExceededError
 from conveyor.runtime.sink_task import SinkTaskLoop
+from conveyor.runtime.source_task import SourceTaskLoop
 
 from .support import (
     CONNECTOR,
@@ -24,7 +25,7 @@ from .support import (
     wait_until,
     worker_props,
 )
-from .tasks import RecordingSinkTask
+from .tasks import RecordingSinkTask, ScriptedSourceTask
 
 TOPIC = "in"
 DLQ = "dlq"
@@ -145,6 +146,21 @@ def test_a_reported_record_fails_the_task_under_tolerance_none(log: Log) -> None
     with running(loop, control) as handle:
         error = handle.join()
     assert isinstance(error, ConnectError) and isinstance(error.__cause__, ValueError)
+
+
+def test_a_source_record_the_converter_rejects_goes_to_the_dead_letter_queue(log: Log) -> None:
+    records = [
+        SourceRecord(
+            topic="out", source_partition=None, source_offset=None, value_schema=INT32_SCHEMA, value=value
+        )
+        for value in (0, "one", 2)
+    ]
+    control = LocalTaskControl()
+    spec = task_spec({"topic": "out", **JSON_VALUES, **TOLERATE_ALL}, worker_props(log.url))
+    loop = SourceTaskLoop(spec, control, log, ScriptedSourceTask([records]))
+    with running(loop, control):
+        wait_until(lambda: [r.value for r in read_topic(log, "out")] == [b"0", b"2"], "the good records")
+        assert [letter.value for letter in dead_letters(log, 1)] == [b"'one'"]
 
 
 def failing(times: int, error: Exception) -> tuple[list[int], Callable[[], str]]:

@@ -210,3 +210,12 @@ def test_exactly_once_task_may_not_write_to_its_offsets_topic(log: Log) -> None:
     with running(loop, control) as handle:
         error = handle.join()
     assert error is not None and "may not produce to their own offsets topics" in str(error)
+
+
+def test_exactly_once_interval_boundary_commits_once_the_interval_passes(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 2)])
+    config = exactly_once("interval", **{"transaction.boundary.interval.ms": "100"})
+    loop, control = source_loop(log, task, config=config, **EOS)
+    with running(loop, control):
+        wait_until(lambda: read_values(log, TOPIC) == ["input-0", "input-1"], "the records committed")
+        assert committed_source_offsets(log) == {"input": {"position": 2}}
