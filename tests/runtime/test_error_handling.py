@@ -1,4 +1,4 @@
-"""KIP-298 error handling: tolerance, retries and the dead letter queue, in the handler and the sink loop."""
+"""KIP-298 error handling: tolerance, retries and the dead letter queue, in the handler and the task loops."""
 
 from __future__ import annotations
 

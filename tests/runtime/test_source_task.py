@@ -11,12 +11,14 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from conveyor.data import SourceRecord
 from conveyor.log import Log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
 
 from .support import (
     NEVER_MS,
+    OFFSETS_TOPIC,
     committed_source_offsets,
     read_values,
     running,
@@ -30,7 +32,7 @@ from .tasks import ScriptedSourceTask
 TOPIC = "lines"
 
 
-def records(start: int, count: int) -> list[Any]:
+def records(start: int, count: int) -> list[SourceRecord]:
     return [source_record(TOPIC, n) for n in range(start, start + count)]
 
 
@@ -203,8 +205,6 @@ def test_connector_requested_abort_discards_the_records_but_commits_their_offset
 
 
 def test_exactly_once_task_may_not_write_to_its_offsets_topic(log: Log) -> None:
-    from .support import OFFSETS_TOPIC, source_record
-
     task = ScriptedSourceTask([[source_record(OFFSETS_TOPIC, 0)]])
     loop, control = source_loop(log, task, config=exactly_once("poll"), **EOS)
     with running(loop, control) as handle:
