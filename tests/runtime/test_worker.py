@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ TASK = TaskId(NAME, 0)
 FAILING_SOURCE = "tests.worker.connectors:FailingSourceConnector"
 RECORDING_SINK = "tests.worker.connectors:RecordingSinkConnector"
 ONE_HOUR_MS = "3600000"
+RESTART_DELAY = re.compile(r"Restarting task conn-0 in (\d+) ms")
 
 
 @dataclass
@@ -204,3 +207,18 @@ def test_task_configs_name_the_task_class_one_per_task(placement: Placement) -> 
     configs = placement.worker.connector_task_configs(NAME, config)
     assert [c["task.class"] for c in configs] == ["tests.worker.connectors:RecordingSinkTask"] * 2
     assert [c["recording.task"] for c in configs] == ["0", "1"]
+
+
+def test_restart_backoff_doubles_per_failure_up_to_its_maximum(
+    log: Log, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    backoff = {"task.restart.backoff.initial.ms": "20", "task.restart.backoff.max.ms": "50"}
+    placement = make_placement(log, tmp_path, **backoff)
+    caplog.set_level(logging.INFO, logger="conveyor.runtime.worker")
+    try:
+        placement.start(failing_source(tmp_path, once=False))
+        wait_until(lambda: len(placement.executor.launches_of(TASK)) >= 4, "a fourth incarnation")
+    finally:
+        placement.worker.close()
+    delays = [int(m.group(1)) for r in caplog.records if (m := RESTART_DELAY.search(r.getMessage()))]
+    assert delays[:3] == [20, 40, 50]
