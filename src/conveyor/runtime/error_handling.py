@@ -180,7 +180,7 @@ class ErrorHandler:
             "task.id": self._task,
             "stage": stage.value,
             "class.name": type(exc).__module__,
-            "exception.class.name": type(exc).__qualname__,
+            "exception.class.name": f"{type(exc).__module__}.{type(exc).__qualname__}",
             "exception.message": str(exc),
             "exception.stacktrace": "".join(traceback.format_exception(exc)),
         }

@@ -1,0 +1,159 @@
+"""Source and sink tasks whose behaviour each test scripts, and which record what the runtime does."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from conveyor.api import RetriableError, SinkTask, SourceTask, TopicPartition
+from conveyor.api.source import RecordMetadata
+from conveyor.data import SinkRecord, SourceRecord
+
+IDLE_POLL_S = 0.01
+
+
+class ScriptedSourceTask(SourceTask):
+    """Polls `batches` one per call, then nothing (or raises `fail_with`).
+
+    `on_poll(task, index, batch)` runs before batch `index` is returned; `on_commit(task)` runs in
+    `commit()`, which the runtime calls once offsets are committed.
+    """
+
+    def __init__(
+        self,
+        batches: Sequence[Sequence[SourceRecord]],
+        *,
+        fail_with: BaseException | None = None,
+        on_poll: Callable[[ScriptedSourceTask, int, list[SourceRecord]], None] | None = None,
+        on_commit: Callable[[ScriptedSourceTask], None] | None = None,
+    ) -> None:
+        self._batches = [list(batch) for batch in batches]
+        self._fail_with = fail_with
+        self._on_poll = on_poll
+        self._on_commit = on_commit
+        self._lock = threading.Lock()
+        self.polls = 0
+        self.batches_returned = 0
+        self.commits = 0
+        self.committed_records: list[SourceRecord] = []
+        self.stopped = False
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        """Nothing to set up."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        with self._lock:
+            self.polls += 1
+            index = self.batches_returned
+        if index < len(self._batches):
+            batch = self._batches[index]
+            if self._on_poll is not None:
+                self._on_poll(self, index, batch)
+            with self._lock:
+                self.batches_returned += 1
+            return batch
+        if self._fail_with is not None:
+            raise self._fail_with
+        threading.Event().wait(IDLE_POLL_S)
+        return None
+
+    def commit(self) -> None:
+        self.commits += 1
+        if self._on_commit is not None:
+            self._on_commit(self)
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        self.committed_records.append(record)
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+@dataclass
+class SinkEvent:
+    """One call the runtime made on a `RecordingSinkTask`."""
+
+    name: str
+    values: list[Any] = field(default_factory=list)
+    offsets: dict[TopicPartition, int] = field(default_factory=dict)
+    closing: bool = False
+    observed: Any = None
+
+
+class RecordingSinkTask(SinkTask):
+    """Keeps every call the runtime makes, in order.
+
+    `retriable_puts` first puts raise `RetriableError`; `fail_put` makes every put raise it;
+    `commit_at(offsets)` chooses what `pre_commit` returns; `observe()` runs in `pre_commit` and its
+    result is kept with the event (to see what the log held at that moment).
+    """
+
+    def __init__(
+        self,
+        *,
+        retriable_puts: int = 0,
+        fail_put: BaseException | None = None,
+        commit_at: Callable[[dict[TopicPartition, int]], dict[TopicPartition, int]] | None = None,
+        observe: Callable[[], Any] | None = None,
+        on_put: Callable[[RecordingSinkTask, Sequence[SinkRecord]], None] | None = None,
+    ) -> None:
+        self._retriable_puts = retriable_puts
+        self._fail_put = fail_put
+        self._commit_at = commit_at
+        self._observe = observe
+        self._on_put = on_put
+        self._lock = threading.Lock()
+        self.events: list[SinkEvent] = []
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        """Nothing to set up."""
+
+    def _add(self, event: SinkEvent) -> None:
+        with self._lock:
+            self.events.append(event)
+
+    def of(self, name: str) -> list[SinkEvent]:
+        with self._lock:
+            return [event for event in self.events if event.name == name]
+
+    def put_values(self) -> list[Any]:
+        """The values of every put that was accepted, in order."""
+        return [value for event in self.of("put") for value in event.values]
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        values = [record.value for record in records]
+        if self._fail_put is not None:
+            self._add(SinkEvent("failed-put", values))
+            raise self._fail_put
+        if self._retriable_puts > 0:
+            self._retriable_puts -= 1
+            self._add(SinkEvent("retriable-put", values))
+            raise RetriableError("the sink is not ready yet")
+        if self._on_put is not None:
+            self._on_put(self, records)
+        self._add(SinkEvent("put", values))
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        offsets = dict(current_offsets)
+        observed = None if self._observe is None else self._observe()
+        self._add(
+            SinkEvent("pre_commit", offsets=offsets, closing=self.context.is_closing(), observed=observed)
+        )
+        return offsets if self._commit_at is None else self._commit_at(offsets)
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        self._add(SinkEvent("open", offsets={p: -1 for p in partitions}))
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        self._add(SinkEvent("close", offsets={p: -1 for p in partitions}))
+
+    def stop(self) -> None:
+        self._add(SinkEvent("stop"))

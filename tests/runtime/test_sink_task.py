@@ -1,0 +1,191 @@
+"""The sink task loop: `put`, then `pre_commit`, then the consumer group's committed offsets.
+
+As Kafka's `WorkerSinkTask`: offsets are committed for what `pre_commit` returns (capped at what was
+consumed), a `RetriableError` from `put` redelivers the same batch, and a stop ends with a closing
+`pre_commit` and `close` of the task's partitions.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conveyor.api import TopicPartition as ApiPartition
+from conveyor.data import ConnectError, SinkRecord
+from conveyor.log import Log
+from conveyor.log import TopicPartition as LogPartition
+from conveyor.runtime.control import LocalTaskControl, TargetState
+from conveyor.runtime.sink_task import SinkTaskLoop, consumer_group
+
+from .support import (
+    CONNECTOR,
+    NEVER_MS,
+    committed_group_offsets,
+    produce,
+    running,
+    task_spec,
+    wait_until,
+    worker_props,
+)
+from .tasks import RecordingSinkTask
+
+TOPIC = "in"
+PARTITION = ApiPartition(TOPIC, 0)
+GROUP = consumer_group(CONNECTOR)
+
+
+def sink_loop(
+    log: Log, task: RecordingSinkTask, *, config: Mapping[str, str] | None = None, **worker: str
+) -> tuple[SinkTaskLoop, LocalTaskControl]:
+    control = LocalTaskControl()
+    spec = task_spec({"topics": TOPIC, **(config or {})}, worker_props(log.url, **worker), kind="sink")
+    return SinkTaskLoop(spec, control, log, task), control
+
+
+def committed(log: Log) -> int | None:
+    return committed_group_offsets(log, GROUP).get(LogPartition(TOPIC, 0))
+
+
+def test_put_receives_the_topics_records_in_order(log: Log) -> None:
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask()
+    loop, control = sink_loop(log, task)
+    with running(loop, control):
+        wait_until(lambda: task.put_values() == ["a", "b", "c"], "the three records put")
+
+
+def test_offsets_are_committed_after_put_and_pre_commit(log: Log) -> None:
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask(observe=lambda: committed(log))
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": "100"})
+    with running(loop, control):
+        wait_until(lambda: committed(log) == 3, "offset 3 committed")
+    names = [event.name for event in task.events]
+    first_pre_commit = next(e for e in task.of("pre_commit") if e.offsets == {PARTITION: 3})
+    assert names.index("put") < task.events.index(first_pre_commit)
+    assert first_pre_commit.observed is None
+
+
+def test_the_committed_offsets_are_those_pre_commit_returns(log: Log) -> None:
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask(commit_at=lambda offsets: {partition: 1 for partition in offsets})
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": "100"})
+    with running(loop, control):
+        wait_until(
+            lambda: any(e.offsets == {PARTITION: 3} for e in task.of("pre_commit")), "a pre_commit at 3"
+        )
+        wait_until(lambda: committed(log) == 1, "offset 1 committed")
+
+
+def test_offsets_beyond_what_was_consumed_are_not_committed(log: Log) -> None:
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask(commit_at=lambda offsets: {partition: 100 for partition in offsets})
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": "100"})
+    with running(loop, control) as handle:
+        wait_until(lambda: len(task.of("pre_commit")) >= 2, "two pre_commits")
+        wait_until(lambda: (handle.metric("offset-commit-skips") or 0) >= 1, "a skipped commit reported")
+        assert committed(log) is None
+
+
+def test_a_retriable_error_from_put_redelivers_the_same_batch(log: Log) -> None:
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask(retriable_puts=2)
+    loop, control = sink_loop(log, task)
+    with running(loop, control):
+        wait_until(lambda: task.put_values() == ["a", "b", "c"], "the batch put")
+    attempts = [event.values for event in task.events if event.name in ("retriable-put", "put")]
+    assert attempts == [["a", "b", "c"]] * 3
+
+
+def test_a_stop_commits_through_a_closing_pre_commit_then_closes_the_partitions(log: Log) -> None:
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask()
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": NEVER_MS})
+    with running(loop, control) as handle:
+        wait_until(lambda: len(task.put_values()) == 3, "the records put")
+        assert committed(log) is None
+        handle.stop()
+    names = [event.name for event in task.events]
+    assert names[-3:] == ["pre_commit", "close", "stop"]
+    closing = task.events[-3]
+    assert closing.closing and closing.offsets == {PARTITION: 3}
+    assert committed(log) == 3
+
+
+def test_a_failing_put_fails_the_task_without_committing(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask(fail_put=ValueError("the sink broke"))
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": "100"})
+    with running(loop, control) as handle:
+        error = handle.join()
+    assert isinstance(error, ConnectError) and isinstance(error.__cause__, ValueError)
+    assert committed(log) is None
+    assert task.events[-1].name == "stop"
+
+
+def test_no_records_are_put_while_paused_and_they_come_after_resume(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask()
+    loop, control = sink_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.put_values() == ["a"], "the first record put")
+        handle.set_target(TargetState.PAUSED)
+        handle.wait_for_state("PAUSED")
+        produce(log, TOPIC, [b"b"])
+        threading.Event().wait(0.5)
+        assert task.put_values() == ["a"]
+        handle.set_target(TargetState.STARTED)
+        wait_until(lambda: task.put_values() == ["a", "b"], "the second record put after resuming")
+
+
+def test_request_commit_commits_before_the_flush_interval(log: Log) -> None:
+    def ask_for_commit(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        task.context.request_commit()
+
+    produce(log, TOPIC, [b"a", b"b"])
+    task = RecordingSinkTask(on_put=ask_for_commit)
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": NEVER_MS})
+    with running(loop, control):
+        wait_until(lambda: committed(log) == 2, "offset 2 committed on request")
+
+
+def test_a_rewind_through_the_context_redelivers_from_that_offset(log: Log) -> None:
+    rewound: list[Any] = []
+
+    def rewind_once(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        if not rewound:
+            rewound.append(True)
+            task.context.offset({PARTITION: 1})
+
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask(on_put=rewind_once)
+    loop, control = sink_loop(log, task)
+    with running(loop, control):
+        wait_until(lambda: task.put_values() == ["a", "b", "c", "b", "c"], "the records after 1 again")
+
+
+def test_no_call_reaches_the_task_after_its_stop(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask()
+    loop, control = sink_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.put_values() == ["a"], "the record put")
+        handle.stop()
+    assert task.events[-1].name == "stop"
+
+
+def test_a_failure_after_successful_puts_commits_nothing_on_the_way_out(log: Log) -> None:
+    def fail_on_second(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        if task.of("put"):
+            raise ValueError("the sink broke")
+
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask(on_put=fail_on_second)
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": NEVER_MS})
+    with running(loop, control) as handle:
+        wait_until(lambda: task.put_values() == ["a"], "the first record put")
+        produce(log, TOPIC, [b"b"])
+        assert isinstance(handle.join(), ConnectError)
+    assert committed(log) is None
+    assert "pre_commit" not in [event.name for event in task.events]

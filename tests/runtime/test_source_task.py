@@ -1,0 +1,221 @@
+"""The source task loop: records to the log, offsets committed only for what the log holds.
+
+At-least-once: offsets wait for `offset.flush.interval.ms` (or a pause or stop) and are written after
+the records are flushed. Exactly-once (KIP-618): records and offsets share one transaction whose
+boundary is every poll, an interval, or what the connector asks for.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from conveyor.data import SourceRecord
+from conveyor.log import Log
+from conveyor.runtime.control import LocalTaskControl, TargetState
+from conveyor.runtime.source_task import SourceTaskLoop
+
+from .support import (
+    NEVER_MS,
+    OFFSETS_TOPIC,
+    committed_source_offsets,
+    read_values,
+    running,
+    source_record,
+    task_spec,
+    wait_until,
+    worker_props,
+)
+from .tasks import ScriptedSourceTask
+
+TOPIC = "lines"
+
+
+def records(start: int, count: int) -> list[SourceRecord]:
+    return [source_record(TOPIC, n) for n in range(start, start + count)]
+
+
+def source_loop(
+    log: Log, task: ScriptedSourceTask, *, config: Mapping[str, str] | None = None, **worker: str
+) -> tuple[SourceTaskLoop, LocalTaskControl]:
+    control = LocalTaskControl()
+    spec = task_spec({"topic": TOPIC, **(config or {})}, worker_props(log.url, **worker))
+    return SourceTaskLoop(spec, control, log, task), control
+
+
+def exactly_once(boundary: str, **config: str) -> dict[str, str]:
+    return {"transaction.boundary": boundary, **config}
+
+
+EOS = {"exactly.once.source.support": "enabled"}
+
+
+def test_polled_records_reach_the_topic_in_order(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 3), records(3, 2)])
+    loop, control = source_loop(log, task)
+    with running(loop, control):
+        wait_until(lambda: len(read_values(log, TOPIC)) == 5, "five records in the topic")
+    assert read_values(log, TOPIC) == [f"input-{n}" for n in range(5)]
+
+
+def test_offsets_wait_for_the_flush_interval(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 3)])
+    loop, control = source_loop(log, task, **{"offset.flush.interval.ms": NEVER_MS})
+    with running(loop, control):
+        wait_until(lambda: len(read_values(log, TOPIC)) == 3, "the records in the topic")
+        assert committed_source_offsets(log) == {}
+        assert task.commits == 0
+
+
+def test_a_stop_commits_the_offsets_of_what_was_polled(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 3), records(3, 1)])
+    loop, control = source_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.batches_returned == 2, "both batches polled")
+        handle.stop()
+    assert committed_source_offsets(log) == {"input": {"position": 4}}
+    assert task.commits == 1
+
+
+def test_committed_offsets_never_run_ahead_of_the_records_in_the_log(log: Log) -> None:
+    """At every commit (the task's `commit()` follows the offset write) the records are in the log."""
+    observed: list[tuple[int, int]] = []
+
+    def observe(_: ScriptedSourceTask) -> None:
+        position = committed_source_offsets(log).get("input", {}).get("position", 0)
+        observed.append((position, len(read_values(log, TOPIC))))
+
+    task = ScriptedSourceTask([records(n * 2, 2) for n in range(5)], on_commit=observe)
+    loop, control = source_loop(log, task, **{"offset.flush.interval.ms": "0"})
+    with running(loop, control):
+        wait_until(lambda: any(position == 10 for position, _ in observed), "the last offsets committed")
+    assert observed
+    assert all(position <= in_log for position, in_log in observed), observed
+
+
+def test_a_failed_task_commits_no_offsets(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 3)], fail_with=RuntimeError("the source broke"))
+    loop, control = source_loop(log, task)
+    with running(loop, control) as handle:
+        error = handle.join()
+    assert isinstance(error, RuntimeError)
+    assert committed_source_offsets(log) == {}
+    assert task.stopped
+
+
+def test_commit_record_is_called_for_each_written_record_once_offsets_are_committed(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 3)])
+    loop, control = source_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.batches_returned == 1, "the batch polled")
+        assert task.committed_records == []
+        handle.stop()
+    assert [record.value for record in task.committed_records] == ["input-0", "input-1", "input-2"]
+
+
+def test_no_polls_while_paused_and_polling_again_after_resume(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 2)])
+    loop, control = source_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.polls > 0, "a first poll")
+        handle.set_target(TargetState.PAUSED)
+        handle.wait_for_state("PAUSED")
+        polls = task.polls
+        threading.Event().wait(0.5)
+        assert task.polls == polls
+        handle.set_target(TargetState.STARTED)
+        handle.wait_for_state("RUNNING")
+        wait_until(lambda: task.polls > polls, "a poll after resuming")
+
+
+def test_pausing_commits_the_offsets_of_what_was_polled(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 2)])
+    loop, control = source_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.batches_returned == 1, "the batch polled")
+        handle.set_target(TargetState.PAUSED)
+        handle.wait_for_state("PAUSED")
+        assert committed_source_offsets(log) == {"input": {"position": 2}}
+
+
+def test_exactly_once_records_and_offsets_are_invisible_until_their_transaction_commits(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 3)])
+    config = exactly_once("interval", **{"transaction.boundary.interval.ms": NEVER_MS})
+    loop, control = source_loop(log, task, config=config, **EOS)
+    with running(loop, control) as handle:
+        wait_until(lambda: handle.metric("records-written") == 3, "the records sent")
+        assert read_values(log, TOPIC) == []
+        assert committed_source_offsets(log) == {}
+        handle.stop()
+    assert read_values(log, TOPIC) == ["input-0", "input-1", "input-2"]
+    assert committed_source_offsets(log) == {"input": {"position": 3}}
+
+
+def test_exactly_once_poll_boundary_commits_one_transaction_per_poll(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 2), records(2, 2), records(4, 1)])
+    loop, control = source_loop(log, task, config=exactly_once("poll"), **EOS)
+    with running(loop, control) as handle:
+        wait_until(lambda: handle.metric("transactions-committed") == 3, "three transactions")
+        assert read_values(log, TOPIC) == [f"input-{n}" for n in range(5)]
+        assert committed_source_offsets(log) == {"input": {"position": 5}}
+
+
+def test_exactly_once_failure_mid_transaction_leaves_neither_records_nor_offsets(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 3)], fail_with=RuntimeError("the source broke"))
+    config = exactly_once("interval", **{"transaction.boundary.interval.ms": NEVER_MS})
+    loop, control = source_loop(log, task, config=config, **EOS)
+    with running(loop, control) as handle:
+        assert isinstance(handle.join(), RuntimeError)
+    assert read_values(log, TOPIC) == []
+    assert committed_source_offsets(log) == {}
+
+
+def test_connector_boundary_commits_after_the_record_the_task_names(log: Log) -> None:
+    def commit_after_second(task: ScriptedSourceTask, index: int, batch: list[Any]) -> None:
+        context = task.context.transaction_context()
+        assert context is not None
+        context.commit_transaction(batch[1])
+
+    task = ScriptedSourceTask([records(0, 4)], on_poll=commit_after_second)
+    loop, control = source_loop(log, task, config=exactly_once("connector"), **EOS)
+    with running(loop, control) as handle:
+        wait_until(lambda: handle.metric("records-written") == 4, "the four records sent")
+        assert read_values(log, TOPIC) == ["input-0", "input-1"]
+        assert committed_source_offsets(log) == {"input": {"position": 2}}
+
+
+def test_connector_requested_abort_discards_the_records_but_commits_their_offsets(log: Log) -> None:
+    """KIP-618: an aborted transaction's records are dropped; its offsets are still committed."""
+
+    def abort_first(task: ScriptedSourceTask, index: int, batch: list[Any]) -> None:
+        context = task.context.transaction_context()
+        assert context is not None
+        if index == 0:
+            context.abort_transaction()
+        else:
+            context.commit_transaction()
+
+    task = ScriptedSourceTask([records(0, 2), records(2, 1)], on_poll=abort_first)
+    loop, control = source_loop(log, task, config=exactly_once("connector"), **EOS)
+    with running(loop, control) as handle:
+        wait_until(lambda: read_values(log, TOPIC) == ["input-2"], "the committed record")
+        assert handle.metric("transactions-aborted") == 1
+        assert committed_source_offsets(log) == {"input": {"position": 3}}
+
+
+def test_exactly_once_task_may_not_write_to_its_offsets_topic(log: Log) -> None:
+    task = ScriptedSourceTask([[source_record(OFFSETS_TOPIC, 0)]])
+    loop, control = source_loop(log, task, config=exactly_once("poll"), **EOS)
+    with running(loop, control) as handle:
+        error = handle.join()
+    assert error is not None and "may not produce to their own offsets topics" in str(error)
+
+
+def test_exactly_once_interval_boundary_commits_once_the_interval_passes(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 2)])
+    config = exactly_once("interval", **{"transaction.boundary.interval.ms": "100"})
+    loop, control = source_loop(log, task, config=config, **EOS)
+    with running(loop, control):
+        wait_until(lambda: read_values(log, TOPIC) == ["input-0", "input-1"], "the records committed")
+        assert committed_source_offsets(log) == {"input": {"position": 2}}

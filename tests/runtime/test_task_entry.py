@@ -1,0 +1,50 @@
+"""`run_task`, the function every placement runs: it opens the log, builds the loop `task.class` needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conveyor.log import Log
+from conveyor.runtime.control import LocalTaskControl
+from conveyor.runtime.task_entry import run_task
+
+from .support import read_values, running, task_spec, wait_until, worker_props
+
+FILE_SOURCE_TASK = "conveyor.connectors.file.source:FileStreamSourceTask"
+FAILING_SOURCE_TASK = "tests.worker.connectors:FailingSourceTask"
+
+
+class EntryLoop:
+    """`run_task` for one spec, in the shape `running` drives."""
+
+    def __init__(self, spec_config: dict[str, str], log: Log, control: LocalTaskControl) -> None:
+        self._spec = task_spec(spec_config, worker_props(log.url))
+        self._control = control
+
+    def run(self) -> None:
+        run_task(self._spec, self._control)
+
+
+def test_a_source_task_class_runs_in_the_source_loop(log: Log, tmp_path: Path) -> None:
+    source = tmp_path / "input.txt"
+    source.write_text("first\nsecond\n")
+    control = LocalTaskControl()
+    config = {"task.class": FILE_SOURCE_TASK, "file": str(source), "topic": "lines"}
+    with running(EntryLoop(config, log, control), control):
+        wait_until(lambda: read_values(log, "lines") == ["first", "second"], "the file's lines in the topic")
+
+
+def test_a_task_failure_is_raised_to_the_placement(log: Log) -> None:
+    control = LocalTaskControl()
+    config = {"task.class": FAILING_SOURCE_TASK, "fail.after.ms": "0"}
+    with running(EntryLoop(config, log, control), control) as handle:
+        error = handle.join()
+    assert isinstance(error, RuntimeError) and "failed on purpose" in str(error)
+
+
+def test_a_class_that_is_no_task_is_refused(log: Log) -> None:
+    spec = task_spec({"task.class": "conveyor.runtime.control:LocalTaskControl"}, worker_props(log.url))
+    with pytest.raises(TypeError, match="neither a SourceTask nor a SinkTask"):
+        run_task(spec, LocalTaskControl())

@@ -1,0 +1,94 @@
+"""A `TaskExecutor` that runs each task incarnation in a thread of this process.
+
+It is a second real placement of task loops beside Spark's: the same entry function, driven through
+a `LocalTaskControl` instead of the control channel. The worker and herder tests use it to stay
+free of a SparkSession.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from conveyor.runtime.control import LocalTaskControl, TargetState, TaskControl
+from conveyor.runtime.executor import TaskExecutor, TaskExitCallback, TaskOutcome
+from conveyor.runtime.task_spec import TaskId, TaskSpec
+
+
+@dataclass
+class _RunningThread:
+    spec: TaskSpec
+    control: LocalTaskControl
+    thread: threading.Thread
+
+
+def _entry(path: str) -> Callable[[TaskSpec, TaskControl], None]:
+    module, _, name = path.partition(":")
+    function: Callable[[TaskSpec, TaskControl], None] = getattr(importlib.import_module(module), name)
+    return function
+
+
+class ThreadTaskExecutor(TaskExecutor):
+    """Runs `spec.entry` in a daemon thread per task; `launches` lists every incarnation started."""
+
+    def __init__(self) -> None:
+        self._running: dict[TaskId, _RunningThread] = {}
+        self._lock = threading.Lock()
+        self.launches: list[TaskSpec] = []
+
+    def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
+        control = LocalTaskControl()
+        thread = threading.Thread(
+            target=self._run, args=(spec, control, on_exit), name=f"task-{spec.id}", daemon=True
+        )
+        with self._lock:
+            self._running[spec.id] = _RunningThread(spec, control, thread)
+            self.launches.append(spec)
+        thread.start()
+
+    def _run(self, spec: TaskSpec, control: LocalTaskControl, on_exit: TaskExitCallback) -> None:
+        try:
+            _entry(spec.entry)(spec, control)
+            outcome = TaskOutcome.stopped()
+        except BaseException as exc:
+            outcome = TaskOutcome(True, f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        with self._lock:
+            current = self._running.get(spec.id)
+            if current is not None and current.spec.attempt == spec.attempt:
+                del self._running[spec.id]
+        on_exit(spec, outcome)
+
+    def _get(self, task: TaskId) -> _RunningThread | None:
+        with self._lock:
+            return self._running.get(task)
+
+    def set_target(self, task: TaskId, state: TargetState) -> None:
+        running = self._get(task)
+        if running is not None:
+            running.control.set_target_state(state)
+
+    def stop(self, task: TaskId, timeout_s: float) -> bool:
+        running = self._get(task)
+        if running is None:
+            return True
+        running.control.set_target_state(TargetState.STOPPED)
+        running.thread.join(timeout_s)
+        return not running.thread.is_alive()
+
+    def metrics(self, task: TaskId) -> dict[str, Any]:
+        running = self._get(task)
+        return {} if running is None else dict(running.control.metrics)
+
+    def launches_of(self, task: TaskId) -> list[TaskSpec]:
+        with self._lock:
+            return [spec for spec in self.launches if spec.id == task]
+
+    def close(self) -> None:
+        with self._lock:
+            tasks = list(self._running)
+        for task in tasks:
+            self.stop(task, 30.0)
