@@ -11,7 +11,13 @@ from conveyor.data import INT32_SCHEMA, ConnectError, SinkRecord, SourceRecord
 from conveyor.data.errors import DataError
 from conveyor.log import ConsumerRecord, Log
 from conveyor.runtime.control import LocalTaskControl
-from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage, ToleranceExceededError
+from conveyor.runtime.error_handling import (
+    ErrorHandler,
+    ErrorPolicy,
+    FailedRecord,
+    Stage,
+    ToleranceExceededError,
+)
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
 
