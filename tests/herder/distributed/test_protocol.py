@@ -75,12 +75,12 @@ def test_each_offered_subprotocol_carries_metadata_of_its_own_version() -> None:
 
 def test_version_0_metadata_is_the_header_the_url_and_the_config_offset() -> None:
     data = ConnectProtocol.encode_metadata(WorkerMetadata("http://w1:8083", 7))
-    assert data == hx("0000" "000e" + b"http://w1:8083".hex() + "0000000000000007")
+    assert data == hx("0000000e" + b"http://w1:8083".hex() + "0000000000000007")
 
 
 def test_version_1_metadata_of_a_worker_without_assignment_ends_with_null_allocation_bytes() -> None:
     data = IncrementalConnectProtocol.encode_metadata(WorkerMetadata("u", 7), sessioned=False)
-    assert data == hx("0001" "0001 75" "0000000000000007" "ffffffff")
+    assert data == hx("00010001 750000000000000007ffffffff")
 
 
 def test_version_0_assignment_lists_the_connector_instance_as_task_minus_one_before_its_tasks() -> None:
@@ -98,8 +98,10 @@ def test_version_0_assignment_lists_the_connector_instance_as_task_minus_one_bef
         "0001 75"  # leader url "u"
         "0000000000000003"  # config offset
         "00000002"  # two connector entries
-        "0001 61" "00000003" "ffffffff 00000000 00000001"  # "a": instance, 0, 1
-        "0001 62" "00000001" "00000002"  # "b": 2
+        "0001 61"  # connector "a"
+        "00000003 ffffffff 00000000 00000001"  # its 3 task numbers: instance, 0, 1
+        "0001 62"  # connector "b"
+        "00000001 00000002"  # its 1 task number: 2
     )
 
 
@@ -115,9 +117,16 @@ def test_version_2_assignment_appends_the_revoked_entries_and_the_delay() -> Non
     )
     assert IncrementalConnectProtocol.encode_assignment(assignment, sessioned=True) == hx(
         "0002"  # version 2
-        "0000" "0001 6c" "0001 75" "0000000000000009"
-        "00000001" "0001 61" "00000001" "00000001"  # assigned: "a": 1
-        "00000001" "0001 62" "00000002" "ffffffff 00000000"  # revoked: "b": instance, 0
+        "0000"  # error NO_ERROR
+        "0001 6c"  # leader "l"
+        "0001 75"  # leader url "u"
+        "0000000000000009"  # config offset
+        "00000001"  # assigned: one connector entry
+        "0001 61"  # connector "a"
+        "00000001 00000001"  # its 1 task number: 1
+        "00000001"  # revoked: one connector entry
+        "0001 62"  # connector "b"
+        "00000002 ffffffff 00000000"  # its 2 task numbers: instance, 0
         "00001388"  # delay 5000
     )
 
@@ -125,39 +134,50 @@ def test_version_2_assignment_appends_the_revoked_entries_and_the_delay() -> Non
 def test_version_1_metadata_embeds_the_current_assignment_as_versioned_bytes() -> None:
     current = ConnectAssignment(leader="l", leader_url="u", config_offset=2, connectors=["a"])
     allocation = hx(
-        "0001" "0000" "0001 6c" "0001 75" "0000000000000002"
-        "00000001" "0001 61" "00000001" "ffffffff"  # assigned: "a": instance
+        "0001"  # version 1
+        "0000"  # error NO_ERROR
+        "0001 6c"  # leader "l"
+        "0001 75"  # leader url "u"
+        "0000000000000002"  # config offset
+        "00000001"  # assigned: one connector entry
+        "0001 61"  # connector "a"
+        "00000001 ffffffff"  # its 1 task number: instance
         "00000000"  # nothing revoked
         "00000000"  # no delay
     )
     data = IncrementalConnectProtocol.encode_metadata(WorkerMetadata("w", 2, current), sessioned=False)
-    assert data == hx("0001" "0001 77" "0000000000000002") + len(allocation).to_bytes(4, "big") + allocation
+    header = hx(
+        "0001"  # version 1
+        "0001 77"  # url "w"
+        "0000000000000002"  # config offset
+    )
+    assert data == header + len(allocation).to_bytes(4, "big") + allocation
 
 
 def test_a_version_0_assignment_reads_as_one_without_revocations_or_delay() -> None:
-    data = hx("0000" "0001" "0001 6c" "0001 75" "0000000000000004" "00000000")
+    data = hx("000000010001 6c0001 75000000000000000400000000")
     assert decode_assignment(data) == ConnectAssignment(
         leader="l", leader_url="u", config_offset=4, error=CONFIG_MISMATCH
     )
 
 
 def test_version_0_metadata_reads_as_a_worker_without_assignment() -> None:
-    assert decode_metadata(hx("0000" "0001 75" "000000000000000a")) == WorkerMetadata("u", 10, None)
+    assert decode_metadata(hx("00000001 75000000000000000a")) == WorkerMetadata("u", 10, None)
 
 
 def test_a_later_version_is_read_as_far_as_its_known_fields_go() -> None:
-    data = hx("0003" "0001 75" "000000000000000a" "ffffffff" "deadbeef")
+    data = hx("00030001 75000000000000000affffffffdeadbeef")
     assert decode_metadata(data) == WorkerMetadata("u", 10, None)
 
 
 def test_a_negative_version_is_refused() -> None:
     with pytest.raises(ProtocolError, match="Unsupported subscription version: -1"):
-        decode_metadata(hx("ffff" "0001 75" "000000000000000a"))
+        decode_metadata(hx("ffff0001 75000000000000000a"))
 
 
 def test_truncated_bytes_are_refused() -> None:
     with pytest.raises(ProtocolError):
-        decode_metadata(hx("0000" "0005 75"))
+        decode_metadata(hx("00000005 75"))
 
 
 def test_an_eager_assignment_cannot_carry_revocations() -> None:

@@ -133,8 +133,10 @@ class IncrementalConnectProtocol:
 
     @staticmethod
     def version(sessioned: bool) -> int:
-        return ConnectProtocolCompatibility.SESSIONED.version if sessioned else (
-            ConnectProtocolCompatibility.COMPATIBLE.version
+        return (
+            ConnectProtocolCompatibility.SESSIONED.version
+            if sessioned
+            else (ConnectProtocolCompatibility.COMPATIBLE.version)
         )
 
     @staticmethod
@@ -211,7 +213,14 @@ def decode_assignment(data: bytes) -> ConnectAssignment:
         revoked_connectors, revoked_tasks = _read_connector_tasks(reader)
     delay_ms = reader.int32() if reader.remaining() else 0
     return ConnectAssignment(
-        leader, leader_url, config_offset, connectors, tasks, revoked_connectors, revoked_tasks, delay_ms,
+        leader,
+        leader_url,
+        config_offset,
+        connectors,
+        tasks,
+        revoked_connectors,
+        revoked_tasks,
+        delay_ms,
         error,
     )
 
