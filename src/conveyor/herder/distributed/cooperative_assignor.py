@@ -62,6 +62,8 @@ class ClusterAssignment:
 
 @dataclass
 class _WorkerLoad:
+    """What one member will run after this round, edited step by step."""
+
     worker: str
     connectors: list[str] = field(default_factory=list)
     tasks: list[TaskId] = field(default_factory=list)
@@ -213,9 +215,10 @@ def _handle_lost_assignments(
         delay = min(state.scheduled_rebalance_ms - now_ms, max_delay_ms)
     else:
         delay = max_delay_ms
-    return replace(
+    state = replace(
         state, candidate_workers=candidates, delay_ms=delay, scheduled_rebalance_ms=now_ms + delay
-    ), (ConnectorsAndTasks())
+    )
+    return state, ConnectorsAndTasks()
 
 
 def _reset_delay(state: CooperativeState) -> CooperativeState:
