@@ -289,3 +289,39 @@ def test_a_leader_that_missed_the_last_generation_forgets_what_it_assigned_and_h
 
     assert len(round_["w1"].tasks + round_["w2"].tasks) == 2
     assert {a.delay_ms for a in round_.values()} == {0}
+
+
+def test_lost_work_is_shared_by_every_member_that_joined_empty_during_the_delay() -> None:
+    group = settled_group({"a": 6}, "w1", "w2", "w3")
+    w3_tasks = group.tasks_of("w3")
+    group.leave("w3")
+    group.rebalance()
+    group.now_ms += 2_000
+    group.join("w4")
+    group.rebalance()
+    group.now_ms += 2_000
+    group.join("w3")
+    group.rebalance()
+    group.now_ms += 6_000
+
+    expired = group.rebalance()
+
+    assert len(expired["w3"].tasks) == 1 and len(expired["w4"].tasks) == 1
+    assert sorted(expired["w3"].tasks + expired["w4"].tasks, key=str) == sorted(w3_tasks, key=str)
+    assert not expired["w1"].tasks and not expired["w2"].tasks
+
+
+def test_a_worker_that_returns_during_the_delay_and_leaves_again_has_its_work_moved_to_the_others() -> None:
+    group = settled_group({"a": 6}, "w1", "w2", "w3")
+    group.leave("w3")
+    group.rebalance()
+    group.now_ms += 5_000
+    group.join("w3")
+    group.rebalance()
+    group.leave("w3")
+    group.now_ms += 5_000
+
+    expired = group.rebalance()
+
+    assert len(expired["w1"].tasks) + len(expired["w2"].tasks) == 2
+    assert sorted(group.all_tasks(), key=str) == sorted(tasks("a", range(6)), key=str)
