@@ -85,3 +85,12 @@ def test_each_connector_and_task_goes_to_exactly_one_member_and_loads_differ_by_
     )
     loads = [len(a.connectors) + len(a.tasks) for a in result.assignments.values()]
     assert max(loads) - min(loads) <= 1
+
+
+def test_member_ids_are_sorted_as_java_sorts_strings_by_utf16_code_unit() -> None:
+    supplementary, last_bmp = "w\U00010000", "w\uffff"  # UTF-16: w D800 DC00 < w FFFF
+    members = {last_bmp: member(last_bmp), supplementary: member(supplementary)}
+
+    result = eager_assignment(last_bmp, members, config_of({"a": 0}))
+
+    assert result.assignments[supplementary].connectors == ["a"]
