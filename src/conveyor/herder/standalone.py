@@ -14,6 +14,7 @@ from typing import Any
 
 from conveyor.api import SinkConnector, SourceConnector
 from conveyor.api import TopicPartition as ApiTopicPartition
+from conveyor.errors import AlreadyExistsError, BadRequestError, NotFoundError
 from conveyor.herder.api import Herder
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -25,7 +26,6 @@ from conveyor.herder.entities import (
     TaskRef,
     TaskState,
 )
-from conveyor.herder.errors import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError
 from conveyor.herder.validation import connector_class, plugin_config_keys, validate_connector_config
 from conveyor.log import Log, TopicPartition
 from conveyor.plugins import PluginKind, list_plugins
@@ -466,7 +466,7 @@ class StandaloneHerder(Herder):
         while time.monotonic() < deadline:
             try:
                 status = self.connector_status(name)
-            except (NotFoundError, ConflictError):
+            except NotFoundError:
                 status = None
             if status is not None and status.tasks and all(t.state == state for t in status.tasks):
                 return True
