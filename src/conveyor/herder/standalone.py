@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from conveyor.api import SinkConnector, SourceConnector
-from conveyor.api import TopicPartition as ApiTopicPartition
 from conveyor.errors import AlreadyExistsError, BadRequestError, NotFoundError
 from conveyor.herder.api import Herder
 from conveyor.herder.entities import (
@@ -391,9 +390,7 @@ class StandaloneHerder(Herder):
                 admin = self.log.admin()
                 if consumer_group(name) in admin.list_consumer_groups():
                     committed = admin.list_consumer_group_offsets(consumer_group(name))
-                    reset: dict[ApiTopicPartition, int | None] = {
-                        ApiTopicPartition(tp.topic, tp.partition): None for tp in committed
-                    }
+                    reset: dict[TopicPartition, int | None] = dict.fromkeys(committed)
                     self._sink_connector(config).alter_offsets(config, reset)
                     admin.delete_consumer_group(consumer_group(name))
             else:
@@ -417,10 +414,7 @@ class StandaloneHerder(Herder):
                 if entry.offset is None:
                     raise BadRequestError("Resetting single sink partitions is not supported yet; use DELETE")
                 updates[partition] = int(entry.offset["kafka_offset"])
-            altered: dict[ApiTopicPartition, int | None] = {
-                ApiTopicPartition(tp.topic, tp.partition): offset for tp, offset in updates.items()
-            }
-            self._sink_connector(config).alter_offsets(config, altered)
+            self._sink_connector(config).alter_offsets(config, dict(updates))
             self.log.admin().alter_consumer_group_offsets(consumer_group(name), updates)
             return
         connector = klass()

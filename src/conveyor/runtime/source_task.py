@@ -20,9 +20,10 @@ from functools import partial
 from typing import Any
 
 from conveyor.api import OffsetStorageReader, SourceTask, SourceTaskContext, TransactionContext
-from conveyor.api.source import RecordMetadata, TransactionBoundary
+from conveyor.api.source import TransactionBoundary
 from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
+from conveyor.positions import RecordMetadata
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.errors import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import run_task_loop
