@@ -25,8 +25,9 @@ from conveyor.herder.entities import (
     TaskRef,
     TaskState,
 )
+from conveyor.herder.sink_offsets import parse_sink_connector_offsets
 from conveyor.herder.validation import connector_class, plugin_config_keys, validate_connector_config
-from conveyor.log import Log, TopicPartition
+from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
 from conveyor.plugins import PluginKind, list_plugins
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExecutor
@@ -401,19 +402,14 @@ class StandaloneHerder(Herder):
     def _write_offsets(self, name: str, config: Mapping[str, str], offsets: list[ConnectorOffset]) -> None:
         klass = connector_class(config)
         if issubclass(klass, SinkConnector):
-            updates: dict[TopicPartition, int] = {}
-            for entry in offsets:
-                try:
-                    partition = TopicPartition(
-                        str(entry.partition["kafka_topic"]), int(entry.partition["kafka_partition"])
-                    )
-                except (KeyError, TypeError, ValueError) as exc:
-                    raise BadRequestError(
-                        "Sink connector offsets must have the partition keys kafka_topic and kafka_partition"
-                    ) from exc
-                if entry.offset is None:
-                    raise BadRequestError("Resetting single sink partitions is not supported yet; use DELETE")
-                updates[partition] = int(entry.offset["kafka_offset"])
+            parsed = parse_sink_connector_offsets(offsets)
+            updates = {partition: offset for partition, offset in parsed.items() if offset is not None}
+            if len(updates) < len(parsed):
+                raise BadRequestError("Resetting single sink partitions is not supported yet; use DELETE")
+            try:
+                self.log.admin().list_offsets(updates)
+            except UnknownTopicOrPartitionError as error:
+                raise BadRequestError(str(error)) from error
             self._sink_connector(config).alter_offsets(config, dict(updates))
             self.log.admin().alter_consumer_group_offsets(consumer_group(name), updates)
             return
