@@ -216,6 +216,7 @@ class StandaloneHerder(Herder):
         errors = [
             f"{entry['value']['name']}: {message}"
             for entry in infos["configs"]
+            if entry["value"] is not None
             for message in entry["value"]["errors"]
         ]
         raise BadRequestError(
