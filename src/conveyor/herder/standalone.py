@@ -263,7 +263,7 @@ class StandaloneHerder(Herder):
         self._require(name)
         status = self.statuses.task(name, task)
         if status is None:
-            if task >= self.configs.snapshot().task_count(name):
+            if not 0 <= task < self.configs.snapshot().task_count(name):
                 raise NotFoundError(f"No status found for task {name}-{task}")
             status = Status(State.UNASSIGNED.value, self._worker_id)
         metrics = self.worker.task_metrics(TaskId(name, task))
@@ -280,7 +280,7 @@ class StandaloneHerder(Herder):
         with self._lock:
             config = self._require(name)
             task_configs = self.configs.snapshot().task_configs(name)
-            if task >= len(task_configs):
+            if not 0 <= task < len(task_configs):
                 raise NotFoundError(f"Unknown task: {name}-{task}")
             task_id = TaskId(name, task)
             if self.worker.task_state(task_id) is None:
