@@ -1,7 +1,7 @@
 """The root of every error Conveyor raises on purpose, and the few kinds every package shares.
 
-It imports nothing, so that every package (``data`` and ``api`` included) may build on it; ``conveyor.data``
-and ``conveyor.api`` re-export these names. Each package adds its own kinds below them::
+It imports nothing, so that every package (``data`` and ``api`` included) may build on it; ``conveyor.api``
+re-exports these names and ``conveyor.data`` the root. Each package adds its own kinds below them::
 
     ConnectError                    Kafka's ConnectException: something went wrong, said in its message
     ├── ConfigError                 a setting is missing or holds a bad value (Kafka's ConfigException)
