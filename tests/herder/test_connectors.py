@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from conveyor.errors import AlreadyExistsError, BadRequestError, NotFoundError
 from conveyor.herder.entities import TaskRef
-from conveyor.herder.errors import AlreadyExistsError, BadRequestError, NotFoundError
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.runtime.task_spec import TaskId
 

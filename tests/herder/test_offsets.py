@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from conveyor.errors import BadRequestError
 from conveyor.herder.entities import ConnectorOffset
-from conveyor.herder.errors import BadRequestError
 from conveyor.herder.standalone import OFFSETS_ALTERED, OFFSETS_RESET, StandaloneHerder
 from conveyor.log import Log, TopicPartition
 
@@ -104,5 +104,5 @@ def test_sink_offsets_without_topic_and_partition_are_a_bad_request(
 ) -> None:
     herder = standalone.herder
     stopped_sink(herder, standalone.log, tmp_path)
-    with pytest.raises(BadRequestError, match="kafka_topic and kafka_partition"):
+    with pytest.raises(BadRequestError, match="'kafka_topic' and 'kafka_partition'"):
         herder.alter_connector_offsets(NAME, [ConnectorOffset({"filename": "x"}, {"kafka_offset": 5})])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conveyor.herder.errors import NotFoundError
+from conveyor.errors import NotFoundError
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.runtime.task_spec import TaskId
 

@@ -57,6 +57,11 @@ def test_an_unknown_task_is_a_404(client: httpx.Client, running: str) -> None:
     assert client.post(f"/connectors/{running}/tasks/7/restart").status_code == 404
 
 
+def test_a_negative_task_id_is_an_unknown_task(client: httpx.Client, running: str) -> None:
+    assert client.get(f"/connectors/{running}/tasks/-1/status").status_code == 404
+    assert client.post(f"/connectors/{running}/tasks/-1/restart").status_code == 404
+
+
 def test_restarting_a_task_answers_204(client: httpx.Client, running: str) -> None:
     response = client.post(f"/connectors/{running}/tasks/0/restart")
     assert response.status_code == 204

@@ -192,3 +192,51 @@ def test_deleting_a_connector_answers_204_and_forgets_it(client: httpx.Client, t
 
 def test_deleting_an_unknown_connector_is_a_404(client: httpx.Client) -> None:
     assert client.delete(f"/connectors/{unique_name('missing')}").status_code == 404
+
+
+def _with_duplicate_transform_alias(config: dict[str, str]) -> dict[str, str]:
+    return {
+        **config,
+        "transforms": "t1,t1",
+        "transforms.t1.type": "org.apache.kafka.connect.transforms.InsertField$Value",
+        "transforms.t1.static.field": "origin",
+        "transforms.t1.static.value": "file",
+    }
+
+
+def test_creating_a_connector_with_a_duplicate_transform_alias_is_a_400(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    config = _with_duplicate_transform_alias(file_source_config(tmp_path))
+    response = client.post("/connectors", json={"name": unique_name(), "config": config})
+    assert response.status_code == 400, response.text
+    assert "transforms" in response.json()["message"]
+    assert "Duplicate alias provided." in response.json()["message"]
+
+
+def test_putting_a_config_with_a_duplicate_transform_alias_is_a_400(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    config = _with_duplicate_transform_alias(file_source_config(tmp_path))
+    response = client.put(f"/connectors/{unique_name()}/config", json=config)
+    assert response.status_code == 400, response.text
+    assert "Duplicate alias provided." in response.json()["message"]
+
+
+def _sink_reading_a_bad_regex_with_a_dead_letter_queue(directory: Path) -> dict[str, str]:
+    return {
+        "connector.class": "FileStreamSink",
+        "file": str(directory / "out.txt"),
+        "topics.regex": "lines-(",
+        "errors.tolerance": "all",
+        "errors.deadletterqueue.topic.name": "dead-letters",
+    }
+
+
+def test_creating_a_sink_with_an_uncompilable_topics_regex_and_a_dead_letter_queue_is_a_400_naming_the_key(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    config = _sink_reading_a_bad_regex_with_a_dead_letter_queue(tmp_path)
+    response = client.post("/connectors", json={"name": unique_name(), "config": config})
+    assert response.status_code == 400, response.text
+    assert "topics.regex" in response.json()["message"]

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from conveyor.herder.errors import (
-    AlreadyExistsError,
-    BadRequestError,
-    ConflictError,
-    ForbiddenError,
-    HerderError,
-    NotFoundError,
-    NotReadyError,
-)
+from conveyor.api.config import ClassNotFound
+from conveyor.errors import AlreadyExistsError, BadRequestError, ConfigError, ConnectError, NotFoundError
+from conveyor.log import InvalidConfigError, RebalanceInProgressError
+from conveyor.plugins import PluginNotFoundError
+from conveyor.storage import StorageError, StorageTimeoutError
 
 from .error_raising_herder import ErrorRaisingHerder
 from .serving import serving
@@ -47,27 +43,41 @@ HERDER_CALLS = [
     ("GET", "/", None),
 ]
 
-ERROR_CLASSES = [
-    (BadRequestError, 400),
-    (ForbiddenError, 403),
-    (NotFoundError, 404),
-    (AlreadyExistsError, 409),
-    (ConflictError, 409),
-    (NotReadyError, 503),
-    (HerderError, 500),
+ERRORS = [
+    (BadRequestError("refused by BadRequestError"), 400),
+    (ConfigError("refused by ConfigError"), 400),
+    (NotFoundError("refused by NotFoundError"), 404),
+    (AlreadyExistsError("refused by AlreadyExistsError"), 409),
+    (RebalanceInProgressError("refused by RebalanceInProgressError"), 409),
+    (ConnectError("refused by ConnectError"), 500),
+]
+
+SUBCLASSES = [
+    (InvalidConfigError("refused by InvalidConfigError"), 400),
+    (PluginNotFoundError("refused by PluginNotFoundError", "Nope", []), 404),
+    (ClassNotFound("refused by ClassNotFound"), 404),
+    (StorageTimeoutError("refused by StorageTimeoutError"), 500),
+    (StorageError("refused by StorageError"), 500),
 ]
 
 
-@pytest.mark.parametrize(("error_class", "status"), ERROR_CLASSES, ids=lambda value: str(value))
-def test_every_herder_call_answers_a_herder_error_with_its_class_status_and_message(
-    error_class: type[HerderError], status: int
+@pytest.mark.parametrize(("error", "status"), ERRORS, ids=lambda value: str(value))
+def test_every_herder_call_answers_a_conveyor_error_with_its_kind_status_and_message(
+    error: ConnectError, status: int
 ) -> None:
-    message = f"refused by {error_class.__name__}"
-    with serving(ErrorRaisingHerder(error_class(message))) as client:
+    message = str(error)
+    with serving(ErrorRaisingHerder(error)) as client:
         for method, path, body in HERDER_CALLS:
             response = client.request(method, path, json=body)
             assert (method, path, response.status_code) == (method, path, status)
             assert response.json() == {"error_code": status, "message": message}
+
+
+@pytest.mark.parametrize(("error", "status"), SUBCLASSES, ids=lambda value: str(value))
+def test_an_error_answers_the_status_of_its_nearest_mapped_kind(error: ConnectError, status: int) -> None:
+    with serving(ErrorRaisingHerder(error)) as client:
+        response = client.get("/connectors/c/status")
+    assert response.json() == {"error_code": status, "message": str(error)}
 
 
 def test_an_unexpected_exception_is_a_500_with_its_message_in_the_error_body() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from conveyor.errors import ConfigError
 from conveyor.rest.listeners import Listener, parse_listeners
 
 
@@ -23,20 +24,20 @@ def test_listeners_are_comma_separated_and_may_carry_spaces() -> None:
 
 
 def test_https_is_refused_until_conveyor_serves_tls() -> None:
-    with pytest.raises(ValueError, match="'https' is not supported"):
+    with pytest.raises(ConfigError, match="'https' is not supported"):
         parse_listeners("https://localhost:8443")
 
 
 def test_a_listener_without_a_port_is_refused() -> None:
-    with pytest.raises(ValueError, match="has no port"):
+    with pytest.raises(ConfigError, match="has no port"):
         parse_listeners("http://localhost")
 
 
 def test_a_listener_with_a_path_is_refused() -> None:
-    with pytest.raises(ValueError, match="protocol://host:port only"):
+    with pytest.raises(ConfigError, match="protocol://host:port only"):
         parse_listeners("http://localhost:8083/api")
 
 
 def test_an_empty_listeners_setting_is_refused() -> None:
-    with pytest.raises(ValueError, match="No listeners"):
+    with pytest.raises(ConfigError, match="No listeners"):
         parse_listeners(" , ")

@@ -8,6 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
+from conveyor.herder.standalone import StandaloneHerder
+
 from .connectors import create_connector, file_source_config, unique_name, wait_for_status
 
 
@@ -106,3 +108,82 @@ def test_resetting_active_topics_answers_202_and_empties_them(client: httpx.Clie
     response = client.put(f"/connectors/{stopped}/topics/reset")
     assert response.status_code == 202
     assert client.get(f"/connectors/{stopped}/topics").json() == {stopped: {"topics": []}}
+
+
+@pytest.fixture
+def stopped_sink(client: httpx.Client, herder: StandaloneHerder, tmp_path: Path) -> tuple[str, str]:
+    """A file sink connector created STOPPED, and the existing topic it reads."""
+    topic = unique_name("sunk")
+    herder.log.admin().create_topic(topic, partitions=1)
+    name = unique_name("sink")
+    config = {"connector.class": "FileStreamSink", "file": str(tmp_path / "out.txt"), "topics": topic}
+    create_connector(client, name, config, initial_state="STOPPED")
+    return name, topic
+
+
+def _sink_offsets(topic: str, partition: Any = 0, offset: Any = None) -> dict[str, Any]:
+    return {
+        "offsets": [{"partition": {"kafka_topic": topic, "kafka_partition": partition}, "offset": offset}]
+    }
+
+
+def test_a_sink_offset_may_be_given_as_a_string_of_digits(
+    client: httpx.Client, stopped_sink: tuple[str, str]
+) -> None:
+    name, topic = stopped_sink
+    response = client.patch(
+        f"/connectors/{name}/offsets", json=_sink_offsets(topic, "0", {"kafka_offset": "5"})
+    )
+    assert response.status_code == 200, response.text
+    assert _offsets(client, name) == [
+        {"partition": {"kafka_topic": topic, "kafka_partition": 0}, "offset": {"kafka_offset": 5}}
+    ]
+
+
+BAD_SINK_OFFSETS = {
+    "not a number": (
+        {"kafka_offset": "not a number"},
+        "Failed to parse the following Kafka offset value in the provided offsets: 'not a number'. "
+        "Offset values for sink connectors need to be integers.",
+    ),
+    "an object": ({"kafka_offset": {}}, "Failed to parse the following Kafka offset value"),
+    "fractional": ({"kafka_offset": 1.5}, "Failed to parse the following Kafka offset value"),
+    "a boolean": ({"kafka_offset": True}, "Failed to parse the following Kafka offset value"),
+    "negative": ({"kafka_offset": -1}, "Invalid negative offset -1"),
+    "without kafka_offset": (
+        {},
+        "The offset for a sink connector should either be null or contain the key 'kafka_offset'",
+    ),
+}
+
+
+@pytest.mark.parametrize(("offset", "message"), BAD_SINK_OFFSETS.values(), ids=list(BAD_SINK_OFFSETS))
+def test_altering_a_sink_offset_to_a_value_that_is_no_offset_is_a_400(
+    client: httpx.Client, stopped_sink: tuple[str, str], offset: dict[str, Any], message: str
+) -> None:
+    name, topic = stopped_sink
+    response = client.patch(f"/connectors/{name}/offsets", json=_sink_offsets(topic, 0, offset))
+    assert response.status_code == 400, response.text
+    assert response.json()["message"].startswith(message)
+    assert _offsets(client, name) == []
+
+
+@pytest.mark.parametrize("partition", ["first", 0.5, None], ids=["a word", "fractional", "null"])
+def test_altering_a_sink_offset_of_a_partition_that_is_no_number_is_a_400(
+    client: httpx.Client, stopped_sink: tuple[str, str], partition: Any
+) -> None:
+    name, topic = stopped_sink
+    response = client.patch(
+        f"/connectors/{name}/offsets", json=_sink_offsets(topic, partition, {"kafka_offset": 1})
+    )
+    assert response.status_code == 400, response.text
+    assert "Partition values for sink connectors need to be integers" in response.json()["message"]
+
+
+def test_altering_a_sink_offset_of_a_partition_the_log_does_not_have_is_a_400_naming_it(
+    client: httpx.Client, stopped_sink: tuple[str, str]
+) -> None:
+    name, topic = stopped_sink
+    response = client.patch(f"/connectors/{name}/offsets", json=_sink_offsets(topic, 7, {"kafka_offset": 1}))
+    assert response.status_code == 400, response.text
+    assert f"{topic}-7" in response.json()["message"]

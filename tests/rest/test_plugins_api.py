@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -92,3 +93,42 @@ def test_validating_without_connector_class_is_a_400(client: httpx.Client, tmp_p
     response = client.put("/connector-plugins/FileStreamSource/config/validate", json=config)
     assert response.status_code == 400
     assert "connector.class" in response.json()["message"]
+
+
+def _errors_of(body: dict[str, Any], key: str) -> list[str]:
+    return [
+        message
+        for entry in body["configs"]
+        if entry["value"]["name"] == key
+        for message in entry["value"]["errors"]
+    ]
+
+
+def test_validating_a_duplicate_transform_alias_reports_it_on_transforms(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    config = {
+        **file_source_config(tmp_path),
+        "transforms": "t1,t1",
+        "transforms.t1.type": "org.apache.kafka.connect.transforms.InsertField$Value",
+        "transforms.t1.static.field": "origin",
+    }
+    response = client.put("/connector-plugins/FileStreamSource/config/validate", json=config)
+    assert response.status_code == 200, response.text
+    assert any(
+        "Duplicate alias provided." in message for message in _errors_of(response.json(), "transforms")
+    )
+
+
+def test_validating_an_uncompilable_topics_regex_with_a_dead_letter_queue_reports_it_on_topics_regex(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    config = {
+        "connector.class": "FileStreamSink",
+        "file": str(tmp_path / "out.txt"),
+        "topics.regex": "lines-(",
+        "errors.deadletterqueue.topic.name": "dead-letters",
+    }
+    response = client.put("/connector-plugins/FileStreamSink/config/validate", json=config)
+    assert response.status_code == 200, response.text
+    assert _errors_of(response.json(), "topics.regex")

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conveyor.api import RetriableError, SinkTask, SourceTask, TopicPartition
-from conveyor.api.source import RecordMetadata
 from conveyor.data import SinkRecord, SourceRecord
+from conveyor.positions import RecordMetadata
 
 IDLE_POLL_S = 0.01
 

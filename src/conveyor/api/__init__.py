@@ -48,14 +48,13 @@ from conveyor.api.plugin import Converter, HeaderConverter, Predicate, Transform
 from conveyor.api.sink import ErrantRecordReporter, SinkTask, SinkTaskContext
 from conveyor.api.source import (
     OffsetStorageReader,
-    RecordMetadata,
     SourceTask,
     SourceTaskContext,
     TransactionBoundary,
     TransactionContext,
 )
 from conveyor.api.task import Task
-from conveyor.api.topic_partition import TopicPartition
+from conveyor.positions import RecordMetadata, TopicPartition
 
 __all__ = [
     "NO_DEFAULT",

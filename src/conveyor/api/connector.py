@@ -19,7 +19,7 @@ from conveyor.api.errors import ConnectError
 if TYPE_CHECKING:
     from conveyor.api.source import OffsetStorageReader
     from conveyor.api.task import Task
-    from conveyor.api.topic_partition import TopicPartition
+    from conveyor.positions import TopicPartition
 
 
 class ExactlyOnceSupport(enum.Enum):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from conveyor.api.errors import ConnectError
 from conveyor.api.task import Task
-from conveyor.api.topic_partition import TopicPartition
+from conveyor.positions import TopicPartition
 
 if TYPE_CHECKING:
     from conveyor.data import SinkRecord

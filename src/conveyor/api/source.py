@@ -5,11 +5,11 @@ from __future__ import annotations
 import abc
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from conveyor.api.errors import ConnectError
 from conveyor.api.task import Task
+from conveyor.positions import RecordMetadata
 
 if TYPE_CHECKING:
     from conveyor.data import SourceRecord
@@ -31,16 +31,6 @@ class TransactionBoundary(enum.Enum):
 
 
 DEFAULT_TRANSACTION_BOUNDARY = TransactionBoundary.POLL
-
-
-@dataclass(frozen=True)
-class RecordMetadata:
-    """Where the log stored a record a source task produced."""
-
-    topic: str
-    partition: int
-    offset: int
-    timestamp: int | None = None
 
 
 class OffsetStorageReader(abc.ABC):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from conveyor.errors import NotFoundError
 from conveyor.herder.api import Herder
-from conveyor.herder.errors import HerderError
 
 _STYLE = {
     "RUNNING": "green",
@@ -24,7 +24,7 @@ def status_table(herder: Herder) -> Table:
     for name in herder.connectors():
         try:
             status = herder.connector_status(name)
-        except HerderError:
+        except NotFoundError:
             continue
         state = status.connector.state
         table.add_row(name, "", f"[{_STYLE.get(state, '')}]{state}", "", "", "")

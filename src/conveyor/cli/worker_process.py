@@ -8,6 +8,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from conveyor.errors import ConfigError
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
 from conveyor.rest import RestServer, create_app
@@ -29,7 +30,7 @@ def read_connector_file(path: Path) -> tuple[str, dict[str, str]]:
         config = read_properties(text)
         name = config.get("name", "")
     if not name:
-        raise ValueError(f"{path}: the connector config has no 'name'")
+        raise ConfigError(f"{path}: the connector config has no 'name'")
     return name, config
 
 

@@ -1,6 +1,7 @@
 """The Connect data model: schemas, structs, logical types, headers and records.
 
-This package imports nothing else of Conveyor's, so every other package may depend on it.
+This package imports nothing of Conveyor's but the error root ``conveyor.errors``, so every other package
+may depend on it.
 """
 
 from conveyor.data.builder import SchemaBuilder

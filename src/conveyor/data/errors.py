@@ -1,10 +1,10 @@
-"""The error hierarchy shared by every Conveyor package, rooted here so that `data` imports nothing."""
+"""Errors of the data model, below the root every Conveyor error shares (``conveyor.errors``)."""
 
 from __future__ import annotations
 
+from conveyor.errors import ConnectError
 
-class ConnectError(Exception):
-    """Base of every error Conveyor raises on purpose (Kafka Connect's ``ConnectException``)."""
+__all__ = ["ConnectError", "DataError", "SchemaBuilderError"]
 
 
 class DataError(ConnectError):

@@ -17,10 +17,10 @@ from conveyor.herder.entities import (
 
 
 class Herder(ABC):
-    """Every operation of Kafka Connect's REST API, with its errors raised as `HerderError`s.
+    """Every operation of Kafka Connect's REST API, raising `conveyor.errors`' kinds as Kafka's herders do.
 
     Operations raise `NotFoundError` for an unknown connector or task, `BadRequestError` for an
-    invalid request, `AlreadyExistsError` and `ConflictError` as Kafka Connect's herders do.
+    invalid request and `AlreadyExistsError` for a connector that exists already.
     """
 
     @property

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conveyor.api import SinkConnector, SourceConnector
-from conveyor.api import TopicPartition as ApiTopicPartition
+from conveyor.errors import AlreadyExistsError, BadRequestError, NotFoundError
 from conveyor.herder.api import Herder
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -25,9 +25,9 @@ from conveyor.herder.entities import (
     TaskRef,
     TaskState,
 )
-from conveyor.herder.errors import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError
+from conveyor.herder.sink_offsets import parse_sink_connector_offsets
 from conveyor.herder.validation import connector_class, plugin_config_keys, validate_connector_config
-from conveyor.log import Log, TopicPartition
+from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
 from conveyor.plugins import PluginKind, list_plugins
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExecutor
@@ -216,6 +216,7 @@ class StandaloneHerder(Herder):
         errors = [
             f"{entry['value']['name']}: {message}"
             for entry in infos["configs"]
+            if entry["value"] is not None
             for message in entry["value"]["errors"]
         ]
         raise BadRequestError(
@@ -262,7 +263,7 @@ class StandaloneHerder(Herder):
         self._require(name)
         status = self.statuses.task(name, task)
         if status is None:
-            if task >= self.configs.snapshot().task_count(name):
+            if not 0 <= task < self.configs.snapshot().task_count(name):
                 raise NotFoundError(f"No status found for task {name}-{task}")
             status = Status(State.UNASSIGNED.value, self._worker_id)
         metrics = self.worker.task_metrics(TaskId(name, task))
@@ -279,7 +280,7 @@ class StandaloneHerder(Herder):
         with self._lock:
             config = self._require(name)
             task_configs = self.configs.snapshot().task_configs(name)
-            if task >= len(task_configs):
+            if not 0 <= task < len(task_configs):
                 raise NotFoundError(f"Unknown task: {name}-{task}")
             task_id = TaskId(name, task)
             if self.worker.task_state(task_id) is None:
@@ -391,9 +392,7 @@ class StandaloneHerder(Herder):
                 admin = self.log.admin()
                 if consumer_group(name) in admin.list_consumer_groups():
                     committed = admin.list_consumer_group_offsets(consumer_group(name))
-                    reset: dict[ApiTopicPartition, int | None] = {
-                        ApiTopicPartition(tp.topic, tp.partition): None for tp in committed
-                    }
+                    reset: dict[TopicPartition, int | None] = dict.fromkeys(committed)
                     self._sink_connector(config).alter_offsets(config, reset)
                     admin.delete_consumer_group(consumer_group(name))
             else:
@@ -404,23 +403,15 @@ class StandaloneHerder(Herder):
     def _write_offsets(self, name: str, config: Mapping[str, str], offsets: list[ConnectorOffset]) -> None:
         klass = connector_class(config)
         if issubclass(klass, SinkConnector):
-            updates: dict[TopicPartition, int] = {}
-            for entry in offsets:
-                try:
-                    partition = TopicPartition(
-                        str(entry.partition["kafka_topic"]), int(entry.partition["kafka_partition"])
-                    )
-                except (KeyError, TypeError, ValueError) as exc:
-                    raise BadRequestError(
-                        "Sink connector offsets must have the partition keys kafka_topic and kafka_partition"
-                    ) from exc
-                if entry.offset is None:
-                    raise BadRequestError("Resetting single sink partitions is not supported yet; use DELETE")
-                updates[partition] = int(entry.offset["kafka_offset"])
-            altered: dict[ApiTopicPartition, int | None] = {
-                ApiTopicPartition(tp.topic, tp.partition): offset for tp, offset in updates.items()
-            }
-            self._sink_connector(config).alter_offsets(config, altered)
+            parsed = parse_sink_connector_offsets(offsets)
+            updates = {partition: offset for partition, offset in parsed.items() if offset is not None}
+            if len(updates) < len(parsed):
+                raise BadRequestError("Resetting single sink partitions is not supported yet; use DELETE")
+            try:
+                self.log.admin().list_offsets(updates)
+            except UnknownTopicOrPartitionError as error:
+                raise BadRequestError(str(error)) from error
+            self._sink_connector(config).alter_offsets(config, dict(updates))
             self.log.admin().alter_consumer_group_offsets(consumer_group(name), updates)
             return
         connector = klass()
@@ -466,7 +457,7 @@ class StandaloneHerder(Herder):
         while time.monotonic() < deadline:
             try:
                 status = self.connector_status(name)
-            except (NotFoundError, ConflictError):
+            except NotFoundError:
                 status = None
             if status is not None and status.tasks and all(t.state == state for t in status.tasks):
                 return True

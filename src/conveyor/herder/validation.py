@@ -22,7 +22,7 @@ from conveyor.api import (
 )
 from conveyor.api.config.infos import config_key_info
 from conveyor.api.connector_config import sink_connector_config_def, source_connector_config_def
-from conveyor.herder.errors import BadRequestError, NotFoundError
+from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.plugins import PluginNotFoundError, load_chain_plugin, load_plugin_class
 from conveyor.transforms import transformation_config_def
 
@@ -71,7 +71,9 @@ def validate_connector_config(config: Mapping[str, str], exactly_once_enabled: b
     is_source = issubclass(klass, SourceConnector)
     framework = source_connector_config_def() if is_source else sink_connector_config_def()
     try:
-        framework = framework.merge(transformation_config_def(config, load_chain_plugin))
+        framework = framework.merge(
+            transformation_config_def(_with_unique_aliases(config), load_chain_plugin)
+        )
     except Exception as exc:
         framework_values = framework.validate(config)
         _add_error(framework_values, "transforms", str(exc))
@@ -84,6 +86,17 @@ def validate_connector_config(config: Mapping[str, str], exactly_once_enabled: b
         _check_sink_topics(config, framework_values)
     connector_values = connector.validate(config)
     return _infos(klass, framework, framework_values, connector_values, connector.config())
+
+
+def _with_unique_aliases(config: Mapping[str, str]) -> dict[str, str]:
+    """The config with each transform and predicate alias listed once, as Kafka's ``ConnectorConfig.enrich``
+    reads them: the duplicate is reported on ``transforms`` (``predicates``) by their own validator."""
+    unique = dict(config)
+    for key in ("transforms", "predicates"):
+        aliases = [alias.strip() for alias in config.get(key, "").split(",") if alias.strip()]
+        if aliases:
+            unique[key] = ",".join(dict.fromkeys(aliases))
+    return unique
 
 
 def _infos(
@@ -149,13 +162,23 @@ def _check_sink_topics(config: Mapping[str, str], values: list[ConfigValue]) -> 
         _add_error(values, "topics", message)
         _add_error(values, "topics.regex", message)
     dlq = config.get("errors.deadletterqueue.topic.name", "").strip()
-    if dlq and (dlq in topics or (regex and re.fullmatch(regex, dlq))):
+    if dlq and (dlq in topics or _matches(regex, dlq)):
         _add_error(
             values,
             "errors.deadletterqueue.topic.name",
             f"The DLQ topic '{dlq}' may not be included in the list of topics ('topics=...') or match the "
             "regex ('topics.regex=...') to be consumed by this connector",
         )
+
+
+def _matches(regex: str, topic: str) -> bool:
+    """Whether ``regex`` matches all of ``topic``; a regex that does not compile matches nothing."""
+    if not regex:
+        return False
+    try:
+        return re.fullmatch(regex, topic) is not None
+    except re.error:
+        return False
 
 
 def plugin_config_keys(plugin: str) -> list[dict[str, Any]]:

@@ -34,9 +34,7 @@ from conveyor.log.api import (
     Producer,
     RebalanceListener,
     RecordBatch,
-    RecordMetadata,
     TopicDescription,
-    TopicPartition,
 )
 from conveyor.log.errors import (
     GroupIdNotFoundError,
@@ -64,6 +62,7 @@ from conveyor.log.errors import (
 from conveyor.log.group_member import Assignment, Assignor, GroupMember
 from conveyor.log.murmur2 import murmur2, partition_for_key
 from conveyor.log.url import open_log
+from conveyor.positions import RecordMetadata, TopicPartition
 
 __all__ = [
     "Admin",

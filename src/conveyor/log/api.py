@@ -15,20 +15,11 @@ from itertools import repeat
 from types import TracebackType
 from typing import Literal, Self
 
+from conveyor.positions import RecordMetadata, TopicPartition
+
 Header = tuple[str, bytes | None]
 Headers = list[Header]
 IsolationLevel = Literal["read_committed", "read_uncommitted"]
-
-
-@dataclass(frozen=True, order=True, slots=True)
-class TopicPartition:
-    """One partition of one topic."""
-
-    topic: str
-    partition: int
-
-    def __str__(self) -> str:
-        return f"{self.topic}-{self.partition}"
 
 
 @dataclass(slots=True)
@@ -78,16 +69,6 @@ class RecordBatch:
                 self.timestamps,
             )
         )
-
-
-@dataclass(frozen=True, slots=True)
-class RecordMetadata:
-    """Where a sent record was appended (given to ``send``'s ``on_delivery`` callback)."""
-
-    topic: str
-    partition: int
-    offset: int
-    timestamp: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,13 +1,19 @@
-"""Typed errors of the log; every one is a ``LogError`` and its message names what it concerns."""
+"""Typed errors of the log; every one is a ``LogError`` and its message names what it concerns.
+
+A bad setting (a log URL, a topic, producer or consumer setting) is also a ``ConfigError``, as a bad setting
+is wherever Conveyor reads one.
+"""
 
 from __future__ import annotations
 
+from conveyor.errors import ConfigError, ConnectError
 
-class LogError(Exception):
+
+class LogError(ConnectError):
     """Base of every error raised by a log backend."""
 
 
-class InvalidLogUrlError(LogError, ValueError):
+class InvalidLogUrlError(LogError, ConfigError):
     """The URL given to ``open_log`` names no known backend or is malformed."""
 
 
@@ -19,19 +25,19 @@ class TopicExistsError(LogError):
     """A topic with this name already exists."""
 
 
-class InvalidTopicError(LogError, ValueError):
+class InvalidTopicError(LogError):
     """The topic name is not a legal Kafka topic name."""
 
 
-class InvalidConfigError(LogError, ValueError):
+class InvalidConfigError(LogError, ConfigError):
     """A topic, producer or consumer setting is unknown or out of range."""
 
 
-class InvalidPartitionsError(LogError, ValueError):
+class InvalidPartitionsError(LogError):
     """The partition count requested is not allowed."""
 
 
-class InvalidRecordError(LogError, ValueError):
+class InvalidRecordError(LogError):
     """A record the log refuses, such as a record without key in a compacted topic."""
 
 
@@ -54,7 +60,7 @@ class IllegalStateError(LogError):
     """A client used in a state that does not allow the call (closed, nothing assigned, ...)."""
 
 
-class InvalidGroupIdError(LogError, ValueError):
+class InvalidGroupIdError(LogError):
     """The call needs a consumer group id and none (or an empty one) was given."""
 
 

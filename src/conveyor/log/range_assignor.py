@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 
-from conveyor.log.api import JoinResult, TopicPartition
+from conveyor.log.api import JoinResult
+from conveyor.positions import TopicPartition
 
 PROTOCOL_TYPE = "consumer"
 PROTOCOL_NAME = "range"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conveyor.api import ConnectError
+from conveyor.errors import ConnectError, NotFoundError
 
 
-class PluginNotFoundError(ConnectError, LookupError):
+class PluginNotFoundError(NotFoundError):
     """No plugin is known by that name; the message lists the closest known names."""
 
     def __init__(self, message: str, name: str, suggestions: list[str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import quote
 
-from conveyor.rest.errors import RestError
+from conveyor.errors import BadRequestError
 
 NAME_CONFIG = "name"
 CONNECTOR_CLASS_CONFIG = "connector.class"
@@ -15,8 +15,8 @@ def with_connector_name(name: str, config: Mapping[str, str]) -> dict[str, str]:
     """The config with `name` set to the connector's name; a different `name` already in it is a 400."""
     included = config.get(NAME_CONFIG)
     if included is not None and included != name:
-        raise RestError(
-            400, f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})"
+        raise BadRequestError(
+            f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})"
         )
     return {**config, NAME_CONFIG: name}
 
@@ -24,8 +24,8 @@ def with_connector_name(name: str, config: Mapping[str, str]) -> dict[str, str]:
 def require_connector_class(config: Mapping[str, str]) -> None:
     """A config without `connector.class` names no plugin to run: a 400, before the herder sees it."""
     if not config.get(CONNECTOR_CLASS_CONFIG):
-        raise RestError(
-            400, f"Connector config contains no connector type: '{CONNECTOR_CLASS_CONFIG}' is missing"
+        raise BadRequestError(
+            f"Connector config contains no connector type: '{CONNECTOR_CLASS_CONFIG}' is missing"
         )
 
 

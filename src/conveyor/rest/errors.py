@@ -1,7 +1,8 @@
 """Every error the REST API answers with, as Kafka Connect's body `{"error_code": int, "message": str}`.
 
-Herder errors keep the status their class carries; FastAPI's own 404/405 and request-validation errors,
-and any unexpected exception, are rewritten into the same body so clients only ever parse one shape.
+`STATUS_OF_ERROR` is the one place a Conveyor error (`conveyor.errors`) gets its status code, as Kafka's
+`ConnectExceptionMapper` does; FastAPI's own 404/405 and request-validation errors, and any unexpected
+exception, are rewritten into the same body so clients only ever parse one shape.
 """
 
 from __future__ import annotations
@@ -17,18 +18,30 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from conveyor.herder.errors import HerderError
+from conveyor.errors import AlreadyExistsError, BadRequestError, ConfigError, ConnectError, NotFoundError
+from conveyor.log import RebalanceInProgressError
 
 log = logging.getLogger(__name__)
 
+INTERNAL_SERVER_ERROR = 500
 
-class RestError(Exception):
-    """A request the REST layer itself refuses, before or instead of asking the herder."""
+STATUS_OF_ERROR: dict[type[ConnectError], int] = {
+    BadRequestError: 400,
+    ConfigError: 400,
+    NotFoundError: 404,
+    AlreadyExistsError: 409,
+    RebalanceInProgressError: 409,
+}
+"""The status of each kind of error; an error takes the entry of its nearest listed class, else 500."""
 
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+
+def status_of(error: ConnectError) -> int:
+    """The status code Kafka Connect answers `error` with."""
+    for klass in type(error).__mro__:
+        status = STATUS_OF_ERROR.get(klass)
+        if status is not None:
+            return status
+    return INTERNAL_SERVER_ERROR
 
 
 def error_response(status: int, message: str) -> JSONResponse:
@@ -36,22 +49,19 @@ def error_response(status: int, message: str) -> JSONResponse:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Map herder, REST, routing and validation errors onto Kafka Connect's error body."""
-    app.add_exception_handler(HerderError, _herder_error)
-    app.add_exception_handler(RestError, _rest_error)
+    """Map Conveyor's errors, routing and validation errors onto Kafka Connect's error body."""
+    app.add_exception_handler(ConnectError, _connect_error)
     app.add_exception_handler(StarletteHTTPException, _http_exception)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_middleware(UnexpectedErrorMiddleware)
 
 
-async def _herder_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, HerderError)
-    return error_response(exc.status, str(exc) or type(exc).__name__)
-
-
-async def _rest_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, RestError)
-    return error_response(exc.status, exc.message)
+async def _connect_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ConnectError)
+    status = status_of(exc)
+    if status >= INTERNAL_SERVER_ERROR:
+        log.error("Error in REST call to %s", request.url.path, exc_info=exc)
+    return error_response(status, str(exc) or type(exc).__name__)
 
 
 async def _http_exception(request: Request, exc: Exception) -> JSONResponse:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from conveyor.errors import ConfigError
+
 DEFAULT_LISTENERS = "http://:8083"
 SUPPORTED_PROTOCOLS = ("http",)
 
@@ -22,7 +24,7 @@ def parse_listeners(listeners: str) -> list[Listener]:
     """Parse `listeners`, refusing protocols Conveyor cannot serve yet and malformed entries."""
     parsed = [_parse_listener(entry.strip()) for entry in listeners.split(",") if entry.strip()]
     if not parsed:
-        raise ValueError(f"No listeners in {listeners!r}")
+        raise ConfigError(f"No listeners in {listeners!r}")
     return parsed
 
 
@@ -31,13 +33,13 @@ def _parse_listener(entry: str) -> Listener:
     protocol = parts.scheme.lower()
     if protocol not in SUPPORTED_PROTOCOLS:
         scheme = parts.scheme or "(none)"
-        raise ValueError(f"Listener {entry!r}: protocol {scheme!r} is not supported; use http")
+        raise ConfigError(f"Listener {entry!r}: protocol {scheme!r} is not supported; use http")
     try:
         port = parts.port
     except ValueError as exc:
-        raise ValueError(f"Listener {entry!r}: {exc}") from exc
+        raise ConfigError(f"Listener {entry!r}: {exc}") from exc
     if port is None:
-        raise ValueError(f"Listener {entry!r} has no port")
+        raise ConfigError(f"Listener {entry!r} has no port")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise ValueError(f"Listener {entry!r} must be protocol://host:port only")
+        raise ConfigError(f"Listener {entry!r} must be protocol://host:port only")
     return Listener(protocol=protocol, host=parts.hostname or "", port=port)

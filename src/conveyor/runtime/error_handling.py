@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from conveyor.api.errors import RetriableError
 from conveyor.data import ConnectError
+from conveyor.errors import ConfigError
 from conveyor.log import Log, Producer
 from conveyor.runtime.topics import TopicCreator
 
@@ -65,10 +66,7 @@ class ErrorPolicy:
     def from_connector_config(cls, config: Mapping[str, str]) -> ErrorPolicy:
         tolerance = config.get("errors.tolerance", "none").strip().lower()
         if tolerance not in ("none", "all"):
-            raise ConnectError(
-                f"Invalid value {tolerance} for configuration errors.tolerance: "
-                "String must be one of: none, all"
-            )
+            raise ConfigError("errors.tolerance", tolerance, "String must be one of: none, all")
         return cls(
             tolerance_all=tolerance == "all",
             retry_timeout_ms=int(config.get("errors.retry.timeout", "0")),

@@ -15,6 +15,7 @@ from typing import Any
 
 from conveyor.api import Converter, HeaderConverter
 from conveyor.data import Headers, Schema, SinkRecord, SourceRecord
+from conveyor.errors import ConfigError
 from conveyor.log import RecordBatch
 from conveyor.plugins import PluginKind, load_chain_plugin, load_plugin_class
 from conveyor.runtime.error_handling import ErrorHandler, FailedRecord, Stage
@@ -52,7 +53,7 @@ def build_converter(
     class_name, settings = plugin_settings(connector_config, worker_config, key)
     converter = load_plugin_class(class_name, PluginKind.CONVERTER)()
     if not isinstance(converter, Converter):
-        raise TypeError(f"{class_name} given for {key} is not a Converter")
+        raise ConfigError(f"{class_name} given for {key} is not a Converter")
     converter.configure(settings, key == "key.converter")
     return converter
 
@@ -63,7 +64,7 @@ def build_header_converter(
     class_name, settings = plugin_settings(connector_config, worker_config, "header.converter")
     converter = load_plugin_class(class_name, PluginKind.HEADER_CONVERTER)()
     if not isinstance(converter, HeaderConverter):
-        raise TypeError(f"{class_name} given for header.converter is not a HeaderConverter")
+        raise ConfigError(f"{class_name} given for header.converter is not a HeaderConverter")
     converter.configure(settings)
     return converter
 

@@ -19,10 +19,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conveyor.api import OffsetStorageReader, SourceTask, SourceTaskContext, TransactionContext
-from conveyor.api.source import RecordMetadata, TransactionBoundary
+from conveyor.api.source import TransactionBoundary
 from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
 from conveyor.log.api import Closeable
+from conveyor.positions import RecordMetadata
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import TaskLoop

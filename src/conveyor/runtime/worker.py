@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector
+from conveyor.errors import ConfigError, ConnectError
 from conveyor.plugins import load_plugin_class
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExecutor, TaskOutcome
@@ -43,7 +44,7 @@ def connector_type(connector: Connector | type[Connector]) -> str:
 def new_connector(config: Mapping[str, str]) -> Connector:
     klass = load_plugin_class(config["connector.class"])
     if not (isinstance(klass, type) and issubclass(klass, Connector)):
-        raise TypeError(f"{config['connector.class']} is not a Connector class")
+        raise ConfigError(f"{config['connector.class']} is not a Connector class")
     return klass()
 
 
@@ -127,7 +128,7 @@ class Worker:
         configs = connector.task_configs(max_tasks)
         enforce = config.get("tasks.max.enforce", "true").lower() == "true"
         if len(configs) > max_tasks and enforce:
-            raise ValueError(
+            raise ConnectError(
                 f"Connector {name} generated {len(configs)} task configs, more than tasks.max ({max_tasks})"
             )
         task_class = connector.task_class()

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conveyor.errors import ConfigError
+
 log = logging.getLogger(__name__)
 
 #: Keys Kafka Connect removed or that mean nothing here: accepted with a warning, never a failure.
@@ -79,7 +81,7 @@ class WorkerConfig:
 
     @classmethod
     def from_props(cls, props: Mapping[str, str], *, standalone: bool = True) -> WorkerConfig:
-        """Parse worker properties; raises ValueError naming the key on a bad value."""
+        """Parse worker properties; raises ConfigError naming the key on a bad value."""
         values = {k.strip(): str(v).strip() for k, v in props.items()}
         warnings = [
             f"Ignoring worker property '{k}': {why}" for k, why in IGNORED_KEYS.items() if k in values
@@ -95,7 +97,7 @@ class WorkerConfig:
             log_url = f"embedded:{data_dir / 'log'}"
         support = values.get("exactly.once.source.support", "disabled").lower()
         if support not in ("disabled", "preparing", "enabled"):
-            raise ValueError(
+            raise ConfigError(
                 f"Invalid value {support} for configuration exactly.once.source.support: "
                 "String must be one of: disabled, preparing, enabled"
             )
@@ -140,7 +142,7 @@ def _int(values: Mapping[str, str], key: str, default: int) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise ValueError(f"Invalid value {raw} for configuration {key}: Not a number of type INT") from None
+        raise ConfigError(f"Invalid value {raw} for configuration {key}: Not a number of type INT") from None
 
 
 def _bool(values: Mapping[str, str], key: str, default: bool) -> bool:
@@ -148,7 +150,7 @@ def _bool(values: Mapping[str, str], key: str, default: bool) -> bool:
     if raw is None or raw == "":
         return default
     if raw.lower() not in ("true", "false"):
-        raise ValueError(
+        raise ConfigError(
             f"Invalid value {raw} for configuration {key}: Expected value to be either true or false"
         )
     return raw.lower() == "true"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from conveyor.errors import ConnectError
 
-class StorageError(Exception):
+
+class StorageError(ConnectError):
     """Base of every error raised by a store: a write or read of an internal topic failed."""
 
 
-class StorageTimeoutError(StorageError, TimeoutError):
+class StorageTimeoutError(StorageError):
     """Reading an internal topic to its end did not finish in time."""
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
-from conveyor.log.api import ConsumerRecord, IsolationLevel, Log, TopicPartition
+from conveyor.log.api import ConsumerRecord, IsolationLevel, Log
 from conveyor.log.errors import LogError
+from conveyor.positions import TopicPartition
 from conveyor.storage.errors import StorageError, StorageTimeoutError
 
 RecordHandler = Callable[[ConsumerRecord], None]

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conveyor.errors import ConfigError
 from conveyor.herder.distributed.protocol import (
     CONFIG_MISMATCH,
     ConnectAssignment,
@@ -54,7 +55,7 @@ def test_modes_are_found_by_config_name_subprotocol_or_version() -> None:
     assert ConnectProtocolCompatibility.from_config("Sessioned") is SESSIONED
     assert ConnectProtocolCompatibility.from_subprotocol("default") is EAGER
     assert ConnectProtocolCompatibility.from_version(1) is COMPATIBLE
-    with pytest.raises(ValueError, match="Unknown Connect protocol compatibility mode: cooperative"):
+    with pytest.raises(ConfigError, match="Unknown Connect protocol compatibility mode: cooperative"):
         ConnectProtocolCompatibility.from_config("cooperative")
 
 
@@ -181,7 +182,7 @@ def test_truncated_bytes_are_refused() -> None:
 
 
 def test_an_eager_assignment_cannot_carry_revocations() -> None:
-    with pytest.raises(ValueError, match="no revocations"):
+    with pytest.raises(ProtocolError, match="no revocations"):
         encode_assignment(ConnectAssignment("l", "u", 0, revoked_connectors=["a"]), EAGER)
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
+from conveyor.errors import NotFoundError
+
 ClassResolver = Callable[[str], type]
 
 
-class ClassNotFound(LookupError):
+class ClassNotFound(NotFoundError):
     """No class could be found under the given name."""
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from conveyor.api.config.classes import class_name, resolve_class
 from conveyor.api.config.types import ConfigType, Password
-from conveyor.api.errors import ConfigError
+from conveyor.errors import ConfigError, NotFoundError
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _COMMA_WITH_WHITESPACE = re.compile(r"\s*,\s*")
@@ -118,7 +118,7 @@ def _parse_class(name: str, value: Any) -> type:
     if isinstance(value, str):
         try:
             return resolve_class(value)
-        except LookupError as error:
+        except NotFoundError as error:
             raise ConfigError(name, value, f"Class {value} could not be found.") from error
     raise ConfigError(name, value, "Expected a Class instance or class name.")
 

@@ -13,7 +13,6 @@ from conveyor.api import ConfigDef, SinkConnector, Task, TopicPartition
 from conveyor.connectors.spark_sink.checkpoint import local_directory, move_checkpoint
 from conveyor.connectors.spark_sink.config import SPARK_FILE_SINK_CONFIG_DEF, SparkFileSinkSettings
 from conveyor.connectors.spark_sink.task import SparkStreamingSinkTask
-from conveyor.log import TopicPartition as LogTopicPartition
 
 
 class SparkFileSinkConnector(SinkConnector):
@@ -51,6 +50,5 @@ class SparkFileSinkConnector(SinkConnector):
         """Move the query's checkpoint to the new offsets, since the query resumes from its checkpoint;
         False when it has none yet (it then starts from the consumer group's offsets)."""
         settings = SparkFileSinkSettings.parse(connector_config.get("name", "connector"), connector_config)
-        positions = {LogTopicPartition(tp.topic, tp.partition): offset for tp, offset in offsets.items()}
         checkpoint = local_directory(settings.checkpoint_location)
-        return move_checkpoint(checkpoint, local_directory(settings.path) / "_spark_metadata", positions)
+        return move_checkpoint(checkpoint, local_directory(settings.path) / "_spark_metadata", offsets)

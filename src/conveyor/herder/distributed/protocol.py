@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from conveyor.errors import ConfigError, ConnectError
 from conveyor.runtime.task_spec import TaskId
 
 CONNECTOR_TASK = -1
@@ -25,7 +26,7 @@ CONFIG_MISMATCH = 1
 """The leader could not catch up with a member's config offset; members read the config log and rejoin."""
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ConnectError):
     """Bytes that are not a Connect protocol message."""
 
 
@@ -47,7 +48,7 @@ class ConnectProtocolCompatibility(Enum):
         for mode in cls:
             if mode.config_name == name.lower():
                 return mode
-        raise ValueError(f"Unknown Connect protocol compatibility mode: {name}")
+        raise ConfigError(f"Unknown Connect protocol compatibility mode: {name}")
 
     @classmethod
     def from_subprotocol(cls, name: str) -> ConnectProtocolCompatibility:
@@ -55,14 +56,14 @@ class ConnectProtocolCompatibility(Enum):
         for mode in cls:
             if mode.subprotocol == name.lower():
                 return mode
-        raise ValueError(f"Not found Connect protocol compatibility mode for protocol: {name}")
+        raise ProtocolError(f"Not found Connect protocol compatibility mode for protocol: {name}")
 
     @classmethod
     def from_version(cls, version: int) -> ConnectProtocolCompatibility:
         for mode in cls:
             if mode.version == version:
                 return mode
-        raise ValueError(f"Unknown Connect protocol version: {version}")
+        raise ProtocolError(f"Unknown Connect protocol version: {version}")
 
     def supported(self) -> list[ConnectProtocolCompatibility]:
         """The modes a worker in this mode offers when it joins, most preferred first."""
@@ -117,7 +118,7 @@ class ConnectProtocol:
     def encode_assignment(assignment: ConnectAssignment) -> bytes:
         """Version 0 bytes; an eager assignment carries no revocations and no delay, so none may be set."""
         if assignment.revoked_connectors or assignment.revoked_tasks or assignment.delay_ms:
-            raise ValueError("an eager (version 0) assignment has no revocations and no delay")
+            raise ProtocolError("an eager (version 0) assignment has no revocations and no delay")
         writer = _Writer()
         writer.int16(ConnectProtocol.VERSION)
         _write_assignment_fields(writer, assignment)
@@ -299,7 +300,7 @@ class _Writer:
     def string(self, value: str) -> None:
         encoded = value.encode("utf-8")
         if len(encoded) > 0x7FFF:
-            raise ValueError(f"string of {len(encoded)} bytes is longer than the 32767 a Kafka STRING allows")
+            raise ProtocolError(f"a string of {len(encoded)} bytes exceeds a Kafka STRING (32767)")
         self.int16(len(encoded))
         self._parts.append(encoded)
 

@@ -12,7 +12,6 @@ from conveyor.log.api import (
     OffsetsToCommit,
     PartitionOffsets,
     TopicDescription,
-    TopicPartition,
 )
 from conveyor.log.embedded import group_offsets, transactions
 from conveyor.log.embedded import topics as topic_store
@@ -21,6 +20,7 @@ from conveyor.log.embedded.database import Database, now_ms
 from conveyor.log.embedded.partition_log import partition_bounds
 from conveyor.log.embedded.visibility import abort_expired_if_any
 from conveyor.log.errors import GroupIdNotFoundError, NonEmptyGroupError
+from conveyor.positions import TopicPartition
 
 
 class EmbeddedAdmin(Admin):

@@ -6,8 +6,9 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from conveyor.log.api import RecordBatch, TopicPartition
+from conveyor.log.api import RecordBatch
 from conveyor.log.embedded.codec import DecodedBatch
+from conveyor.positions import TopicPartition
 
 
 @dataclass(slots=True)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from conveyor.log.api import CleanerResult, TopicPartition
+from conveyor.log.api import CleanerResult
 from conveyor.log.embedded.codec import DecodedBatch, decode_batch, encode_batch
 from conveyor.log.embedded.partition_log import partition_bounds, read_batches
 from conveyor.log.embedded.topics import TopicInfo
+from conveyor.positions import TopicPartition
 
 _ALL_BATCHES = 1 << 62
 

@@ -19,7 +19,6 @@ from conveyor.log.api import (
     OffsetsToCommit,
     RebalanceListener,
     RecordBatch,
-    TopicPartition,
 )
 from conveyor.log.client_config import choice_setting, int_setting
 from conveyor.log.embedded import group_offsets
@@ -36,6 +35,7 @@ from conveyor.log.errors import (
     NoOffsetForPartitionError,
     OffsetOutOfRangeError,
 )
+from conveyor.positions import TopicPartition
 
 _ROWS_PER_QUERY = 4
 _MAX_WAIT_STEP_S = 0.05

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Mapping
 
-from conveyor.log.api import OffsetAndMetadata, OffsetsToCommit, TopicPartition
+from conveyor.log.api import OffsetAndMetadata, OffsetsToCommit
 from conveyor.log.errors import InvalidGroupIdError
+from conveyor.positions import TopicPartition
 
 
 def require_group_id(group_id: str | None) -> str:

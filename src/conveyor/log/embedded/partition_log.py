@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from conveyor.log.api import TopicPartition
 from conveyor.log.embedded import transactions
 from conveyor.log.errors import UnknownTopicOrPartitionError
+from conveyor.positions import TopicPartition
 
 
 @dataclass(frozen=True, slots=True)

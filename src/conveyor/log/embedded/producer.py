@@ -19,14 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Concatenate, ParamSpec, TypeVar
 
-from conveyor.log.api import (
-    Headers,
-    OffsetAndMetadata,
-    OffsetsToCommit,
-    Producer,
-    RecordMetadata,
-    TopicPartition,
-)
+from conveyor.log.api import Headers, OffsetAndMetadata, OffsetsToCommit, Producer
 from conveyor.log.client_config import int_setting
 from conveyor.log.embedded import group_offsets, transactions
 from conveyor.log.embedded.database import Database, now_ms
@@ -43,6 +36,7 @@ from conveyor.log.errors import (
     UnknownTopicOrPartitionError,
 )
 from conveyor.log.murmur2 import partition_for_key
+from conveyor.positions import RecordMetadata, TopicPartition
 
 DEFAULT_BATCH_SIZE = 1_048_576
 DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000

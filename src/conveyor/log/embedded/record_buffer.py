@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from conveyor.log.api import Headers, RecordMetadata
+from conveyor.log.api import Headers
 from conveyor.log.embedded.codec import encode_batch
+from conveyor.positions import RecordMetadata
 
 DeliveryCallback = Callable[[RecordMetadata], None]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from conveyor.log.api import RebalanceListener, TopicPartition
+from conveyor.log.api import RebalanceListener
 from conveyor.log.client_config import int_setting
 from conveyor.log.embedded.database import Database
 from conveyor.log.embedded.groups import EmbeddedGroupCoordinator
@@ -17,6 +17,7 @@ from conveyor.log.range_assignor import (
     encode_subscription,
     range_assignor,
 )
+from conveyor.positions import TopicPartition
 
 
 class GroupSubscription:

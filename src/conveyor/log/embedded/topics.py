@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from conveyor.log.api import TopicDescription, TopicPartition
+from conveyor.log.api import TopicDescription
 from conveyor.log.errors import (
     InvalidConfigError,
     InvalidPartitionsError,
@@ -16,6 +16,7 @@ from conveyor.log.errors import (
     TopicExistsError,
     UnknownTopicOrPartitionError,
 )
+from conveyor.positions import TopicPartition
 
 _LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
 _MAX_NAME_LENGTH = 249

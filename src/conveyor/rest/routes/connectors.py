@@ -8,11 +8,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query, Request, Response
 from fastapi.responses import JSONResponse
 
+from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.herder.api import Herder
-from conveyor.herder.errors import NotFoundError
 from conveyor.rest.bodies import ConfigPatch, ConnectorConfig, CreateConnectorRequest
 from conveyor.rest.connector_configs import connector_location, require_connector_class, with_connector_name
-from conveyor.rest.errors import RestError
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +33,7 @@ def connectors_router(herder: Herder) -> APIRouter:
     def create_connector(request: Request, body: CreateConnectorRequest) -> JSONResponse:
         name = (body.name or "").strip()
         if body.config is None:
-            raise RestError(400, "Connector config is missing from the request")
+            raise BadRequestError("Connector config is missing from the request")
         config = with_connector_name(name, body.config)
         require_connector_class(config)
         initial_state = body.initial_state.value if body.initial_state is not None else None

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.rest.bodies import LoggerLevelRequest
-from conveyor.rest.errors import RestError
 from conveyor.rest.logger_levels import LoggerLevels, is_valid_level
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ def loggers_router(levels: LoggerLevels) -> APIRouter:
     def logger_level(name: str) -> dict[str, Any]:
         level = levels.level(name)
         if level is None:
-            raise RestError(404, f"Logger {name} not found.")
+            raise NotFoundError(f"Logger {name} not found.")
         return level.to_json()
 
     @router.put("/{name}", summary="Set a logger and every logger below it to a level; answers those changed")
@@ -37,9 +37,9 @@ def loggers_router(levels: LoggerLevels) -> APIRouter:
         scope: Annotated[str | None, Query(description="worker (cluster is served as worker)")] = None,
     ) -> list[str]:
         if body is None or body.level is None:
-            raise RestError(400, "Desired 'level' parameter was not specified in request.")
+            raise BadRequestError("Desired 'level' parameter was not specified in request.")
         if not is_valid_level(body.level):
-            raise RestError(404, f"invalid log level '{body.level}'.")
+            raise NotFoundError(f"invalid log level '{body.level}'.")
         if scope is not None and scope.lower() == "cluster":
             log.info("Cluster-scoped logging is not supported yet; setting %s on this worker only", name)
         return levels.set_level(name, body.level)

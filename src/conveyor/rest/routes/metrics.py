@@ -12,8 +12,8 @@ import re
 from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
 
+from conveyor.errors import NotFoundError
 from conveyor.herder.api import Herder
-from conveyor.herder.errors import HerderError
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _INVALID = re.compile(r"[^a-zA-Z0-9_]")
@@ -29,7 +29,7 @@ def exposition(herder: Herder) -> str:
     for name in herder.connectors():
         try:
             status = herder.connector_status(name)
-        except HerderError:
+        except NotFoundError:
             continue
         connector = _label(name)
         samples.setdefault("conveyor_connector_state", []).append(

@@ -6,10 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from conveyor.errors import BadRequestError
 from conveyor.herder.api import Herder
 from conveyor.herder.entities import ConnectorOffset
 from conveyor.rest.bodies import ConnectorOffsetsRequest
-from conveyor.rest.errors import RestError
 
 TAG = "offsets"
 NO_OFFSETS_MESSAGE = "Partitions / offsets need to be provided for an alter offsets request"
@@ -38,10 +38,10 @@ def offsets_router(herder: Herder) -> APIRouter:
 
 def _requested_offsets(body: ConnectorOffsetsRequest | None) -> list[ConnectorOffset]:
     if body is None or not body.offsets:
-        raise RestError(400, NO_OFFSETS_MESSAGE)
+        raise BadRequestError(NO_OFFSETS_MESSAGE)
     offsets = []
     for entry in body.offsets:
         if entry.partition is None:
-            raise RestError(400, NO_PARTITION_MESSAGE)
+            raise BadRequestError(NO_PARTITION_MESSAGE)
         offsets.append(ConnectorOffset(partition=entry.partition, offset=entry.offset))
     return offsets

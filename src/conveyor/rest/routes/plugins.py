@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query
 
+from conveyor.errors import BadRequestError
 from conveyor.herder.api import Herder
 from conveyor.rest.bodies import ConnectorConfig
 from conveyor.rest.connector_configs import CONNECTOR_CLASS_CONFIG, require_connector_class
-from conveyor.rest.errors import RestError
 from conveyor.rest.query import query_bool
 
 TAG = "connector-plugins"
@@ -38,7 +38,7 @@ def plugins_router(herder: Herder) -> APIRouter:
         require_connector_class(config)
         included = config[CONNECTOR_CLASS_CONFIG]
         if not plugin_names_match(included, plugin):
-            raise RestError(400, f"Included connector type {included} does not match request type {plugin}")
+            raise BadRequestError(f"Included connector type {included} does not match request type {plugin}")
         return herder.validate_connector_config(config)
 
     return router

@@ -35,7 +35,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from conveyor.data import Date, Decimal, Schema, Struct, Timestamp, Type
+from conveyor.data import DataError, Date, Decimal, Schema, Struct, Timestamp, Type
 
 _MAX_PRECISION: Final = 38
 _PRECISION_PARAMETER: Final = "connect.decimal.precision"
@@ -53,7 +53,7 @@ _PRIMITIVES: Final[Mapping[Type, DataType]] = {
 }
 
 
-class UnsupportedSchemaError(ValueError):
+class UnsupportedSchemaError(DataError):
     """A Connect schema, or a schema-less value, has no Spark type this source can give it."""
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from conveyor.data import ConnectError
+from conveyor.errors import ConfigError, ConnectError
 from conveyor.log import IsolationLevel
 from conveyor.runtime.error_handling import ErrorPolicy
 
@@ -44,7 +44,7 @@ _CONVERTER_SETTINGS: Final = (
 )
 
 
-class ConveyorOptionError(ValueError):
+class ConveyorOptionError(ConfigError):
     """An option of the ``conveyor`` data source is missing, unknown in combination, or malformed."""
 
 

@@ -21,6 +21,7 @@ import pyarrow as pa
 from pyspark.sql.types import BinaryType, StructType
 
 from conveyor.data import DataError
+from conveyor.errors import ConnectError
 from conveyor.log import Consumer, RecordBatch, open_log
 from conveyor.log.columns import BinaryColumn, binary_array
 from conveyor.runtime.error_handling import connector_error_handler
@@ -35,7 +36,7 @@ ROWS_PER_ARROW_BATCH: Final = 8192
 _POLL_WAIT_S: Final = 0.2
 
 
-class RangeUnavailableError(RuntimeError):
+class RangeUnavailableError(ConnectError):
     """A planned range could not be read to its end in time (records removed, or the log unreachable)."""
 
 

@@ -18,6 +18,7 @@ from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowWriter, WriterCommitMessage
 from pyspark.sql.types import StructType
 
+from conveyor.errors import ConnectError
 from conveyor.spark.datasource.exactly_once import WriteIdentity, write_partition
 from conveyor.spark.datasource.options import WriteOptions
 from conveyor.spark.datasource.outgoing import check_write_schema
@@ -26,7 +27,7 @@ QUERY_ID_PROPERTY: Final = "sql.streaming.queryId"
 BATCH_ID_PROPERTY: Final = "streaming.sql.batchId"
 
 
-class StreamingContextMissingError(RuntimeError):
+class StreamingContextMissingError(ConnectError):
     """A streaming write task ran without the query and batch ids Spark normally gives it."""
 
 
