@@ -8,7 +8,7 @@ from typing import Any
 from conveyor.api import ConfigDef, ConfigType, Importance, Transformation
 from conveyor.data import ConnectRecord, DataError
 from conveyor.transforms.date_format import JavaDateFormat
-from conveyor.transforms.transform_config import invalid_setting, parse_settings
+from conveyor.transforms.transform_config import ConfiguredPlugin, invalid_setting
 
 TOPIC_FORMAT_CONFIG = "topic.format"
 TIMESTAMP_FORMAT_CONFIG = "timestamp.format"
@@ -18,7 +18,7 @@ CONFIG_DEF = (
     .define(
         TOPIC_FORMAT_CONFIG,
         ConfigType.STRING,
-        "${topic}-${timestamp}",
+        default="${topic}-${timestamp}",
         importance=Importance.HIGH,
         documentation="Format string which can contain <code>${topic}</code> and <code>${timestamp}</code> "
         "as "
@@ -27,7 +27,7 @@ CONFIG_DEF = (
     .define(
         TIMESTAMP_FORMAT_CONFIG,
         ConfigType.STRING,
-        "yyyyMMdd",
+        default="yyyyMMdd",
         importance=Importance.HIGH,
         documentation="Format string for the timestamp that is compatible with "
         "<code>java.text.SimpleDateFormat</code>.",
@@ -35,25 +35,19 @@ CONFIG_DEF = (
 )
 
 
-class TimestampRouter(Transformation[ConnectRecord]):
+class TimestampRouter(ConfiguredPlugin, Transformation[ConnectRecord]):
     """Rename the topic to ``topic.format`` with ``${topic}`` and ``${timestamp}`` filled in."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        owner = type(self).__name__
-        settings = parse_settings(owner, CONFIG_DEF, configs)
+    CONFIG_DEF = CONFIG_DEF
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._topic_format: str = settings[TOPIC_FORMAT_CONFIG]
         try:
             self._timestamp_format = JavaDateFormat(settings[TIMESTAMP_FORMAT_CONFIG])
         except ValueError as error:
             raise invalid_setting(
-                owner, TIMESTAMP_FORMAT_CONFIG, settings[TIMESTAMP_FORMAT_CONFIG], str(error)
+                self.owner, TIMESTAMP_FORMAT_CONFIG, settings[TIMESTAMP_FORMAT_CONFIG], str(error)
             ) from None
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
-        pass
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         if record.timestamp is None:
