@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conveyor.api import ConfigDef, Converter, HeaderConverter
-from conveyor.convert.converter_type import define_converter_type
+from conveyor.convert.configured_converter import ConfiguredConverter
 from conveyor.data import (
     OPTIONAL_BOOLEAN_SCHEMA,
     OPTIONAL_FLOAT32_SCHEMA,
@@ -22,18 +20,12 @@ from conveyor.data import (
 )
 
 
-class FixedWidthConverter(Converter, HeaderConverter):
+class FixedWidthConverter(ConfiguredConverter):
     """Packs one value with a ``struct`` format; subclasses choose the format, schema and Python type."""
 
     FORMAT: ClassVar[str]
     SCHEMA: ClassVar[Schema]
     TYPE_NAME: ClassVar[str]
-
-    def config(self) -> ConfigDef:
-        return define_converter_type(ConfigDef())
-
-    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
-        define_converter_type(ConfigDef()).parse(configs)
 
     def _accepts(self, value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
@@ -64,14 +56,6 @@ class FixedWidthConverter(Converter, HeaderConverter):
                 topic=topic,
             )
         return SchemaAndValue(self.SCHEMA, struct.unpack(self.FORMAT, value)[0])
-
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
-
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
 
 
 class ShortConverter(FixedWidthConverter):
