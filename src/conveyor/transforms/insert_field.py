@@ -41,51 +41,36 @@ _OPTIONALITY_DOC = (
 _OPTIONAL_TIMESTAMP_SCHEMA = Timestamp.builder().optional().build()
 _PURPOSE = "field insertion"
 
-CONFIG_DEF = define_replace_null_with_default(
-    ConfigDef()
-    .define(
-        TOPIC_FIELD,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for Kafka topic. {_OPTIONALITY_DOC}",
-    )
-    .define(
-        PARTITION_FIELD,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for Kafka partition. {_OPTIONALITY_DOC}",
-    )
-    .define(
-        OFFSET_FIELD,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for Kafka offset - only applicable to sink connectors. {_OPTIONALITY_DOC}",
-    )
-    .define(
-        TIMESTAMP_FIELD,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for record timestamp. {_OPTIONALITY_DOC}",
-    )
-    .define(
-        STATIC_FIELD,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for static data field. {_OPTIONALITY_DOC}",
-    )
-    .define(
+_INSERTED_FIELD_DOCS = {
+    TOPIC_FIELD: "Field name for Kafka topic.",
+    PARTITION_FIELD: "Field name for Kafka partition.",
+    OFFSET_FIELD: "Field name for Kafka offset - only applicable to sink connectors.",
+    TIMESTAMP_FIELD: "Field name for record timestamp.",
+    STATIC_FIELD: "Field name for static data field.",
+}
+
+
+def _config_def() -> ConfigDef:
+    config_def = ConfigDef()
+    for name, doc in _INSERTED_FIELD_DOCS.items():
+        config_def.define(
+            name,
+            ConfigType.STRING,
+            default=None,
+            importance=Importance.MEDIUM,
+            documentation=f"{doc} {_OPTIONALITY_DOC}",
+        )
+    config_def.define(
         STATIC_VALUE,
         ConfigType.STRING,
         default=None,
         importance=Importance.MEDIUM,
         documentation="Static field value, if field name configured.",
     )
-)
+    return define_replace_null_with_default(config_def)
+
+
+CONFIG_DEF = _config_def()
 
 
 @dataclass(frozen=True)

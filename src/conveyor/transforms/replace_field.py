@@ -39,37 +39,29 @@ def _validate_renames(_name: str, value: Any) -> None:
         parse_rename_mappings(value)
 
 
-CONFIG_DEF = define_replace_null_with_default(
-    ConfigDef()
-    .define(
-        EXCLUDE_CONFIG,
-        ConfigType.LIST,
-        default=[],
-        importance=Importance.MEDIUM,
-        documentation="Fields to exclude. This takes precedence over the fields to include.",
-    )
-    .define(
-        BLACKLIST_CONFIG,
+def _define_field_list(config_def: ConfigDef, name: str, documentation: str) -> ConfigDef:
+    """Add list setting ``name`` (default empty) and its deprecated alias (default none)."""
+    deprecated = _DEPRECATED_ALIASES[name]
+    return config_def.define(
+        name, ConfigType.LIST, default=[], importance=Importance.MEDIUM, documentation=documentation
+    ).define(
+        deprecated,
         ConfigType.LIST,
         default=None,
         importance=Importance.LOW,
-        documentation=f"Deprecated. Use {EXCLUDE_CONFIG} instead.",
+        documentation=f"Deprecated. Use {name} instead.",
     )
-    .define(
-        INCLUDE_CONFIG,
-        ConfigType.LIST,
-        default=[],
-        importance=Importance.MEDIUM,
-        documentation="Fields to include. If specified, only these fields will be used.",
+
+
+def _config_def() -> ConfigDef:
+    config_def = ConfigDef()
+    _define_field_list(
+        config_def, EXCLUDE_CONFIG, "Fields to exclude. This takes precedence over the fields to include."
     )
-    .define(
-        WHITELIST_CONFIG,
-        ConfigType.LIST,
-        default=None,
-        importance=Importance.LOW,
-        documentation=f"Deprecated. Use {INCLUDE_CONFIG} instead.",
+    _define_field_list(
+        config_def, INCLUDE_CONFIG, "Fields to include. If specified, only these fields will be used."
     )
-    .define(
+    config_def.define(
         RENAMES_CONFIG,
         ConfigType.LIST,
         default=[],
@@ -79,7 +71,10 @@ CONFIG_DEF = define_replace_null_with_default(
         importance=Importance.MEDIUM,
         documentation="Field rename mappings.",
     )
-)
+    return define_replace_null_with_default(config_def)
+
+
+CONFIG_DEF = _config_def()
 
 
 def _translate_deprecated(configs: Mapping[str, Any]) -> dict[str, Any]:
