@@ -76,6 +76,13 @@ _NULL_BY_PYTHON_TYPE: tuple[tuple[type, Callable[[], Any]], ...] = (
     (list, list),
     (dict, dict),
 )
+_REPLACEABLE_KINDS: tuple[tuple[type, Type], ...] = (
+    (bool, Type.BOOLEAN),
+    (int, Type.INT64),
+    (float, Type.FLOAT64),
+    (decimal.Decimal, Type.BYTES),
+    (str, Type.STRING),
+)
 
 
 def _null_of_schema(schema: Schema) -> Any:
@@ -114,17 +121,8 @@ def _replacement_of_type(kind: Type, value_type: str, replacement: str) -> Any:
 
 
 def _python_kind(value: Any) -> Type | None:
-    if isinstance(value, bool):
-        return Type.BOOLEAN
-    if isinstance(value, int):
-        return Type.INT64
-    if isinstance(value, float):
-        return Type.FLOAT64
-    if isinstance(value, decimal.Decimal):
-        return Type.BYTES
-    if isinstance(value, str):
-        return Type.STRING
-    return None
+    """The Connect type a custom replacement of ``value`` is parsed as (None when it cannot be)."""
+    return next((kind for python_type, kind in _REPLACEABLE_KINDS if isinstance(value, python_type)), None)
 
 
 class MaskField(StructOrMapTransformation):
