@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring
 from typing import Any, Final
 
+from conveyor.convert.json_dispatch import compile_by_schema
 from conveyor.convert.json_options import DecimalFormat, JsonOptions
 from conveyor.convert.json_text import java_double, java_float, json_bytes
 from conveyor.data import DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
@@ -68,16 +69,9 @@ def _null_text(schema: Schema, non_null: ValueEncoder, options: JsonOptions) -> 
 
 
 def _compile_non_null(schema: Schema, options: JsonOptions) -> ValueEncoder:
-    logical = _logical_encoder(schema, options)
-    if logical is not None:
-        return logical
-    if schema.type is Type.STRUCT:
-        return _compile_struct(schema, options)
-    if schema.type is Type.ARRAY:
-        return _compile_array(schema, options)
-    if schema.type is Type.MAP:
-        return _compile_map(schema, options)
-    return _checked_primitive(schema.type)
+    return compile_by_schema(
+        schema, options, _logical_encoder(schema, options), _COMPOSITE_ENCODERS, _checked_primitive
+    )
 
 
 def _logical_encoder(schema: Schema, options: JsonOptions) -> ValueEncoder | None:
@@ -227,6 +221,13 @@ def _compile_struct(schema: Schema, options: JsonOptions) -> ValueEncoder:
     exec(compile(source, f"<json encoder for {schema!r}>", "exec"), namespace)
     encoder: ValueEncoder = namespace["encode_struct"]
     return encoder
+
+
+_COMPOSITE_ENCODERS: Final[Mapping[Type, Callable[[Schema, JsonOptions], ValueEncoder]]] = {
+    Type.STRUCT: _compile_struct,
+    Type.ARRAY: _compile_array,
+    Type.MAP: _compile_map,
+}
 
 
 def _field_expression(
