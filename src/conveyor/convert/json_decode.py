@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from conveyor.convert.json_dispatch import compile_by_schema
+from conveyor.convert.json_dispatch import compile_by_schema, compile_map_parts
 from conveyor.convert.json_options import JsonOptions
 from conveyor.convert.json_text import to_float32
 from conveyor.data import DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
@@ -165,10 +165,8 @@ def _compile_array(schema: Schema, options: JsonOptions) -> ValueDecoder:
 
 
 def _compile_map(schema: Schema, options: JsonOptions) -> ValueDecoder:
-    assert schema.key_schema is not None
-    decode_key = compile_decoder(schema.key_schema, options)
-    decode_entry = compile_decoder(schema.value_schema, options)
-    if schema.key_schema.type is Type.STRING:
+    decode_key, decode_entry, string_keys = compile_map_parts(schema, options, compile_decoder)
+    if string_keys:
 
         def decode_object(node: Any) -> dict[Any, Any]:
             if node.__class__ is not dict:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring
 from typing import Any, Final
 
-from conveyor.convert.json_dispatch import compile_by_schema
+from conveyor.convert.json_dispatch import compile_by_schema, compile_map_parts
 from conveyor.convert.json_options import DecimalFormat, JsonOptions
 from conveyor.convert.json_text import java_double, java_float, json_bytes
 from conveyor.data import DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
@@ -161,10 +161,8 @@ def _compile_array(schema: Schema, options: JsonOptions) -> ValueEncoder:
 
 
 def _compile_map(schema: Schema, options: JsonOptions) -> ValueEncoder:
-    assert schema.key_schema is not None
-    encode_key = compile_encoder(schema.key_schema, options)
-    encode_entry = compile_encoder(schema.value_schema, options)
-    if schema.key_schema.type is Type.STRING:
+    encode_key, encode_entry, string_keys = compile_map_parts(schema, options, compile_encoder)
+    if string_keys:
 
         def encode_object(value: Any) -> str:
             if not isinstance(value, Mapping):
