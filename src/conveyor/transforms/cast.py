@@ -60,23 +60,6 @@ def _validate_spec(_name: str, value: Any) -> None:
     parse_cast_spec(value or [])
 
 
-CONFIG_DEF = define_replace_null_with_default(
-    ConfigDef().define(
-        SPEC_CONFIG,
-        ConfigType.LIST,
-        validator=LambdaValidator(
-            _validate_spec, "list of colon-delimited pairs, e.g. <code>foo:bar,abc:xyz</code>"
-        ),
-        importance=Importance.HIGH,
-        documentation="List of fields and the type to cast them to of the form field1:type,field2:type "
-        "to cast "
-        "fields of Maps or Structs. A single type to cast the entire value. Valid types are int8, "
-        "int16, int32, int64, float32, float64, boolean, and string. Note that binary fields can "
-        "only be cast to string.",
-    )
-)
-
-
 def _primitive_schema(target: Type, optional: bool, default: Any, like: Schema | None = None) -> Schema:
     keep_basics = like is not None and like.name not in _LOGICAL_NAMES
     return Schema(
@@ -93,7 +76,21 @@ def _primitive_schema(target: Type, optional: bool, default: Any, like: Schema |
 class Cast(StructOrMapTransformation):
     """Cast fields of a struct or map, or the whole key or value, to a primitive type other than bytes."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef().define(
+            SPEC_CONFIG,
+            ConfigType.LIST,
+            validator=LambdaValidator(
+                _validate_spec, "list of colon-delimited pairs, e.g. <code>foo:bar,abc:xyz</code>"
+            ),
+            importance=Importance.HIGH,
+            documentation="List of fields and the type to cast them to of the form field1:type,field2:type "
+            "to cast "
+            "fields of Maps or Structs. A single type to cast the entire value. Valid types are int8, "
+            "int16, int32, int64, float32, float64, boolean, and string. Note that binary fields can "
+            "only be cast to string.",
+        )
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._casts = parse_cast_spec(settings[SPEC_CONFIG])

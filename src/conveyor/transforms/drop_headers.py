@@ -11,18 +11,16 @@ from conveyor.transforms.transform_config import ConfiguredPlugin
 
 HEADERS_CONFIG = "headers"
 
-CONFIG_DEF = ConfigDef().define(
-    HEADERS_CONFIG,
-    ConfigType.LIST,
-    importance=Importance.HIGH,
-    documentation="The name of the headers to be removed.",
-)
-
 
 class DropHeaders(ConfiguredPlugin, Transformation[ConnectRecord]):
     """Remove every header whose key is listed in ``headers``."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = ConfigDef().define(
+        HEADERS_CONFIG,
+        ConfigType.LIST,
+        importance=Importance.HIGH,
+        documentation="The name of the headers to be removed.",
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._names = frozenset(self.non_empty_list(settings, HEADERS_CONFIG))

@@ -21,27 +21,25 @@ from conveyor.transforms.transformation_base import SidedTransformation
 FIELD_CONFIG = "field"
 _PURPOSE = "field extraction"
 
-CONFIG_DEF = define_replace_null_with_default(
-    ConfigDef().define(
-        FIELD_CONFIG,
-        ConfigType.STRING,
-        importance=Importance.MEDIUM,
-        documentation="Field name to extract.",
-    )
-).define(
-    FIELD_SYNTAX_VERSION_CONFIG,
-    ConfigType.STRING,
-    default="V1",
-    validator=ValidString.in_("V1", "V2"),
-    importance=Importance.HIGH,
-    documentation=FIELD_SYNTAX_VERSION_DOC,
-)
-
 
 class ExtractField(SidedTransformation):
     """Extract one field of a struct (schema-ful) or map (schemaless); a null key or value passes through."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef().define(
+            FIELD_CONFIG,
+            ConfigType.STRING,
+            importance=Importance.MEDIUM,
+            documentation="Field name to extract.",
+        )
+    ).define(
+        FIELD_SYNTAX_VERSION_CONFIG,
+        ConfigType.STRING,
+        default="V1",
+        validator=ValidString.in_("V1", "V2"),
+        importance=Importance.HIGH,
+        documentation=FIELD_SYNTAX_VERSION_DOC,
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         version = FieldSyntaxVersion.of(settings[FIELD_SYNTAX_VERSION_CONFIG])

@@ -18,15 +18,6 @@ _PURPOSE = "flattening"
 _KEPT_AS_IS = frozenset(Type) - {Type.STRUCT}
 _SCHEMALESS_KEPT_AS_IS = _KEPT_AS_IS - {Type.MAP}
 
-CONFIG_DEF = ConfigDef().define(
-    DELIMITER_CONFIG,
-    ConfigType.STRING,
-    default=".",
-    importance=Importance.MEDIUM,
-    documentation="Delimiter to insert between field names from the input record when generating field names "
-    "for the output record",
-)
-
 
 def _flattened_field_schema(original: Schema, optional: bool, default: Any) -> Schema:
     return dataclasses.replace(original, optional=optional, default=default, fields=())
@@ -35,7 +26,14 @@ def _flattened_field_schema(original: Schema, optional: bool, default: Any) -> S
 class Flatten(StructOrMapTransformation):
     """Flatten nested data; arrays (and, with a schema, maps) are kept as they are."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = ConfigDef().define(
+        DELIMITER_CONFIG,
+        ConfigType.STRING,
+        default=".",
+        importance=Importance.MEDIUM,
+        documentation="Delimiter to insert between field names from the input record "
+        "when generating field names for the output record",
+    )
     NULL_PASSES_THROUGH = False
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:

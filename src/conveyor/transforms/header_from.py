@@ -19,38 +19,36 @@ OPERATION_CONFIG = "operation"
 MOVE = "move"
 COPY = "copy"
 
-CONFIG_DEF = define_replace_null_with_default(
-    ConfigDef()
-    .define(
-        FIELDS_CONFIG,
-        ConfigType.LIST,
-        importance=Importance.HIGH,
-        documentation="Field names in the record whose values are to be copied or moved to headers.",
-    )
-    .define(
-        HEADERS_CONFIG,
-        ConfigType.LIST,
-        importance=Importance.HIGH,
-        documentation="Header names, in the same order as the field names listed in the fields configuration "
-        "property.",
-    )
-    .define(
-        OPERATION_CONFIG,
-        ConfigType.STRING,
-        validator=ValidString.in_(MOVE, COPY),
-        importance=Importance.HIGH,
-        documentation="Either <code>move</code> if the fields are to be moved to the headers "
-        "(removed from the "
-        "key/value), or <code>copy</code> if the fields are to be copied to the headers (retained "
-        "in the key/value).",
-    )
-)
-
 
 class HeaderFrom(StructOrMapTransformation):
     """Add a header per configured field (with the field's schema), removing the field when moving."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef()
+        .define(
+            FIELDS_CONFIG,
+            ConfigType.LIST,
+            importance=Importance.HIGH,
+            documentation="Field names in the record whose values are to be copied or moved to headers.",
+        )
+        .define(
+            HEADERS_CONFIG,
+            ConfigType.LIST,
+            importance=Importance.HIGH,
+            documentation="Header names, in the same order as the field names listed in the fields "
+            "configuration property.",
+        )
+        .define(
+            OPERATION_CONFIG,
+            ConfigType.STRING,
+            validator=ValidString.in_(MOVE, COPY),
+            importance=Importance.HIGH,
+            documentation="Either <code>move</code> if the fields are to be moved to the headers "
+            "(removed from the "
+            "key/value), or <code>copy</code> if the fields are to be copied to the headers (retained "
+            "in the key/value).",
+        )
+    )
     NULL_PASSES_THROUGH = False
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:

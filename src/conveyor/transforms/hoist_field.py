@@ -12,18 +12,16 @@ from conveyor.transforms.transformation_base import StructOrMapTransformation
 
 FIELD_CONFIG = "field"
 
-CONFIG_DEF = ConfigDef().define(
-    FIELD_CONFIG,
-    ConfigType.STRING,
-    importance=Importance.MEDIUM,
-    documentation="Field name for the single field that will be created in the resulting Struct or Map.",
-)
-
 
 class HoistField(StructOrMapTransformation):
     """Wrap data in a struct or map with a single field named by ``field``."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = ConfigDef().define(
+        FIELD_CONFIG,
+        ConfigType.STRING,
+        importance=Importance.MEDIUM,
+        documentation="Field name for the single field that will be created in the resulting Struct or Map.",
+    )
     NULL_PASSES_THROUGH = False
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:

@@ -70,9 +70,6 @@ def _config_def() -> ConfigDef:
     return define_replace_null_with_default(config_def)
 
 
-CONFIG_DEF = _config_def()
-
-
 @dataclass(frozen=True)
 class InsertionSpec:
     """A configured field name; a trailing ``!`` makes the inserted field required, ``?`` optional."""
@@ -97,7 +94,7 @@ class InsertionSpec:
 class InsertField(StructOrMapTransformation):
     """Insert record metadata (topic, partition, offset, timestamp) or a static string as fields."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = _config_def()
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._topic = InsertionSpec.parse(settings[TOPIC_FIELD])

@@ -13,29 +13,27 @@ from conveyor.transforms.transform_config import ConfiguredPlugin
 HEADER_CONFIG = "header"
 VALUE_LITERAL_CONFIG = "value.literal"
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        HEADER_CONFIG,
-        ConfigType.STRING,
-        validator=NonNullValidator(),
-        importance=Importance.HIGH,
-        documentation="The name of the header.",
-    )
-    .define(
-        VALUE_LITERAL_CONFIG,
-        ConfigType.STRING,
-        validator=NonNullValidator(),
-        importance=Importance.HIGH,
-        documentation="The literal value that is to be set as the header value on all records.",
-    )
-)
-
 
 class InsertHeader(ConfiguredPlugin, Transformation[ConnectRecord]):
     """Add header ``header`` with ``value.literal``, typed as Kafka's ``Values.parseString`` would type it."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = (
+        ConfigDef()
+        .define(
+            HEADER_CONFIG,
+            ConfigType.STRING,
+            validator=NonNullValidator(),
+            importance=Importance.HIGH,
+            documentation="The name of the header.",
+        )
+        .define(
+            VALUE_LITERAL_CONFIG,
+            ConfigType.STRING,
+            validator=NonNullValidator(),
+            importance=Importance.HIGH,
+            documentation="The literal value that is to be set as the header value on all records.",
+        )
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._header: str = settings[HEADER_CONFIG]

@@ -19,25 +19,6 @@ REPLACEMENT_CONFIG = "replacement"
 _PURPOSE = "mask fields"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
-CONFIG_DEF = define_replace_null_with_default(
-    ConfigDef()
-    .define(
-        FIELDS_CONFIG,
-        ConfigType.LIST,
-        importance=Importance.HIGH,
-        documentation="Names of fields to mask.",
-    )
-    .define(
-        REPLACEMENT_CONFIG,
-        ConfigType.STRING,
-        default=None,
-        validator=NonEmptyString(),
-        importance=Importance.LOW,
-        documentation="Custom value replacement, that will be applied to all 'fields' values "
-        "(numeric or non-empty string values only).",
-    )
-)
-
 _INTEGER_BOUNDS = {
     Type.INT8: (-(2**7), 2**7),
     Type.INT16: (-(2**15), 2**15),
@@ -128,7 +109,24 @@ def _python_kind(value: Any) -> Type | None:
 class MaskField(StructOrMapTransformation):
     """Mask ``fields`` with their type's null value (0, false, "", empty, the epoch) or ``replacement``."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef()
+        .define(
+            FIELDS_CONFIG,
+            ConfigType.LIST,
+            importance=Importance.HIGH,
+            documentation="Names of fields to mask.",
+        )
+        .define(
+            REPLACEMENT_CONFIG,
+            ConfigType.STRING,
+            default=None,
+            validator=NonEmptyString(),
+            importance=Importance.LOW,
+            documentation="Custom value replacement, that will be applied to all 'fields' values "
+            "(numeric or non-empty string values only).",
+        )
+    )
     NULL_PASSES_THROUGH = False
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:

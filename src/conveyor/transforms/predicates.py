@@ -31,27 +31,16 @@ def _validate_pattern(name: str, value: Any) -> None:
         raise ConfigError(name, value, f"Invalid regex: {error}") from None
 
 
-TOPIC_NAME_MATCHES_CONFIG_DEF = ConfigDef().define(
-    PATTERN_CONFIG,
-    ConfigType.STRING,
-    validator=LambdaValidator(_validate_pattern, "A valid regex"),
-    importance=Importance.MEDIUM,
-    documentation="A Java regular expression for matching against the name of a record's topic.",
-)
-HAS_HEADER_KEY_CONFIG_DEF = ConfigDef().define(
-    NAME_CONFIG,
-    ConfigType.STRING,
-    validator=NonEmptyString(),
-    importance=Importance.MEDIUM,
-    documentation="The header name.",
-)
-RECORD_IS_TOMBSTONE_CONFIG_DEF = ConfigDef()
-
-
 class TopicNameMatches(ConfiguredPlugin, Predicate[ConnectRecord]):
     """True for records whose whole topic name matches ``pattern``."""
 
-    CONFIG_DEF = TOPIC_NAME_MATCHES_CONFIG_DEF
+    CONFIG_DEF = ConfigDef().define(
+        PATTERN_CONFIG,
+        ConfigType.STRING,
+        validator=LambdaValidator(_validate_pattern, "A valid regex"),
+        importance=Importance.MEDIUM,
+        documentation="A Java regular expression for matching against the name of a record's topic.",
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._pattern = re.compile(settings[PATTERN_CONFIG])
@@ -66,7 +55,13 @@ class TopicNameMatches(ConfiguredPlugin, Predicate[ConnectRecord]):
 class HasHeaderKey(ConfiguredPlugin, Predicate[ConnectRecord]):
     """True for records with at least one header named ``name``."""
 
-    CONFIG_DEF = HAS_HEADER_KEY_CONFIG_DEF
+    CONFIG_DEF = ConfigDef().define(
+        NAME_CONFIG,
+        ConfigType.STRING,
+        validator=NonEmptyString(),
+        importance=Importance.MEDIUM,
+        documentation="The header name.",
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._name: str = settings[NAME_CONFIG]
@@ -83,9 +78,6 @@ class RecordIsTombstone(Predicate[ConnectRecord]):
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         pass
-
-    def config(self) -> ConfigDef:
-        return RECORD_IS_TOMBSTONE_CONFIG_DEF
 
     def test(self, record: ConnectRecord) -> bool:
         return record.value is None

@@ -38,28 +38,25 @@ def python_replacement(java_replacement: str) -> str:
     return _GROUP_REFERENCE.sub(translate, java_replacement)
 
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        REGEX_CONFIG,
-        ConfigType.STRING,
-        validator=LambdaValidator(_validate_regex, "valid regex"),
-        importance=Importance.HIGH,
-        documentation="Regular expression to use for matching.",
-    )
-    .define(
-        REPLACEMENT_CONFIG,
-        ConfigType.STRING,
-        importance=Importance.HIGH,
-        documentation="Replacement string.",
-    )
-)
-
-
 class RegexRouter(ConfiguredPlugin, Transformation[ConnectRecord]):
     """When the whole topic matches ``regex``, replace it with ``replacement``; other topics are unchanged."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = (
+        ConfigDef()
+        .define(
+            REGEX_CONFIG,
+            ConfigType.STRING,
+            validator=LambdaValidator(_validate_regex, "valid regex"),
+            importance=Importance.HIGH,
+            documentation="Regular expression to use for matching.",
+        )
+        .define(
+            REPLACEMENT_CONFIG,
+            ConfigType.STRING,
+            importance=Importance.HIGH,
+            documentation="Replacement string.",
+        )
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._regex = re.compile(settings[REGEX_CONFIG])

@@ -74,9 +74,6 @@ def _config_def() -> ConfigDef:
     return define_replace_null_with_default(config_def)
 
 
-CONFIG_DEF = _config_def()
-
-
 def _translate_deprecated(configs: Mapping[str, Any]) -> dict[str, Any]:
     translated = dict(configs)
     for current, deprecated in _DEPRECATED_ALIASES.items():
@@ -88,7 +85,7 @@ def _translate_deprecated(configs: Mapping[str, Any]) -> dict[str, Any]:
 class ReplaceField(StructOrMapTransformation):
     """Filter fields with ``include``/``exclude`` (``exclude`` wins) and rename them with ``renames``."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = _config_def()
 
     def __init__(self) -> None:
         super().__init__()

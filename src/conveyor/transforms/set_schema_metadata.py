@@ -17,29 +17,27 @@ SCHEMA_NAME_CONFIG = "schema.name"
 SCHEMA_VERSION_CONFIG = "schema.version"
 _PURPOSE = "updating schema metadata"
 
-CONFIG_DEF = define_replace_null_with_default(
-    ConfigDef()
-    .define(
-        SCHEMA_NAME_CONFIG,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.HIGH,
-        documentation="Schema name to set.",
-    )
-    .define(
-        SCHEMA_VERSION_CONFIG,
-        ConfigType.INT,
-        default=None,
-        importance=Importance.HIGH,
-        documentation="Schema version to set.",
-    )
-)
-
 
 class SetSchemaMetadata(SidedTransformation):
     """Rename or re-version a schema; a struct value is rebuilt against the updated schema."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef()
+        .define(
+            SCHEMA_NAME_CONFIG,
+            ConfigType.STRING,
+            default=None,
+            importance=Importance.HIGH,
+            documentation="Schema name to set.",
+        )
+        .define(
+            SCHEMA_VERSION_CONFIG,
+            ConfigType.INT,
+            default=None,
+            importance=Importance.HIGH,
+            documentation="Schema version to set.",
+        )
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._name: str | None = settings[SCHEMA_NAME_CONFIG]

@@ -46,44 +46,6 @@ _MILLIS_PER_DAY = 86_400_000
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _PURPOSE = "converting timestamp formats"
 
-CONFIG_DEF = define_replace_null_with_default(
-    ConfigDef()
-    .define(
-        FIELD_CONFIG,
-        ConfigType.STRING,
-        default="",
-        importance=Importance.HIGH,
-        documentation="The field containing the timestamp, or empty if the entire value is a timestamp",
-    )
-    .define(
-        TARGET_TYPE_CONFIG,
-        ConfigType.STRING,
-        validator=ValidString.in_(TYPE_STRING, TYPE_UNIX, TYPE_DATE, TYPE_TIME, TYPE_TIMESTAMP),
-        importance=Importance.HIGH,
-        documentation="The desired timestamp representation: string, unix, Date, Time, or Timestamp",
-    )
-    .define(
-        FORMAT_CONFIG,
-        ConfigType.STRING,
-        default="",
-        importance=Importance.MEDIUM,
-        documentation="A SimpleDateFormat-compatible format for the timestamp. "
-        "Used to generate the output when "
-        "type=string or used to parse the input if the input is a string.",
-    )
-    .define(
-        UNIX_PRECISION_CONFIG,
-        ConfigType.STRING,
-        default="milliseconds",
-        validator=ValidString.in_("nanoseconds", "microseconds", "milliseconds", "seconds"),
-        importance=Importance.LOW,
-        documentation="The desired Unix precision for the timestamp: seconds, milliseconds, microseconds, or "
-        "nanoseconds. Used to generate the output when type=unix or used to parse the input if "
-        "the input is a Long.",
-    )
-)
-
-
 _TARGET_SCHEMAS: dict[str, dict[bool, Schema]] = {
     TYPE_STRING: {False: STRING_SCHEMA, True: OPTIONAL_STRING_SCHEMA},
     TYPE_UNIX: {False: INT64_SCHEMA, True: OPTIONAL_INT64_SCHEMA},
@@ -201,7 +163,42 @@ def kind_of_value(value: Any) -> str:
 class TimestampConverter(SidedTransformation):
     """Convert a timestamp (the whole key or value, or one ``field``) to ``target.type``."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef()
+        .define(
+            FIELD_CONFIG,
+            ConfigType.STRING,
+            default="",
+            importance=Importance.HIGH,
+            documentation="The field containing the timestamp, or empty if the entire value is a timestamp",
+        )
+        .define(
+            TARGET_TYPE_CONFIG,
+            ConfigType.STRING,
+            validator=ValidString.in_(TYPE_STRING, TYPE_UNIX, TYPE_DATE, TYPE_TIME, TYPE_TIMESTAMP),
+            importance=Importance.HIGH,
+            documentation="The desired timestamp representation: string, unix, Date, Time, or Timestamp",
+        )
+        .define(
+            FORMAT_CONFIG,
+            ConfigType.STRING,
+            default="",
+            importance=Importance.MEDIUM,
+            documentation="A SimpleDateFormat-compatible format for the timestamp. "
+            "Used to generate the output when "
+            "type=string or used to parse the input if the input is a string.",
+        )
+        .define(
+            UNIX_PRECISION_CONFIG,
+            ConfigType.STRING,
+            default="milliseconds",
+            validator=ValidString.in_("nanoseconds", "microseconds", "milliseconds", "seconds"),
+            importance=Importance.LOW,
+            documentation="The desired Unix precision for the timestamp: seconds, milliseconds, "
+            "microseconds, or nanoseconds. Used to generate the output when type=unix or used to parse "
+            "the input if the input is a Long.",
+        )
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         target_type: str = settings[TARGET_TYPE_CONFIG]

@@ -13,32 +13,29 @@ from conveyor.transforms.transform_config import ConfiguredPlugin, invalid_setti
 TOPIC_FORMAT_CONFIG = "topic.format"
 TIMESTAMP_FORMAT_CONFIG = "timestamp.format"
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        TOPIC_FORMAT_CONFIG,
-        ConfigType.STRING,
-        default="${topic}-${timestamp}",
-        importance=Importance.HIGH,
-        documentation="Format string which can contain <code>${topic}</code> and <code>${timestamp}</code> "
-        "as "
-        "placeholders for the topic and timestamp, respectively.",
-    )
-    .define(
-        TIMESTAMP_FORMAT_CONFIG,
-        ConfigType.STRING,
-        default="yyyyMMdd",
-        importance=Importance.HIGH,
-        documentation="Format string for the timestamp that is compatible with "
-        "<code>java.text.SimpleDateFormat</code>.",
-    )
-)
-
 
 class TimestampRouter(ConfiguredPlugin, Transformation[ConnectRecord]):
     """Rename the topic to ``topic.format`` with ``${topic}`` and ``${timestamp}`` filled in."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = (
+        ConfigDef()
+        .define(
+            TOPIC_FORMAT_CONFIG,
+            ConfigType.STRING,
+            default="${topic}-${timestamp}",
+            importance=Importance.HIGH,
+            documentation="Format string which can contain <code>${topic}</code> and "
+            "<code>${timestamp}</code> as placeholders for the topic and timestamp, respectively.",
+        )
+        .define(
+            TIMESTAMP_FORMAT_CONFIG,
+            ConfigType.STRING,
+            default="yyyyMMdd",
+            importance=Importance.HIGH,
+            documentation="Format string for the timestamp that is compatible with "
+            "<code>java.text.SimpleDateFormat</code>.",
+        )
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._topic_format: str = settings[TOPIC_FORMAT_CONFIG]

@@ -14,20 +14,18 @@ from conveyor.transforms.transformation_base import ConfiguredTransformation
 FIELDS_CONFIG = "fields"
 _PURPOSE = "copying fields from value to key"
 
-CONFIG_DEF = define_replace_null_with_default(
-    ConfigDef().define(
-        FIELDS_CONFIG,
-        ConfigType.LIST,
-        importance=Importance.HIGH,
-        documentation="Field names on the record value to extract as the record key.",
-    )
-)
-
 
 class ValueToKey(ConfiguredTransformation):
     """Build the key from fields of the value: a struct with those fields' schemas, or a map."""
 
-    CONFIG_DEF = CONFIG_DEF
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef().define(
+            FIELDS_CONFIG,
+            ConfigType.LIST,
+            importance=Importance.HIGH,
+            documentation="Field names on the record value to extract as the record key.",
+        )
+    )
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._fields = self.non_empty_list(settings, FIELDS_CONFIG)
