@@ -110,6 +110,13 @@ def test_number_converters_keep_nulls() -> None:
     assert LongConverter().to_connect_data("t", None).value is None
 
 
+@pytest.mark.parametrize("converter_class", [StringConverter, ByteArrayConverter, LongConverter])
+def test_is_key_overrides_converter_type_as_kafkas_two_argument_configure(converter_class) -> None:  # type: ignore[no-untyped-def]
+    converter = converter_class()
+    converter.configure({"converter.type": "header"}, is_key=True)
+    assert converter.is_key
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -14,16 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from conveyor.api import (
-    CaseInsensitiveValidString,
-    ConfigDef,
-    ConfigType,
-    Converter,
-    HeaderConverter,
-    Importance,
-)
+from conveyor.api import CaseInsensitiveValidString, ConfigDef, ConfigType, Importance
 from conveyor.api import Range as ConfigRange
-from conveyor.convert.converter_type import CONVERTER_TYPE_CONFIG, define_converter_type, is_key_converter
+from conveyor.convert.configured_converter import ConfiguredConverter
+from conveyor.convert.converter_type import define_converter_type
 from conveyor.convert.json_decode import ValueDecoder, compile_decoder, decode_schemaless
 from conveyor.convert.json_encode import ValueEncoder, compile_encoder, finish_json
 from conveyor.convert.json_options import DecimalFormat, JsonOptions
@@ -104,31 +98,19 @@ class _KnownEnvelope:
     decoding: _Decoding
 
 
-class JsonConverter(Converter, HeaderConverter):
+class JsonConverter(ConfiguredConverter):
     """Kafka's ``org.apache.kafka.connect.json.JsonConverter``, also usable as a header converter."""
-
-    def __init__(self) -> None:
-        self._apply({})
 
     def config(self) -> ConfigDef:
         return json_converter_config_def()
 
-    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
-        """Take the settings; ``is_key`` overrides ``converter.type`` as Kafka's two-argument form does."""
-        settings = dict(configs)
-        if is_key is not None:
-            settings[CONVERTER_TYPE_CONFIG] = "key" if is_key else "value"
-        self._apply(settings)
-
-    def _apply(self, configs: Mapping[str, Any]) -> None:
-        parsed = json_converter_config_def().parse(configs)
-        self.is_key = is_key_converter(parsed)
-        self.schemas_enabled: bool = parsed[SCHEMAS_ENABLE_CONFIG]
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
+        self.schemas_enabled: bool = settings[SCHEMAS_ENABLE_CONFIG]
         self.options = JsonOptions(
-            decimal_format=DecimalFormat(str(parsed[DECIMAL_FORMAT_CONFIG]).upper()),
-            replace_null_with_default=parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG],
+            decimal_format=DecimalFormat(str(settings[DECIMAL_FORMAT_CONFIG]).upper()),
+            replace_null_with_default=settings[REPLACE_NULL_WITH_DEFAULT_CONFIG],
         )
-        cache_size: int = parsed[SCHEMAS_CACHE_SIZE_CONFIG]
+        cache_size: int = settings[SCHEMAS_CACHE_SIZE_CONFIG]
         self._encodings: LruCache[Schema | None, _Encoding] = LruCache(cache_size)
         self._decodings: LruCache[str, _Decoding] = LruCache(cache_size)
         self._known_envelope: _KnownEnvelope | None = None
@@ -176,14 +158,6 @@ class JsonConverter(Converter, HeaderConverter):
             return [SchemaAndValue(None, None) if value is None else decode(value) for value in values]
         except DataError as error:
             raise error.located(topic=topic) from error
-
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
-
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
 
     def json_schema(self, schema: Schema) -> str:
         """The envelope's ``schema`` object for ``schema`` as this converter writes it."""

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from conveyor.convert.json_dispatch import compile_by_schema, compile_map_parts
 from conveyor.convert.json_options import JsonOptions
 from conveyor.convert.json_text import to_float32
 from conveyor.data import DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
@@ -51,18 +52,15 @@ def compile_decoder(schema: Schema | None, options: JsonOptions) -> ValueDecoder
 
 
 def _compile_non_null(schema: Schema, options: JsonOptions) -> ValueDecoder:
-    logical = _logical_decoder(schema)
-    if logical is not None:
-        return logical
-    if schema.type is Type.STRUCT:
-        return _compile_struct(schema, options)
-    if schema.type is Type.ARRAY:
-        return _compile_array(schema, options)
-    if schema.type is Type.MAP:
-        return _compile_map(schema, options)
-    if schema.type in _INTEGER_BOUNDS:
-        return _integer_decoder(schema.type)
-    return _PRIMITIVE_DECODERS[schema.type]
+    return compile_by_schema(
+        schema, options, _logical_decoder(schema), _COMPOSITE_DECODERS, _primitive_decoder
+    )
+
+
+def _primitive_decoder(schema_type: Type) -> ValueDecoder:
+    if schema_type in _INTEGER_BOUNDS:
+        return _integer_decoder(schema_type)
+    return _PRIMITIVE_DECODERS[schema_type]
 
 
 def _wrong_node(expected: str, node: Any) -> DataError:
@@ -167,10 +165,8 @@ def _compile_array(schema: Schema, options: JsonOptions) -> ValueDecoder:
 
 
 def _compile_map(schema: Schema, options: JsonOptions) -> ValueDecoder:
-    assert schema.key_schema is not None
-    decode_key = compile_decoder(schema.key_schema, options)
-    decode_entry = compile_decoder(schema.value_schema, options)
-    if schema.key_schema.type is Type.STRING:
+    decode_key, decode_entry, string_keys = compile_map_parts(schema, options, compile_decoder)
+    if string_keys:
 
         def decode_object(node: Any) -> dict[Any, Any]:
             if node.__class__ is not dict:
@@ -211,6 +207,13 @@ def _compile_struct(schema: Schema, options: JsonOptions) -> ValueDecoder:
         return Struct.unchecked(schema, values)
 
     return decode_struct
+
+
+_COMPOSITE_DECODERS: Final[Mapping[Type, Callable[[Schema, JsonOptions], ValueDecoder]]] = {
+    Type.STRUCT: _compile_struct,
+    Type.ARRAY: _compile_array,
+    Type.MAP: _compile_map,
+}
 
 
 def decode_schemaless(node: Any) -> Any:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring
 from typing import Any, Final
 
+from conveyor.convert.json_dispatch import compile_by_schema, compile_map_parts
 from conveyor.convert.json_options import DecimalFormat, JsonOptions
 from conveyor.convert.json_text import java_double, java_float, json_bytes
 from conveyor.data import DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
@@ -68,16 +69,9 @@ def _null_text(schema: Schema, non_null: ValueEncoder, options: JsonOptions) -> 
 
 
 def _compile_non_null(schema: Schema, options: JsonOptions) -> ValueEncoder:
-    logical = _logical_encoder(schema, options)
-    if logical is not None:
-        return logical
-    if schema.type is Type.STRUCT:
-        return _compile_struct(schema, options)
-    if schema.type is Type.ARRAY:
-        return _compile_array(schema, options)
-    if schema.type is Type.MAP:
-        return _compile_map(schema, options)
-    return _checked_primitive(schema.type)
+    return compile_by_schema(
+        schema, options, _logical_encoder(schema, options), _COMPOSITE_ENCODERS, _checked_primitive
+    )
 
 
 def _logical_encoder(schema: Schema, options: JsonOptions) -> ValueEncoder | None:
@@ -167,10 +161,8 @@ def _compile_array(schema: Schema, options: JsonOptions) -> ValueEncoder:
 
 
 def _compile_map(schema: Schema, options: JsonOptions) -> ValueEncoder:
-    assert schema.key_schema is not None
-    encode_key = compile_encoder(schema.key_schema, options)
-    encode_entry = compile_encoder(schema.value_schema, options)
-    if schema.key_schema.type is Type.STRING:
+    encode_key, encode_entry, string_keys = compile_map_parts(schema, options, compile_encoder)
+    if string_keys:
 
         def encode_object(value: Any) -> str:
             if not isinstance(value, Mapping):
@@ -227,6 +219,13 @@ def _compile_struct(schema: Schema, options: JsonOptions) -> ValueEncoder:
     exec(compile(source, f"<json encoder for {schema!r}>", "exec"), namespace)
     encoder: ValueEncoder = namespace["encode_struct"]
     return encoder
+
+
+_COMPOSITE_ENCODERS: Final[Mapping[Type, Callable[[Schema, JsonOptions], ValueEncoder]]] = {
+    Type.STRUCT: _compile_struct,
+    Type.ARRAY: _compile_array,
+    Type.MAP: _compile_map,
+}
 
 
 def _field_expression(

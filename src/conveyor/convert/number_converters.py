@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conveyor.api import ConfigDef, Converter, HeaderConverter
-from conveyor.convert.converter_type import define_converter_type
+from conveyor.convert.configured_converter import ConfiguredConverter
 from conveyor.data import (
     OPTIONAL_BOOLEAN_SCHEMA,
     OPTIONAL_FLOAT32_SCHEMA,
@@ -22,18 +20,16 @@ from conveyor.data import (
 )
 
 
-class FixedWidthConverter(Converter, HeaderConverter):
+class FixedWidthConverter(ConfiguredConverter):
     """Packs one value with a ``struct`` format; subclasses choose the format, schema and Python type."""
 
     FORMAT: ClassVar[str]
     SCHEMA: ClassVar[Schema]
-    TYPE_NAME: ClassVar[str]
 
-    def config(self) -> ConfigDef:
-        return define_converter_type(ConfigDef())
-
-    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
-        define_converter_type(ConfigDef()).parse(configs)
+    @property
+    def type_name(self) -> str:
+        """The Connect type named in errors, e.g. ``INT32``."""
+        return self.SCHEMA.type.name
 
     def _accepts(self, value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
@@ -45,12 +41,12 @@ class FixedWidthConverter(Converter, HeaderConverter):
             return None
         if not self._accepts(value):
             raise DataError(
-                f"Failed to serialize to {self.TYPE_NAME} (was {type(value).__name__})", topic=topic
+                f"Failed to serialize to {self.type_name} (was {type(value).__name__})", topic=topic
             )
         try:
             return struct.pack(self.FORMAT, value)
         except struct.error as error:
-            raise DataError(f"Failed to serialize to {self.TYPE_NAME}: {error}", topic=topic) from error
+            raise DataError(f"Failed to serialize to {self.type_name}: {error}", topic=topic) from error
 
     def to_connect_data(
         self, topic: str, value: bytes | None, headers: Headers | None = None
@@ -60,18 +56,10 @@ class FixedWidthConverter(Converter, HeaderConverter):
         size = struct.calcsize(self.FORMAT)
         if len(value) != size:
             raise DataError(
-                f"Size of data received by {self.TYPE_NAME} deserializer is not {size} but {len(value)}",
+                f"Size of data received by {self.type_name} deserializer is not {size} but {len(value)}",
                 topic=topic,
             )
         return SchemaAndValue(self.SCHEMA, struct.unpack(self.FORMAT, value)[0])
-
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
-
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
 
 
 class ShortConverter(FixedWidthConverter):
@@ -79,7 +67,6 @@ class ShortConverter(FixedWidthConverter):
 
     FORMAT = ">h"
     SCHEMA = OPTIONAL_INT16_SCHEMA
-    TYPE_NAME = "INT16"
 
 
 class IntegerConverter(FixedWidthConverter):
@@ -87,7 +74,6 @@ class IntegerConverter(FixedWidthConverter):
 
     FORMAT = ">i"
     SCHEMA = OPTIONAL_INT32_SCHEMA
-    TYPE_NAME = "INT32"
 
 
 class LongConverter(FixedWidthConverter):
@@ -95,7 +81,6 @@ class LongConverter(FixedWidthConverter):
 
     FORMAT = ">q"
     SCHEMA = OPTIONAL_INT64_SCHEMA
-    TYPE_NAME = "INT64"
 
 
 class _FloatingConverter(FixedWidthConverter):
@@ -108,7 +93,6 @@ class FloatConverter(_FloatingConverter):
 
     FORMAT = ">f"
     SCHEMA = OPTIONAL_FLOAT32_SCHEMA
-    TYPE_NAME = "FLOAT32"
 
 
 class DoubleConverter(_FloatingConverter):
@@ -116,7 +100,6 @@ class DoubleConverter(_FloatingConverter):
 
     FORMAT = ">d"
     SCHEMA = OPTIONAL_FLOAT64_SCHEMA
-    TYPE_NAME = "FLOAT64"
 
 
 class BooleanConverter(FixedWidthConverter):
@@ -124,7 +107,6 @@ class BooleanConverter(FixedWidthConverter):
 
     FORMAT = ">?"
     SCHEMA = OPTIONAL_BOOLEAN_SCHEMA
-    TYPE_NAME = "BOOLEAN"
 
     def _accepts(self, value: Any) -> bool:
         return isinstance(value, bool)

@@ -6,15 +6,8 @@ import codecs
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from conveyor.api import (
-    ConfigDef,
-    ConfigError,
-    ConfigType,
-    Converter,
-    HeaderConverter,
-    Importance,
-    LambdaValidator,
-)
+from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, LambdaValidator
+from conveyor.convert.configured_converter import ConfiguredConverter
 from conveyor.convert.converter_type import define_converter_type
 from conveyor.data import (
     OPTIONAL_BYTES_SCHEMA,
@@ -49,14 +42,11 @@ def string_converter_config_def() -> ConfigDef:
     )
 
 
-class StringConverter(Converter, HeaderConverter):
+class StringConverter(ConfiguredConverter):
     """Writes ``str(value)`` in ``converter.encoding``; reads bytes back as an optional string.
 
     As Kafka's ``StringDeserializer``, undecodable bytes are replaced (U+FFFD) rather than refused.
     """
-
-    def __init__(self) -> None:
-        self._encoding = _DEFAULT_ENCODING
 
     def config(self) -> ConfigDef:
         return string_converter_config_def()
@@ -66,7 +56,10 @@ class StringConverter(Converter, HeaderConverter):
         for prefixed in ("serializer.encoding", "deserializer.encoding"):
             if prefixed in settings and ENCODING_CONFIG not in settings:
                 settings[ENCODING_CONFIG] = settings[prefixed]
-        self._encoding = str(string_converter_config_def().parse(settings)[ENCODING_CONFIG])
+        super().configure(settings, is_key)
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
+        self._encoding = str(settings[ENCODING_CONFIG])
 
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
@@ -103,23 +96,9 @@ class StringConverter(Converter, HeaderConverter):
             for value in values
         ]
 
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
 
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
-
-
-class ByteArrayConverter(Converter, HeaderConverter):
+class ByteArrayConverter(ConfiguredConverter):
     """Passes bytes through unchanged; refuses schemas other than BYTES and values other than bytes."""
-
-    def config(self) -> ConfigDef:
-        return define_converter_type(ConfigDef())
-
-    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
-        define_converter_type(ConfigDef()).parse(configs)
 
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
@@ -139,11 +118,3 @@ class ByteArrayConverter(Converter, HeaderConverter):
         self, topic: str, value: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
         return SchemaAndValue(OPTIONAL_BYTES_SCHEMA, value)
-
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
-
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)

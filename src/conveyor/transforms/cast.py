@@ -5,28 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conveyor.api import (
-    NO_DEFAULT,
-    ConfigDef,
-    ConfigError,
-    ConfigType,
-    Importance,
-    LambdaValidator,
-    Transformation,
-)
+from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, LambdaValidator
 from conveyor.data import ConnectRecord, Date, Decimal, Schema, Struct, Time, Timestamp, Type
 from conveyor.transforms.cast_values import SUPPORTED_OUTPUT_TYPES, cast_value
-from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.record_side import KeySide, ValueSide
 from conveyor.transforms.requirements import require_map, require_struct
-from conveyor.transforms.schema_cache import SchemaUpdateCache
 from conveyor.transforms.schema_util import struct_schema_like
-from conveyor.transforms.struct_values import field_value
-from conveyor.transforms.transform_config import (
-    REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    REPLACE_NULL_WITH_DEFAULT_DOC,
-    parse_settings,
-    split_like_java,
-)
+from conveyor.transforms.transform_config import define_replace_null_with_default, split_like_java
+from conveyor.transforms.transformation_base import StructOrMapTransformation
 
 SPEC_CONFIG = "spec"
 _PURPOSE = "cast types"
@@ -74,30 +60,6 @@ def _validate_spec(_name: str, value: Any) -> None:
     parse_cast_spec(value or [])
 
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        SPEC_CONFIG,
-        ConfigType.LIST,
-        NO_DEFAULT,
-        LambdaValidator(_validate_spec, "list of colon-delimited pairs, e.g. <code>foo:bar,abc:xyz</code>"),
-        importance=Importance.HIGH,
-        documentation="List of fields and the type to cast them to of the form field1:type,field2:type "
-        "to cast "
-        "fields of Maps or Structs. A single type to cast the entire value. Valid types are int8, "
-        "int16, int32, int64, float32, float64, boolean, and string. Note that binary fields can "
-        "only be cast to string.",
-    )
-    .define(
-        REPLACE_NULL_WITH_DEFAULT_CONFIG,
-        ConfigType.BOOLEAN,
-        True,
-        importance=Importance.MEDIUM,
-        documentation=REPLACE_NULL_WITH_DEFAULT_DOC,
-    )
-)
-
-
 def _primitive_schema(target: Type, optional: bool, default: Any, like: Schema | None = None) -> Schema:
     keep_basics = like is not None and like.name not in _LOGICAL_NAMES
     return Schema(
@@ -111,32 +73,30 @@ def _primitive_schema(target: Type, optional: bool, default: Any, like: Schema |
     )
 
 
-class Cast(RecordSide, Transformation[ConnectRecord]):
+class Cast(StructOrMapTransformation):
     """Cast fields of a struct or map, or the whole key or value, to a primitive type other than bytes."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        settings = parse_settings(type(self).__name__, CONFIG_DEF, configs)
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef().define(
+            SPEC_CONFIG,
+            ConfigType.LIST,
+            validator=LambdaValidator(
+                _validate_spec, "list of colon-delimited pairs, e.g. <code>foo:bar,abc:xyz</code>"
+            ),
+            importance=Importance.HIGH,
+            documentation="List of fields and the type to cast them to of the form field1:type,field2:type "
+            "to cast "
+            "fields of Maps or Structs. A single type to cast the entire value. Valid types are int8, "
+            "int16, int32, int64, float32, float64, boolean, and string. Note that binary fields can "
+            "only be cast to string.",
+        )
+    )
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._casts = parse_cast_spec(settings[SPEC_CONFIG])
         self._whole_value_type = self._casts.get(None)
-        self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
-        self._schema_cache = SchemaUpdateCache()
 
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
-        self._schema_cache.clear()
-
-    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        value = self.operating_value(record)
-        if value is None:
-            return record
-        schema = self.operating_schema(record)
-        if schema is None:
-            return self._apply_schemaless(record, value)
-        return self._apply_with_schema(record, schema, value)
-
-    def _apply_schemaless(self, record: ConnectRecord, value: Any) -> ConnectRecord:
+    def apply_schemaless(self, record: ConnectRecord, value: Any) -> ConnectRecord:
         if self._whole_value_type is not None:
             return self.new_record(record, None, cast_value(value, None, self._whole_value_type))
         mapping = require_map(value, _PURPOSE)
@@ -146,8 +106,8 @@ class Cast(RecordSide, Transformation[ConnectRecord]):
                 updated[name] = cast_value(mapping.get(name), None, target)
         return self.new_record(record, None, updated)
 
-    def _apply_with_schema(self, record: ConnectRecord, schema: Schema, value: Any) -> ConnectRecord:
-        updated_schema = self._schema_cache.get_or_build(schema, self._updated_schema)
+    def apply_with_schema(self, record: ConnectRecord, schema: Schema, value: Any) -> ConnectRecord:
+        updated_schema = self.cached_schema(schema, self._updated_schema)
         if self._whole_value_type is not None:
             return self.new_record(
                 record, updated_schema, cast_value(value, schema.type, self._whole_value_type)
@@ -155,7 +115,7 @@ class Cast(RecordSide, Transformation[ConnectRecord]):
         struct = require_struct(value, _PURPOSE)
         updated = Struct(updated_schema)
         for field in struct.schema.fields:
-            original = field_value(struct, field, self._replace_null_with_default)
+            original = self.field_value(struct, field)
             target = self._casts.get(field.name)
             updated.put(
                 field.name, original if target is None else cast_value(original, field.schema.type, target)

@@ -13,27 +13,8 @@ from conveyor.convert.json_text import to_float32
 from conveyor.data import DataError, Type
 from conveyor.data.logical import epoch_millis
 
-SUPPORTED_INPUT_TYPES = (
-    Type.INT8,
-    Type.INT16,
-    Type.INT32,
-    Type.INT64,
-    Type.FLOAT32,
-    Type.FLOAT64,
-    Type.BOOLEAN,
-    Type.STRING,
-    Type.BYTES,
-)
-SUPPORTED_OUTPUT_TYPES = (
-    Type.INT8,
-    Type.INT16,
-    Type.INT32,
-    Type.INT64,
-    Type.FLOAT32,
-    Type.FLOAT64,
-    Type.BOOLEAN,
-    Type.STRING,
-)
+SUPPORTED_INPUT_TYPES = tuple(kind for kind in Type if kind.is_primitive)
+SUPPORTED_OUTPUT_TYPES = tuple(kind for kind in SUPPORTED_INPUT_TYPES if kind is not Type.BYTES)
 _INTEGER_BITS = {Type.INT8: 8, Type.INT16: 16, Type.INT32: 32, Type.INT64: 64}
 _JAVA_INTEGER = re.compile(r"[+-]?\d+")
 _EPOCH_DATE = dt.date(1970, 1, 1)

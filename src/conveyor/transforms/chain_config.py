@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from conveyor.api import (
-    NO_DEFAULT,
     ConfigDef,
     ConfigError,
     ConfigType,
@@ -80,9 +79,31 @@ def _plugin_keys(
         )
 
 
-def _resolved_or_none(resolve: PluginResolver, kind: str, key: str, raw: Any, base: type) -> type | None:
+def _define_type(
+    definition: ConfigDef,
+    props: Mapping[str, Any],
+    resolve: PluginResolver,
+    kind: str,
+    base: type,
+    alias: str,
+    prefix: str,
+    group: str,
+) -> type | None:
+    """Define ``<prefix>type``, first in ``group``; return the class ``props`` names there, if it resolves."""
+    key = prefix + TYPE_CONFIG
+    definition.define(
+        key,
+        ConfigType.STRING,
+        validator=_class_validator(resolve, kind, base),
+        importance=Importance.HIGH,
+        documentation=f"Class for the '{alias}' {kind}.",
+        group=group,
+        order_in_group=0,
+        width=Width.LONG,
+        display_name=f"{kind.capitalize()} type for {alias}",
+    )
     try:
-        return resolve_plugin_class(resolve, kind, key, raw, base)
+        return resolve_plugin_class(resolve, kind, key, props.get(key), base)
     except ConfigError:
         return None
 
@@ -95,23 +116,14 @@ def transformation_config_def(props: Mapping[str, Any], resolve: PluginResolver 
     for alias in parse_aliases(props, TRANSFORMS_CONFIG):
         prefix = f"{TRANSFORMS_CONFIG}.{alias}."
         group = f"Transforms: {alias}"
-        definition.define(
-            prefix + TYPE_CONFIG,
-            ConfigType.STRING,
-            NO_DEFAULT,
-            _class_validator(resolver, TRANSFORMATION_KIND, Transformation),
-            importance=Importance.HIGH,
-            documentation=f"Class for the '{alias}' transformation.",
-            group=group,
-            order_in_group=0,
-            width=Width.LONG,
-            display_name=f"Transformation type for {alias}",
+        transformation_class = _define_type(
+            definition, props, resolver, TRANSFORMATION_KIND, Transformation, alias, prefix, group
         )
         definition.define(
             prefix + PREDICATE_CONFIG,
             ConfigType.STRING,
-            None,
-            _predicate_alias_validator(declared_predicates),
+            default=None,
+            validator=_predicate_alias_validator(declared_predicates),
             importance=Importance.MEDIUM,
             documentation="The alias of a predicate used to determine whether to apply this transformation.",
             group=group,
@@ -122,7 +134,7 @@ def transformation_config_def(props: Mapping[str, Any], resolve: PluginResolver 
         definition.define(
             prefix + NEGATE_CONFIG,
             ConfigType.BOOLEAN,
-            False,
+            default=False,
             importance=Importance.MEDIUM,
             documentation="Whether the configured predicate should be negated.",
             group=group,
@@ -130,31 +142,12 @@ def transformation_config_def(props: Mapping[str, Any], resolve: PluginResolver 
             width=Width.SHORT,
             display_name=f"Negate predicate for {alias}",
         )
-        transformation_class = _resolved_or_none(
-            resolver,
-            TRANSFORMATION_KIND,
-            prefix + TYPE_CONFIG,
-            props.get(prefix + TYPE_CONFIG),
-            Transformation,
-        )
         _plugin_keys(definition, transformation_class, prefix, group, first_order=3)
     for alias in declared_predicates:
         prefix = f"{PREDICATES_CONFIG}.{alias}."
         group = f"Predicates: {alias}"
-        definition.define(
-            prefix + TYPE_CONFIG,
-            ConfigType.STRING,
-            NO_DEFAULT,
-            _class_validator(resolver, PREDICATE_KIND, Predicate),
-            importance=Importance.HIGH,
-            documentation=f"Class for the '{alias}' predicate.",
-            group=group,
-            order_in_group=0,
-            width=Width.LONG,
-            display_name=f"Predicate type for {alias}",
-        )
-        predicate_class = _resolved_or_none(
-            resolver, PREDICATE_KIND, prefix + TYPE_CONFIG, props.get(prefix + TYPE_CONFIG), Predicate
+        predicate_class = _define_type(
+            definition, props, resolver, PREDICATE_KIND, Predicate, alias, prefix, group
         )
         _plugin_keys(definition, predicate_class, prefix, group, first_order=1)
     return definition

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conveyor.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, Transformation, ValidString
+from conveyor.api import ConfigDef, ConfigType, Importance, ValidString
 from conveyor.data import ConnectRecord, DataError
 from conveyor.transforms.field_path import (
     FIELD_SYNTAX_VERSION_CONFIG,
@@ -13,58 +13,37 @@ from conveyor.transforms.field_path import (
     FieldSyntaxVersion,
     SingleFieldPath,
 )
-from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.record_side import KeySide, ValueSide
 from conveyor.transforms.requirements import require_map_or_none, require_struct_or_none
-from conveyor.transforms.transform_config import (
-    REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    REPLACE_NULL_WITH_DEFAULT_DOC,
-    parse_settings,
-)
+from conveyor.transforms.transform_config import define_replace_null_with_default
+from conveyor.transforms.transformation_base import SidedTransformation
 
 FIELD_CONFIG = "field"
 _PURPOSE = "field extraction"
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        FIELD_CONFIG,
-        ConfigType.STRING,
-        NO_DEFAULT,
-        importance=Importance.MEDIUM,
-        documentation="Field name to extract.",
-    )
-    .define(
-        REPLACE_NULL_WITH_DEFAULT_CONFIG,
-        ConfigType.BOOLEAN,
-        True,
-        importance=Importance.MEDIUM,
-        documentation=REPLACE_NULL_WITH_DEFAULT_DOC,
-    )
-    .define(
+
+class ExtractField(SidedTransformation):
+    """Extract one field of a struct (schema-ful) or map (schemaless); a null key or value passes through."""
+
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef().define(
+            FIELD_CONFIG,
+            ConfigType.STRING,
+            importance=Importance.MEDIUM,
+            documentation="Field name to extract.",
+        )
+    ).define(
         FIELD_SYNTAX_VERSION_CONFIG,
         ConfigType.STRING,
-        "V1",
-        ValidString.in_("V1", "V2"),
+        default="V1",
+        validator=ValidString.in_("V1", "V2"),
         importance=Importance.HIGH,
         documentation=FIELD_SYNTAX_VERSION_DOC,
     )
-)
 
-
-class ExtractField(RecordSide, Transformation[ConnectRecord]):
-    """Extract one field of a struct (schema-ful) or map (schemaless); a null key or value passes through."""
-
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        settings = parse_settings(type(self).__name__, CONFIG_DEF, configs)
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         version = FieldSyntaxVersion.of(settings[FIELD_SYNTAX_VERSION_CONFIG])
         self._path = SingleFieldPath(settings[FIELD_CONFIG], version)
-        self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
-        pass
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         schema = self.operating_schema(record)

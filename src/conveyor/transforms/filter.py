@@ -5,22 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conveyor.api import ConfigDef, Transformation
+from conveyor.api import Transformation
 from conveyor.data import ConnectRecord
-
-CONFIG_DEF = ConfigDef()
 
 
 class Filter(Transformation[ConnectRecord]):
     """Drops all records; pair it with a predicate to drop only the records that match."""
 
     def configure(self, configs: Mapping[str, Any]) -> None:
-        pass
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
         pass
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:

@@ -6,72 +6,49 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from conveyor.api import ConfigDef, ConfigType, Importance, Transformation
+from conveyor.api import ConfigDef, ConfigType, Importance
 from conveyor.data import ConnectRecord, DataError, Schema, Struct, Type
-from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.record_side import KeySide, ValueSide
 from conveyor.transforms.requirements import require_map, require_struct_or_none
-from conveyor.transforms.schema_cache import SchemaUpdateCache
 from conveyor.transforms.schema_util import infer_type, struct_schema_like
-from conveyor.transforms.transform_config import parse_settings
+from conveyor.transforms.transformation_base import StructOrMapTransformation
 
 DELIMITER_CONFIG = "delimiter"
 _PURPOSE = "flattening"
-_KEPT_AS_IS = frozenset(
-    {
-        Type.INT8,
-        Type.INT16,
-        Type.INT32,
-        Type.INT64,
-        Type.FLOAT32,
-        Type.FLOAT64,
-        Type.BOOLEAN,
-        Type.STRING,
-        Type.BYTES,
-        Type.ARRAY,
-        Type.MAP,
-    }
-)
+_KEPT_AS_IS = frozenset(Type) - {Type.STRUCT}
 _SCHEMALESS_KEPT_AS_IS = _KEPT_AS_IS - {Type.MAP}
-
-CONFIG_DEF = ConfigDef().define(
-    DELIMITER_CONFIG,
-    ConfigType.STRING,
-    ".",
-    importance=Importance.MEDIUM,
-    documentation="Delimiter to insert between field names from the input record when generating field names "
-    "for the output record",
-)
 
 
 def _flattened_field_schema(original: Schema, optional: bool, default: Any) -> Schema:
     return dataclasses.replace(original, optional=optional, default=default, fields=())
 
 
-class Flatten(RecordSide, Transformation[ConnectRecord]):
+class Flatten(StructOrMapTransformation):
     """Flatten nested data; arrays (and, with a schema, maps) are kept as they are."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        settings = parse_settings(type(self).__name__, CONFIG_DEF, configs)
+    CONFIG_DEF = ConfigDef().define(
+        DELIMITER_CONFIG,
+        ConfigType.STRING,
+        default=".",
+        importance=Importance.MEDIUM,
+        documentation="Delimiter to insert between field names from the input record "
+        "when generating field names for the output record",
+    )
+    NULL_PASSES_THROUGH = False
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._delimiter: str = settings[DELIMITER_CONFIG]
-        self._schema_cache = SchemaUpdateCache()
 
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
+    def apply_schemaless(self, record: ConnectRecord, value: Any) -> ConnectRecord:
+        if value is None:
+            return record
+        flattened: dict[str, Any] = {}
+        self._flatten_map(require_map(value, _PURPOSE), "", flattened)
+        return self.new_record(record, None, flattened)
 
-    def close(self) -> None:
-        self._schema_cache.clear()
-
-    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        schema = self.operating_schema(record)
-        value = self.operating_value(record)
-        if schema is None:
-            if value is None:
-                return record
-            flattened: dict[str, Any] = {}
-            self._flatten_map(require_map(value, _PURPOSE), "", flattened)
-            return self.new_record(record, None, flattened)
+    def apply_with_schema(self, record: ConnectRecord, schema: Schema, value: Any) -> ConnectRecord:
         struct = require_struct_or_none(value, _PURPOSE)
-        updated_schema = self._schema_cache.get_or_build(schema, self._flattened_schema)
+        updated_schema = self.cached_schema(schema, self._flattened_schema)
         if struct is None:
             return self.new_record(record, updated_schema, None)
         updated = Struct(updated_schema)

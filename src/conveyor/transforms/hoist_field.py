@@ -5,43 +5,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conveyor.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, Transformation
+from conveyor.api import ConfigDef, ConfigType, Importance
 from conveyor.data import ConnectRecord, Field, Schema, Struct, Type
-from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
-from conveyor.transforms.schema_cache import SchemaUpdateCache
-from conveyor.transforms.transform_config import parse_settings
+from conveyor.transforms.record_side import KeySide, ValueSide
+from conveyor.transforms.transformation_base import StructOrMapTransformation
 
 FIELD_CONFIG = "field"
 
-CONFIG_DEF = ConfigDef().define(
-    FIELD_CONFIG,
-    ConfigType.STRING,
-    NO_DEFAULT,
-    importance=Importance.MEDIUM,
-    documentation="Field name for the single field that will be created in the resulting Struct or Map.",
-)
 
-
-class HoistField(RecordSide, Transformation[ConnectRecord]):
+class HoistField(StructOrMapTransformation):
     """Wrap data in a struct or map with a single field named by ``field``."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        settings = parse_settings(type(self).__name__, CONFIG_DEF, configs)
+    CONFIG_DEF = ConfigDef().define(
+        FIELD_CONFIG,
+        ConfigType.STRING,
+        importance=Importance.MEDIUM,
+        documentation="Field name for the single field that will be created in the resulting Struct or Map.",
+    )
+    NULL_PASSES_THROUGH = False
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._field_name: str = settings[FIELD_CONFIG]
-        self._schema_cache = SchemaUpdateCache()
 
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
+    def apply_schemaless(self, record: ConnectRecord, value: Any) -> ConnectRecord:
+        return self.new_record(record, None, {self._field_name: value})
 
-    def close(self) -> None:
-        self._schema_cache.clear()
-
-    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        schema = self.operating_schema(record)
-        value = self.operating_value(record)
-        if schema is None:
-            return self.new_record(record, None, {self._field_name: value})
-        updated_schema = self._schema_cache.get_or_build(schema, self._wrapping_schema)
+    def apply_with_schema(self, record: ConnectRecord, schema: Schema, value: Any) -> ConnectRecord:
+        updated_schema = self.cached_schema(schema, self._wrapping_schema)
         return self.new_record(record, updated_schema, Struct(updated_schema).put(self._field_name, value))
 
     def _wrapping_schema(self, schema: Schema) -> Schema:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conveyor.api import ConfigDef, ConfigType, Importance, Transformation
+from conveyor.api import ConfigDef, ConfigType, Importance
 from conveyor.data import (
     INT32_SCHEMA,
     INT64_SCHEMA,
@@ -21,16 +21,11 @@ from conveyor.data import (
     Struct,
     Timestamp,
 )
-from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.record_side import KeySide, ValueSide
 from conveyor.transforms.requirements import require_map, require_struct
-from conveyor.transforms.schema_cache import SchemaUpdateCache
 from conveyor.transforms.schema_util import struct_schema_like
-from conveyor.transforms.struct_values import field_value
-from conveyor.transforms.transform_config import (
-    REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    REPLACE_NULL_WITH_DEFAULT_DOC,
-    parse_settings,
-)
+from conveyor.transforms.transform_config import define_replace_null_with_default
+from conveyor.transforms.transformation_base import StructOrMapTransformation
 
 TOPIC_FIELD = "topic.field"
 PARTITION_FIELD = "partition.field"
@@ -46,58 +41,33 @@ _OPTIONALITY_DOC = (
 _OPTIONAL_TIMESTAMP_SCHEMA = Timestamp.builder().optional().build()
 _PURPOSE = "field insertion"
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        TOPIC_FIELD,
-        ConfigType.STRING,
-        None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for Kafka topic. {_OPTIONALITY_DOC}",
-    )
-    .define(
-        PARTITION_FIELD,
-        ConfigType.STRING,
-        None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for Kafka partition. {_OPTIONALITY_DOC}",
-    )
-    .define(
-        OFFSET_FIELD,
-        ConfigType.STRING,
-        None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for Kafka offset - only applicable to sink connectors. {_OPTIONALITY_DOC}",
-    )
-    .define(
-        TIMESTAMP_FIELD,
-        ConfigType.STRING,
-        None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for record timestamp. {_OPTIONALITY_DOC}",
-    )
-    .define(
-        STATIC_FIELD,
-        ConfigType.STRING,
-        None,
-        importance=Importance.MEDIUM,
-        documentation=f"Field name for static data field. {_OPTIONALITY_DOC}",
-    )
-    .define(
+_INSERTED_FIELD_DOCS = {
+    TOPIC_FIELD: "Field name for Kafka topic.",
+    PARTITION_FIELD: "Field name for Kafka partition.",
+    OFFSET_FIELD: "Field name for Kafka offset - only applicable to sink connectors.",
+    TIMESTAMP_FIELD: "Field name for record timestamp.",
+    STATIC_FIELD: "Field name for static data field.",
+}
+
+
+def _config_def() -> ConfigDef:
+    config_def = ConfigDef()
+    for name, doc in _INSERTED_FIELD_DOCS.items():
+        config_def.define(
+            name,
+            ConfigType.STRING,
+            default=None,
+            importance=Importance.MEDIUM,
+            documentation=f"{doc} {_OPTIONALITY_DOC}",
+        )
+    config_def.define(
         STATIC_VALUE,
         ConfigType.STRING,
-        None,
+        default=None,
         importance=Importance.MEDIUM,
         documentation="Static field value, if field name configured.",
     )
-    .define(
-        REPLACE_NULL_WITH_DEFAULT_CONFIG,
-        ConfigType.BOOLEAN,
-        True,
-        importance=Importance.MEDIUM,
-        documentation=REPLACE_NULL_WITH_DEFAULT_DOC,
-    )
-)
+    return define_replace_null_with_default(config_def)
 
 
 @dataclass(frozen=True)
@@ -121,34 +91,18 @@ class InsertionSpec:
         return optional if self.optional else required
 
 
-class InsertField(RecordSide, Transformation[ConnectRecord]):
+class InsertField(StructOrMapTransformation):
     """Insert record metadata (topic, partition, offset, timestamp) or a static string as fields."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        settings = parse_settings(type(self).__name__, CONFIG_DEF, configs)
+    CONFIG_DEF = _config_def()
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._topic = InsertionSpec.parse(settings[TOPIC_FIELD])
         self._partition = InsertionSpec.parse(settings[PARTITION_FIELD])
         self._offset = InsertionSpec.parse(settings[OFFSET_FIELD])
         self._timestamp = InsertionSpec.parse(settings[TIMESTAMP_FIELD])
         self._static = InsertionSpec.parse(settings[STATIC_FIELD])
         self._static_value: str | None = settings[STATIC_VALUE]
-        self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
-        self._schema_cache = SchemaUpdateCache()
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
-        self._schema_cache.clear()
-
-    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        value = self.operating_value(record)
-        if value is None:
-            return record
-        schema = self.operating_schema(record)
-        if schema is None:
-            return self._apply_schemaless(record, require_map(value, _PURPOSE))
-        return self._apply_with_schema(record, schema, require_struct(value, _PURPOSE))
 
     def _metadata(self, record: ConnectRecord) -> list[tuple[InsertionSpec, Any]]:
         inserted: list[tuple[InsertionSpec, Any]] = []
@@ -169,17 +123,18 @@ class InsertField(RecordSide, Transformation[ConnectRecord]):
             inserted.append((self._static, self._static_value))
         return inserted
 
-    def _apply_schemaless(self, record: ConnectRecord, value: Mapping[str, Any]) -> ConnectRecord:
-        updated = dict(value)
+    def apply_schemaless(self, record: ConnectRecord, value: Any) -> ConnectRecord:
+        updated = dict(require_map(value, _PURPOSE))
         for spec, inserted in self._metadata(record):
             updated[spec.name] = inserted
         return self.new_record(record, None, updated)
 
-    def _apply_with_schema(self, record: ConnectRecord, schema: Schema, value: Struct) -> ConnectRecord:
-        updated_schema = self._schema_cache.get_or_build(schema, self._updated_schema)
+    def apply_with_schema(self, record: ConnectRecord, schema: Schema, value: Any) -> ConnectRecord:
+        struct = require_struct(value, _PURPOSE)
+        updated_schema = self.cached_schema(schema, self._updated_schema)
         updated = Struct(updated_schema)
         for field in schema.fields:
-            updated.put(field.name, field_value(value, field.name, self._replace_null_with_default))
+            updated.put(field.name, self.field_value(struct, field.name))
         for spec, inserted in self._metadata(record):
             if spec is self._timestamp:
                 inserted = Timestamp.to_logical(Timestamp.SCHEMA, inserted)

@@ -7,49 +7,17 @@ import decimal
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conveyor.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, NonEmptyString, Transformation
+from conveyor.api import ConfigDef, ConfigType, Importance, NonEmptyString
 from conveyor.data import ConnectRecord, DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
-from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.record_side import KeySide, ValueSide
 from conveyor.transforms.requirements import require_map, require_struct
-from conveyor.transforms.struct_values import field_value
-from conveyor.transforms.transform_config import (
-    REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    REPLACE_NULL_WITH_DEFAULT_DOC,
-    invalid_setting,
-    parse_settings,
-)
+from conveyor.transforms.transform_config import define_replace_null_with_default
+from conveyor.transforms.transformation_base import StructOrMapTransformation
 
 FIELDS_CONFIG = "fields"
 REPLACEMENT_CONFIG = "replacement"
 _PURPOSE = "mask fields"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        FIELDS_CONFIG,
-        ConfigType.LIST,
-        NO_DEFAULT,
-        importance=Importance.HIGH,
-        documentation="Names of fields to mask.",
-    )
-    .define(
-        REPLACEMENT_CONFIG,
-        ConfigType.STRING,
-        None,
-        NonEmptyString(),
-        importance=Importance.LOW,
-        documentation="Custom value replacement, that will be applied to all 'fields' values "
-        "(numeric or non-empty string values only).",
-    )
-    .define(
-        REPLACE_NULL_WITH_DEFAULT_CONFIG,
-        ConfigType.BOOLEAN,
-        True,
-        importance=Importance.MEDIUM,
-        documentation=REPLACE_NULL_WITH_DEFAULT_DOC,
-    )
-)
 
 _INTEGER_BOUNDS = {
     Type.INT8: (-(2**7), 2**7),
@@ -89,6 +57,13 @@ _NULL_BY_PYTHON_TYPE: tuple[tuple[type, Callable[[], Any]], ...] = (
     (list, list),
     (dict, dict),
 )
+_REPLACEABLE_KINDS: tuple[tuple[type, Type], ...] = (
+    (bool, Type.BOOLEAN),
+    (int, Type.INT64),
+    (float, Type.FLOAT64),
+    (decimal.Decimal, Type.BYTES),
+    (str, Type.STRING),
+)
 
 
 def _null_of_schema(schema: Schema) -> Any:
@@ -127,57 +102,49 @@ def _replacement_of_type(kind: Type, value_type: str, replacement: str) -> Any:
 
 
 def _python_kind(value: Any) -> Type | None:
-    if isinstance(value, bool):
-        return Type.BOOLEAN
-    if isinstance(value, int):
-        return Type.INT64
-    if isinstance(value, float):
-        return Type.FLOAT64
-    if isinstance(value, decimal.Decimal):
-        return Type.BYTES
-    if isinstance(value, str):
-        return Type.STRING
-    return None
+    """The Connect type a custom replacement of ``value`` is parsed as (None when it cannot be)."""
+    return next((kind for python_type, kind in _REPLACEABLE_KINDS if isinstance(value, python_type)), None)
 
 
-class MaskField(RecordSide, Transformation[ConnectRecord]):
+class MaskField(StructOrMapTransformation):
     """Mask ``fields`` with their type's null value (0, false, "", empty, the epoch) or ``replacement``."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        owner = type(self).__name__
-        settings = parse_settings(owner, CONFIG_DEF, configs)
-        fields: list[str] = settings[FIELDS_CONFIG]
-        if not fields:
-            raise invalid_setting(owner, FIELDS_CONFIG, fields, "Empty list")
-        self._masked = frozenset(fields)
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef()
+        .define(
+            FIELDS_CONFIG,
+            ConfigType.LIST,
+            importance=Importance.HIGH,
+            documentation="Names of fields to mask.",
+        )
+        .define(
+            REPLACEMENT_CONFIG,
+            ConfigType.STRING,
+            default=None,
+            validator=NonEmptyString(),
+            importance=Importance.LOW,
+            documentation="Custom value replacement, that will be applied to all 'fields' values "
+            "(numeric or non-empty string values only).",
+        )
+    )
+    NULL_PASSES_THROUGH = False
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
+        self._masked = frozenset(self.non_empty_list(settings, FIELDS_CONFIG))
         self._replacement: str | None = settings[REPLACEMENT_CONFIG]
-        self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
 
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
-        pass
-
-    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        schema = self.operating_schema(record)
-        if schema is None:
-            return self._apply_schemaless(record)
-        return self._apply_with_schema(record, schema)
-
-    def _apply_schemaless(self, record: ConnectRecord) -> ConnectRecord:
-        value = require_map(self.operating_value(record), _PURPOSE)
-        updated = dict(value)
+    def apply_schemaless(self, record: ConnectRecord, value: Any) -> ConnectRecord:
+        updated = dict(require_map(value, _PURPOSE))
         for name in self._masked:
             if name in updated:
                 updated[name] = self._mask_schemaless(updated[name])
         return self.new_record(record, None, updated)
 
-    def _apply_with_schema(self, record: ConnectRecord, schema: Schema) -> ConnectRecord:
-        value = require_struct(self.operating_value(record), _PURPOSE)
-        updated = Struct(value.schema)
-        for field in value.schema.fields:
-            original = field_value(value, field, self._replace_null_with_default)
+    def apply_with_schema(self, record: ConnectRecord, schema: Schema, value: Any) -> ConnectRecord:
+        struct = require_struct(value, _PURPOSE)
+        updated = Struct(struct.schema)
+        for field in struct.schema.fields:
+            original = self.field_value(struct, field)
             if field.name in self._masked and original is not None:
                 updated.put(field.name, self._mask_with_schema(field.schema))
             else:

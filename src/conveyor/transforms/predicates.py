@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from conveyor.api import (
-    NO_DEFAULT,
     ConfigDef,
     ConfigError,
     ConfigType,
@@ -17,7 +16,7 @@ from conveyor.api import (
     Predicate,
 )
 from conveyor.data import ConnectRecord
-from conveyor.transforms.transform_config import parse_settings
+from conveyor.transforms.transform_config import ConfiguredPlugin
 
 PATTERN_CONFIG = "pattern"
 NAME_CONFIG = "name"
@@ -32,34 +31,19 @@ def _validate_pattern(name: str, value: Any) -> None:
         raise ConfigError(name, value, f"Invalid regex: {error}") from None
 
 
-TOPIC_NAME_MATCHES_CONFIG_DEF = ConfigDef().define(
-    PATTERN_CONFIG,
-    ConfigType.STRING,
-    NO_DEFAULT,
-    LambdaValidator(_validate_pattern, "A valid regex"),
-    importance=Importance.MEDIUM,
-    documentation="A Java regular expression for matching against the name of a record's topic.",
-)
-HAS_HEADER_KEY_CONFIG_DEF = ConfigDef().define(
-    NAME_CONFIG,
-    ConfigType.STRING,
-    NO_DEFAULT,
-    NonEmptyString(),
-    importance=Importance.MEDIUM,
-    documentation="The header name.",
-)
-RECORD_IS_TOMBSTONE_CONFIG_DEF = ConfigDef()
-
-
-class TopicNameMatches(Predicate[ConnectRecord]):
+class TopicNameMatches(ConfiguredPlugin, Predicate[ConnectRecord]):
     """True for records whose whole topic name matches ``pattern``."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        settings = parse_settings(type(self).__name__, TOPIC_NAME_MATCHES_CONFIG_DEF, configs)
-        self._pattern = re.compile(settings[PATTERN_CONFIG])
+    CONFIG_DEF = ConfigDef().define(
+        PATTERN_CONFIG,
+        ConfigType.STRING,
+        validator=LambdaValidator(_validate_pattern, "A valid regex"),
+        importance=Importance.MEDIUM,
+        documentation="A Java regular expression for matching against the name of a record's topic.",
+    )
 
-    def config(self) -> ConfigDef:
-        return TOPIC_NAME_MATCHES_CONFIG_DEF
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
+        self._pattern = re.compile(settings[PATTERN_CONFIG])
 
     def test(self, record: ConnectRecord) -> bool:
         return record.topic is not None and self._pattern.fullmatch(record.topic) is not None
@@ -68,15 +52,19 @@ class TopicNameMatches(Predicate[ConnectRecord]):
         return f"TopicNameMatches{{pattern={self._pattern.pattern}}}"
 
 
-class HasHeaderKey(Predicate[ConnectRecord]):
+class HasHeaderKey(ConfiguredPlugin, Predicate[ConnectRecord]):
     """True for records with at least one header named ``name``."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        settings = parse_settings(type(self).__name__, HAS_HEADER_KEY_CONFIG_DEF, configs)
-        self._name: str = settings[NAME_CONFIG]
+    CONFIG_DEF = ConfigDef().define(
+        NAME_CONFIG,
+        ConfigType.STRING,
+        validator=NonEmptyString(),
+        importance=Importance.MEDIUM,
+        documentation="The header name.",
+    )
 
-    def config(self) -> ConfigDef:
-        return HAS_HEADER_KEY_CONFIG_DEF
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
+        self._name: str = settings[NAME_CONFIG]
 
     def test(self, record: ConnectRecord) -> bool:
         return any(header.key == self._name for header in record.headers)
@@ -90,9 +78,6 @@ class RecordIsTombstone(Predicate[ConnectRecord]):
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         pass
-
-    def config(self) -> ConfigDef:
-        return RECORD_IS_TOMBSTONE_CONFIG_DEF
 
     def test(self, record: ConnectRecord) -> bool:
         return record.value is None

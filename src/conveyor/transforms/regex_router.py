@@ -6,17 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from conveyor.api import (
-    NO_DEFAULT,
-    ConfigDef,
-    ConfigError,
-    ConfigType,
-    Importance,
-    LambdaValidator,
-    Transformation,
-)
+from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, LambdaValidator, Transformation
 from conveyor.data import ConnectRecord
-from conveyor.transforms.transform_config import parse_settings
+from conveyor.transforms.transform_config import ConfiguredPlugin
 
 REGEX_CONFIG = "regex"
 REPLACEMENT_CONFIG = "replacement"
@@ -46,39 +38,29 @@ def python_replacement(java_replacement: str) -> str:
     return _GROUP_REFERENCE.sub(translate, java_replacement)
 
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        REGEX_CONFIG,
-        ConfigType.STRING,
-        NO_DEFAULT,
-        LambdaValidator(_validate_regex, "valid regex"),
-        importance=Importance.HIGH,
-        documentation="Regular expression to use for matching.",
-    )
-    .define(
-        REPLACEMENT_CONFIG,
-        ConfigType.STRING,
-        NO_DEFAULT,
-        importance=Importance.HIGH,
-        documentation="Replacement string.",
-    )
-)
-
-
-class RegexRouter(Transformation[ConnectRecord]):
+class RegexRouter(ConfiguredPlugin, Transformation[ConnectRecord]):
     """When the whole topic matches ``regex``, replace it with ``replacement``; other topics are unchanged."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        settings = parse_settings(type(self).__name__, CONFIG_DEF, configs)
+    CONFIG_DEF = (
+        ConfigDef()
+        .define(
+            REGEX_CONFIG,
+            ConfigType.STRING,
+            validator=LambdaValidator(_validate_regex, "valid regex"),
+            importance=Importance.HIGH,
+            documentation="Regular expression to use for matching.",
+        )
+        .define(
+            REPLACEMENT_CONFIG,
+            ConfigType.STRING,
+            importance=Importance.HIGH,
+            documentation="Replacement string.",
+        )
+    )
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._regex = re.compile(settings[REGEX_CONFIG])
         self._replacement = python_replacement(settings[REPLACEMENT_CONFIG])
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
-        pass
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         match = self._regex.fullmatch(record.topic)

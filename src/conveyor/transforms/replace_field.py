@@ -5,19 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, LambdaValidator, Transformation
+from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, LambdaValidator
 from conveyor.data import ConnectRecord, Schema, Struct
-from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.record_side import KeySide, ValueSide
 from conveyor.transforms.requirements import require_map, require_struct
-from conveyor.transforms.schema_cache import SchemaUpdateCache
 from conveyor.transforms.schema_util import struct_schema_like
-from conveyor.transforms.struct_values import field_value
-from conveyor.transforms.transform_config import (
-    REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    REPLACE_NULL_WITH_DEFAULT_DOC,
-    parse_settings,
-    split_like_java,
-)
+from conveyor.transforms.transform_config import define_replace_null_with_default, split_like_java
+from conveyor.transforms.transformation_base import StructOrMapTransformation
 
 EXCLUDE_CONFIG = "exclude"
 INCLUDE_CONFIG = "include"
@@ -45,54 +39,39 @@ def _validate_renames(_name: str, value: Any) -> None:
         parse_rename_mappings(value)
 
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        EXCLUDE_CONFIG,
+def _define_field_list(config_def: ConfigDef, name: str, documentation: str) -> ConfigDef:
+    """Add list setting ``name`` (default empty) and its deprecated alias (default none)."""
+    deprecated = _DEPRECATED_ALIASES[name]
+    return config_def.define(
+        name, ConfigType.LIST, default=[], importance=Importance.MEDIUM, documentation=documentation
+    ).define(
+        deprecated,
         ConfigType.LIST,
-        [],
-        importance=Importance.MEDIUM,
-        documentation="Fields to exclude. This takes precedence over the fields to include.",
-    )
-    .define(
-        BLACKLIST_CONFIG,
-        ConfigType.LIST,
-        None,
+        default=None,
         importance=Importance.LOW,
-        documentation=f"Deprecated. Use {EXCLUDE_CONFIG} instead.",
+        documentation=f"Deprecated. Use {name} instead.",
     )
-    .define(
-        INCLUDE_CONFIG,
-        ConfigType.LIST,
-        [],
-        importance=Importance.MEDIUM,
-        documentation="Fields to include. If specified, only these fields will be used.",
+
+
+def _config_def() -> ConfigDef:
+    config_def = ConfigDef()
+    _define_field_list(
+        config_def, EXCLUDE_CONFIG, "Fields to exclude. This takes precedence over the fields to include."
     )
-    .define(
-        WHITELIST_CONFIG,
-        ConfigType.LIST,
-        None,
-        importance=Importance.LOW,
-        documentation=f"Deprecated. Use {INCLUDE_CONFIG} instead.",
+    _define_field_list(
+        config_def, INCLUDE_CONFIG, "Fields to include. If specified, only these fields will be used."
     )
-    .define(
+    config_def.define(
         RENAMES_CONFIG,
         ConfigType.LIST,
-        [],
-        LambdaValidator(
+        default=[],
+        validator=LambdaValidator(
             _validate_renames, "list of colon-delimited pairs, e.g. <code>foo:bar,abc:xyz</code>"
         ),
         importance=Importance.MEDIUM,
         documentation="Field rename mappings.",
     )
-    .define(
-        REPLACE_NULL_WITH_DEFAULT_CONFIG,
-        ConfigType.BOOLEAN,
-        True,
-        importance=Importance.MEDIUM,
-        documentation=REPLACE_NULL_WITH_DEFAULT_DOC,
-    )
-)
+    return define_replace_null_with_default(config_def)
 
 
 def _translate_deprecated(configs: Mapping[str, Any]) -> dict[str, Any]:
@@ -103,24 +82,27 @@ def _translate_deprecated(configs: Mapping[str, Any]) -> dict[str, Any]:
     return translated
 
 
-class ReplaceField(RecordSide, Transformation[ConnectRecord]):
+class ReplaceField(StructOrMapTransformation):
     """Filter fields with ``include``/``exclude`` (``exclude`` wins) and rename them with ``renames``."""
 
+    CONFIG_DEF = _config_def()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._target_names: dict[str, str | None] = {}
+
     def configure(self, configs: Mapping[str, Any]) -> None:
-        settings = parse_settings(type(self).__name__, CONFIG_DEF, _translate_deprecated(configs))
+        super().configure(_translate_deprecated(configs))
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._exclude = frozenset(settings[EXCLUDE_CONFIG])
         self._include = frozenset(settings[INCLUDE_CONFIG])
         self._renames = parse_rename_mappings(settings[RENAMES_CONFIG])
         self._reverse_renames = {new: old for old, new in self._renames.items()}
-        self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
-        self._schema_cache = SchemaUpdateCache()
-        self._target_names: dict[str, str | None] = {}
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
+        self._target_names.clear()
 
     def close(self) -> None:
-        self._schema_cache.clear()
+        super().close()
         self._target_names.clear()
 
     def keeps(self, field_name: str) -> bool:
@@ -138,28 +120,22 @@ class ReplaceField(RecordSide, Transformation[ConnectRecord]):
         self._target_names[name] = target
         return target
 
-    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        value = self.operating_value(record)
-        if value is None:
-            return record
-        schema = self.operating_schema(record)
-        if schema is None:
-            mapping = require_map(value, _PURPOSE)
-            updated: dict[str, Any] = {}
-            planned = self._target_names
-            for name, item in mapping.items():
-                target = planned[name] if name in planned else self._plan_target_name(name)
-                if target is not None:
-                    updated[target] = item
-            return self.new_record(record, None, updated)
+    def apply_schemaless(self, record: ConnectRecord, value: Any) -> ConnectRecord:
+        updated: dict[str, Any] = {}
+        planned = self._target_names
+        for name, item in require_map(value, _PURPOSE).items():
+            target = planned[name] if name in planned else self._plan_target_name(name)
+            if target is not None:
+                updated[target] = item
+        return self.new_record(record, None, updated)
+
+    def apply_with_schema(self, record: ConnectRecord, schema: Schema, value: Any) -> ConnectRecord:
         struct = require_struct(value, _PURPOSE)
-        updated_schema = self._schema_cache.get_or_build(struct.schema, self._updated_schema)
+        updated_schema = self.cached_schema(struct.schema, self._updated_schema)
         updated_struct = Struct(updated_schema)
         for field in updated_schema.fields:
             original_name = self._reverse_renames.get(field.name, field.name)
-            updated_struct.put(
-                field.name, field_value(struct, original_name, self._replace_null_with_default)
-            )
+            updated_struct.put(field.name, self.field_value(struct, original_name))
         return self.new_record(record, updated_schema, updated_struct)
 
     def _updated_schema(self, schema: Schema) -> Schema:

@@ -6,65 +6,44 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, Transformation
+from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance
 from conveyor.data import ConnectRecord, Schema, Struct, Type
-from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.record_side import KeySide, ValueSide
 from conveyor.transforms.requirements import require_schema
-from conveyor.transforms.struct_values import field_value
-from conveyor.transforms.transform_config import (
-    REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    REPLACE_NULL_WITH_DEFAULT_DOC,
-    parse_settings,
-    settings_error,
-)
+from conveyor.transforms.transform_config import define_replace_null_with_default
+from conveyor.transforms.transformation_base import SidedTransformation
 
 SCHEMA_NAME_CONFIG = "schema.name"
 SCHEMA_VERSION_CONFIG = "schema.version"
 _PURPOSE = "updating schema metadata"
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        SCHEMA_NAME_CONFIG,
-        ConfigType.STRING,
-        None,
-        importance=Importance.HIGH,
-        documentation="Schema name to set.",
-    )
-    .define(
-        SCHEMA_VERSION_CONFIG,
-        ConfigType.INT,
-        None,
-        importance=Importance.HIGH,
-        documentation="Schema version to set.",
-    )
-    .define(
-        REPLACE_NULL_WITH_DEFAULT_CONFIG,
-        ConfigType.BOOLEAN,
-        True,
-        importance=Importance.MEDIUM,
-        documentation=REPLACE_NULL_WITH_DEFAULT_DOC,
-    )
-)
 
-
-class SetSchemaMetadata(RecordSide, Transformation[ConnectRecord]):
+class SetSchemaMetadata(SidedTransformation):
     """Rename or re-version a schema; a struct value is rebuilt against the updated schema."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        owner = type(self).__name__
-        settings = parse_settings(owner, CONFIG_DEF, configs)
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef()
+        .define(
+            SCHEMA_NAME_CONFIG,
+            ConfigType.STRING,
+            default=None,
+            importance=Importance.HIGH,
+            documentation="Schema name to set.",
+        )
+        .define(
+            SCHEMA_VERSION_CONFIG,
+            ConfigType.INT,
+            default=None,
+            importance=Importance.HIGH,
+            documentation="Schema version to set.",
+        )
+    )
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._name: str | None = settings[SCHEMA_NAME_CONFIG]
         self._version: int | None = settings[SCHEMA_VERSION_CONFIG]
         if self._name is None and self._version is None:
-            raise settings_error(owner, ConfigError("Neither schema name nor version configured"))
-        self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
-        pass
+            raise self.settings_error(ConfigError("Neither schema name nor version configured"))
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         schema = require_schema(self.operating_schema(record), _PURPOSE)
@@ -81,7 +60,7 @@ class SetSchemaMetadata(RecordSide, Transformation[ConnectRecord]):
     def _rebuilt(self, value: Struct, updated_schema: Schema) -> Struct:
         rebuilt = Struct(updated_schema)
         for field in updated_schema.fields:
-            rebuilt.put(field.name, field_value(value, field.name, self._replace_null_with_default))
+            rebuilt.put(field.name, self.field_value(value, field.name))
         return rebuilt
 
 

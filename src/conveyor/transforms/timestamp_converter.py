@@ -7,15 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conveyor.api import (
-    NO_DEFAULT,
-    ConfigDef,
-    ConfigError,
-    ConfigType,
-    Importance,
-    Transformation,
-    ValidString,
-)
+from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, ValidString
 from conveyor.data import (
     INT64_SCHEMA,
     OPTIONAL_INT64_SCHEMA,
@@ -33,17 +25,11 @@ from conveyor.data import (
 )
 from conveyor.data.logical import epoch_millis
 from conveyor.transforms.date_format import JavaDateFormat
-from conveyor.transforms.record_side import KeySide, RecordSide, ValueSide
+from conveyor.transforms.record_side import KeySide, ValueSide
 from conveyor.transforms.requirements import require_map, require_struct_or_none
-from conveyor.transforms.schema_cache import SchemaUpdateCache
 from conveyor.transforms.schema_util import struct_schema_like
-from conveyor.transforms.struct_values import field_value
-from conveyor.transforms.transform_config import (
-    REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    REPLACE_NULL_WITH_DEFAULT_DOC,
-    parse_settings,
-    settings_error,
-)
+from conveyor.transforms.transform_config import define_replace_null_with_default
+from conveyor.transforms.transformation_base import SidedTransformation
 
 FIELD_CONFIG = "field"
 TARGET_TYPE_CONFIG = "target.type"
@@ -59,52 +45,6 @@ TYPE_TIMESTAMP = "Timestamp"
 _MILLIS_PER_DAY = 86_400_000
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _PURPOSE = "converting timestamp formats"
-
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        FIELD_CONFIG,
-        ConfigType.STRING,
-        "",
-        importance=Importance.HIGH,
-        documentation="The field containing the timestamp, or empty if the entire value is a timestamp",
-    )
-    .define(
-        TARGET_TYPE_CONFIG,
-        ConfigType.STRING,
-        NO_DEFAULT,
-        ValidString.in_(TYPE_STRING, TYPE_UNIX, TYPE_DATE, TYPE_TIME, TYPE_TIMESTAMP),
-        importance=Importance.HIGH,
-        documentation="The desired timestamp representation: string, unix, Date, Time, or Timestamp",
-    )
-    .define(
-        FORMAT_CONFIG,
-        ConfigType.STRING,
-        "",
-        importance=Importance.MEDIUM,
-        documentation="A SimpleDateFormat-compatible format for the timestamp. "
-        "Used to generate the output when "
-        "type=string or used to parse the input if the input is a string.",
-    )
-    .define(
-        UNIX_PRECISION_CONFIG,
-        ConfigType.STRING,
-        "milliseconds",
-        ValidString.in_("nanoseconds", "microseconds", "milliseconds", "seconds"),
-        importance=Importance.LOW,
-        documentation="The desired Unix precision for the timestamp: seconds, milliseconds, microseconds, or "
-        "nanoseconds. Used to generate the output when type=unix or used to parse the input if "
-        "the input is a Long.",
-    )
-    .define(
-        REPLACE_NULL_WITH_DEFAULT_CONFIG,
-        ConfigType.BOOLEAN,
-        True,
-        importance=Importance.MEDIUM,
-        documentation=REPLACE_NULL_WITH_DEFAULT_DOC,
-    )
-)
-
 
 _TARGET_SCHEMAS: dict[str, dict[bool, Schema]] = {
     TYPE_STRING: {False: STRING_SCHEMA, True: OPTIONAL_STRING_SCHEMA},
@@ -220,45 +160,70 @@ def kind_of_value(value: Any) -> str:
     raise DataError(f"TimestampConverter does not support {type(value).__name__} objects as timestamps")
 
 
-class TimestampConverter(RecordSide, Transformation[ConnectRecord]):
+class TimestampConverter(SidedTransformation):
     """Convert a timestamp (the whole key or value, or one ``field``) to ``target.type``."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        owner = type(self).__name__
-        settings = parse_settings(owner, CONFIG_DEF, configs)
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef()
+        .define(
+            FIELD_CONFIG,
+            ConfigType.STRING,
+            default="",
+            importance=Importance.HIGH,
+            documentation="The field containing the timestamp, or empty if the entire value is a timestamp",
+        )
+        .define(
+            TARGET_TYPE_CONFIG,
+            ConfigType.STRING,
+            validator=ValidString.in_(TYPE_STRING, TYPE_UNIX, TYPE_DATE, TYPE_TIME, TYPE_TIMESTAMP),
+            importance=Importance.HIGH,
+            documentation="The desired timestamp representation: string, unix, Date, Time, or Timestamp",
+        )
+        .define(
+            FORMAT_CONFIG,
+            ConfigType.STRING,
+            default="",
+            importance=Importance.MEDIUM,
+            documentation="A SimpleDateFormat-compatible format for the timestamp. "
+            "Used to generate the output when "
+            "type=string or used to parse the input if the input is a string.",
+        )
+        .define(
+            UNIX_PRECISION_CONFIG,
+            ConfigType.STRING,
+            default="milliseconds",
+            validator=ValidString.in_("nanoseconds", "microseconds", "milliseconds", "seconds"),
+            importance=Importance.LOW,
+            documentation="The desired Unix precision for the timestamp: seconds, milliseconds, "
+            "microseconds, or nanoseconds. Used to generate the output when type=unix or used to parse "
+            "the input if the input is a Long.",
+        )
+    )
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         target_type: str = settings[TARGET_TYPE_CONFIG]
         pattern: str = settings[FORMAT_CONFIG]
         if target_type == TYPE_STRING and not pattern.strip():
-            raise settings_error(
-                owner,
+            raise self.settings_error(
                 ConfigError(
                     "TimestampConverter requires format option to be specified when using string timestamps"
-                ),
+                )
             )
         date_format = None
         if pattern.strip():
             try:
                 date_format = JavaDateFormat(pattern)
             except ValueError as error:
-                raise settings_error(
-                    owner,
+                raise self.settings_error(
                     ConfigError(
                         FORMAT_CONFIG,
                         pattern,
                         "TimestampConverter requires a SimpleDateFormat-compatible pattern "
                         f"for string timestamps: {error}",
-                    ),
+                    )
                 ) from error
         self._field: str = settings[FIELD_CONFIG]
         self._translator = TimestampTranslator(target_type, date_format, settings[UNIX_PRECISION_CONFIG])
-        self._replace_null_with_default: bool = settings[REPLACE_NULL_WITH_DEFAULT_CONFIG]
-        self._schema_cache = SchemaUpdateCache()
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
-        self._schema_cache.clear()
 
     def convert(self, value: Any, kind: str | None = None) -> Any:
         """``value`` converted to the target type; None stays None; ``kind`` is inferred when not given."""
@@ -285,7 +250,7 @@ class TimestampConverter(RecordSide, Transformation[ConnectRecord]):
                 record, self._translator.schema(schema.optional), self.convert(value, kind_of_schema(schema))
             )
         struct = require_struct_or_none(value, _PURPOSE)
-        updated_schema = self._schema_cache.get_or_build(schema, self._updated_schema)
+        updated_schema = self.cached_schema(schema, self._updated_schema)
         return self.new_record(record, updated_schema, self._converted_struct(struct, updated_schema))
 
     def _updated_schema(self, schema: Schema) -> Schema:
@@ -307,7 +272,7 @@ class TimestampConverter(RecordSide, Transformation[ConnectRecord]):
             return None
         updated = Struct(updated_schema)
         for field in struct.schema.fields:
-            original = field_value(struct, field, self._replace_null_with_default)
+            original = self.field_value(struct, field)
             if field.name == self._field:
                 original = self.convert(original, kind_of_schema(field.schema))
             updated.put(field.name, original)

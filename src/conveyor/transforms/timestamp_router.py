@@ -8,52 +8,43 @@ from typing import Any
 from conveyor.api import ConfigDef, ConfigType, Importance, Transformation
 from conveyor.data import ConnectRecord, DataError
 from conveyor.transforms.date_format import JavaDateFormat
-from conveyor.transforms.transform_config import invalid_setting, parse_settings
+from conveyor.transforms.transform_config import ConfiguredPlugin, invalid_setting
 
 TOPIC_FORMAT_CONFIG = "topic.format"
 TIMESTAMP_FORMAT_CONFIG = "timestamp.format"
 
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        TOPIC_FORMAT_CONFIG,
-        ConfigType.STRING,
-        "${topic}-${timestamp}",
-        importance=Importance.HIGH,
-        documentation="Format string which can contain <code>${topic}</code> and <code>${timestamp}</code> "
-        "as "
-        "placeholders for the topic and timestamp, respectively.",
-    )
-    .define(
-        TIMESTAMP_FORMAT_CONFIG,
-        ConfigType.STRING,
-        "yyyyMMdd",
-        importance=Importance.HIGH,
-        documentation="Format string for the timestamp that is compatible with "
-        "<code>java.text.SimpleDateFormat</code>.",
-    )
-)
 
-
-class TimestampRouter(Transformation[ConnectRecord]):
+class TimestampRouter(ConfiguredPlugin, Transformation[ConnectRecord]):
     """Rename the topic to ``topic.format`` with ``${topic}`` and ``${timestamp}`` filled in."""
 
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        owner = type(self).__name__
-        settings = parse_settings(owner, CONFIG_DEF, configs)
+    CONFIG_DEF = (
+        ConfigDef()
+        .define(
+            TOPIC_FORMAT_CONFIG,
+            ConfigType.STRING,
+            default="${topic}-${timestamp}",
+            importance=Importance.HIGH,
+            documentation="Format string which can contain <code>${topic}</code> and "
+            "<code>${timestamp}</code> as placeholders for the topic and timestamp, respectively.",
+        )
+        .define(
+            TIMESTAMP_FORMAT_CONFIG,
+            ConfigType.STRING,
+            default="yyyyMMdd",
+            importance=Importance.HIGH,
+            documentation="Format string for the timestamp that is compatible with "
+            "<code>java.text.SimpleDateFormat</code>.",
+        )
+    )
+
+    def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._topic_format: str = settings[TOPIC_FORMAT_CONFIG]
         try:
             self._timestamp_format = JavaDateFormat(settings[TIMESTAMP_FORMAT_CONFIG])
         except ValueError as error:
             raise invalid_setting(
-                owner, TIMESTAMP_FORMAT_CONFIG, settings[TIMESTAMP_FORMAT_CONFIG], str(error)
+                self.owner, TIMESTAMP_FORMAT_CONFIG, settings[TIMESTAMP_FORMAT_CONFIG], str(error)
             ) from None
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def close(self) -> None:
-        pass
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         if record.timestamp is None:
