@@ -17,7 +17,7 @@ SOURCE_CONFIG_DEF = (
     .define(
         FILE_CONFIG,
         ConfigType.STRING,
-        None,
+        default=None,
         importance=Importance.HIGH,
         documentation="Source filename. If not specified, the standard input will be used",
     )
@@ -31,8 +31,8 @@ SOURCE_CONFIG_DEF = (
     .define(
         TASK_BATCH_SIZE_CONFIG,
         ConfigType.INT,
-        DEFAULT_TASK_BATCH_SIZE,
-        Range.at_least(1),
+        default=DEFAULT_TASK_BATCH_SIZE,
+        validator=Range.at_least(1),
         importance=Importance.LOW,
         documentation="The maximum number of records the source task can read from the file at one time",
     )
@@ -41,7 +41,7 @@ SOURCE_CONFIG_DEF = (
 SINK_CONFIG_DEF = ConfigDef().define(
     FILE_CONFIG,
     ConfigType.STRING,
-    None,
+    default=None,
     importance=Importance.HIGH,
     documentation="Destination filename. If not specified, the standard output will be used",
 )

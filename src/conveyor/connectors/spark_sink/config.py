@@ -35,10 +35,10 @@ SPARK_FILE_SINK_CONFIG_DEF = (
     .define(
         FORMAT_CONFIG,
         ConfigType.STRING,
-        "parquet",
-        ValidString(FORMATS),
-        Importance.HIGH,
-        "The file format Spark writes: parquet, json, csv or orc",
+        default="parquet",
+        validator=ValidString(FORMATS),
+        importance=Importance.HIGH,
+        documentation="The file format Spark writes: parquet, json, csv or orc",
     )
     .define(
         PATH_CONFIG,
@@ -50,7 +50,7 @@ SPARK_FILE_SINK_CONFIG_DEF = (
     .define(
         CHECKPOINT_LOCATION_CONFIG,
         ConfigType.STRING,
-        "",
+        default="",
         importance=Importance.MEDIUM,
         documentation="The streaming query's checkpoint; by default "
         f"<path>/{CHECKPOINT_DIR}, so a restarted connector resumes",
@@ -58,7 +58,7 @@ SPARK_FILE_SINK_CONFIG_DEF = (
     .define(
         SQL_CONFIG,
         ConfigType.STRING,
-        "",
+        default="",
         importance=Importance.MEDIUM,
         documentation=f"An optional projection over the view {RECORDS_VIEW!r}, e.g. "
         f"SELECT id, upper(name) AS name FROM {RECORDS_VIEW}",
@@ -66,22 +66,22 @@ SPARK_FILE_SINK_CONFIG_DEF = (
     .define(
         TRIGGER_INTERVAL_MS_CONFIG,
         ConfigType.LONG,
-        DEFAULT_TRIGGER_INTERVAL_MS,
-        Range.at_least(0),
-        Importance.LOW,
-        "How often a micro-batch starts (0: as soon as the previous one ends)",
+        default=DEFAULT_TRIGGER_INTERVAL_MS,
+        validator=Range.at_least(0),
+        importance=Importance.LOW,
+        documentation="How often a micro-batch starts (0: as soon as the previous one ends)",
     )
     .define(
         MAX_RECORDS_PER_TRIGGER_CONFIG,
         ConfigType.LONG,
-        None,
+        default=None,
         importance=Importance.LOW,
         documentation="At most this many offsets per micro-batch (none: all available)",
     )
     .define(
         PARTITION_BY_CONFIG,
         ConfigType.LIST,
-        "",
+        default="",
         importance=Importance.LOW,
         documentation="Output columns to partition the files by (directories column=value)",
     )
