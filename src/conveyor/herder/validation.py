@@ -21,9 +21,9 @@ from conveyor.api import (
     SourceConnector,
 )
 from conveyor.api.config.infos import config_key_info
-from conveyor.api.connector_config import sink_connector_config_def, source_connector_config_def
 from conveyor.herder.errors import BadRequestError, NotFoundError
 from conveyor.plugins import PluginNotFoundError, load_chain_plugin, load_plugin_class
+from conveyor.runtime.connector_config import sink_connector_config_def, source_connector_config_def
 from conveyor.transforms import transformation_config_def
 
 EOS_WORKER_DISABLED = "This worker does not have exactly-once source support enabled."
