@@ -34,7 +34,7 @@ from conveyor.runtime.executor import TaskExecutor
 from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.status import State
 from conveyor.runtime.task_spec import TaskId
-from conveyor.runtime.worker import Worker, connector_type
+from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
 
@@ -135,7 +135,7 @@ class StandaloneHerder(Herder):
             self.configs.put_task_configs(name, task_configs)
             if (
                 self.config.exactly_once_source_enabled
-                and connector_type(connector_class(config)) == "source"
+                and connector_type(connector_class(config)) is ConnectorType.SOURCE
             ):
                 self._fence_previous_generation(name, snapshot.task_count_record(name), len(task_configs))
         for index, task_config in enumerate(task_configs):
@@ -167,11 +167,11 @@ class StandaloneHerder(Herder):
         tasks = [TaskRef(name, i) for i in range(self.configs.snapshot().task_count(name))]
         return ConnectorInfo(name, config, tasks, self._type_of(config))
 
-    def _type_of(self, config: Mapping[str, str]) -> str:
+    def _type_of(self, config: Mapping[str, str]) -> ConnectorType:
         try:
             return connector_type(connector_class(config))
         except BadRequestError:
-            return "unknown"
+            return ConnectorType.UNKNOWN
 
     def connector_config(self, name: str) -> dict[str, str]:
         return self._require(name)
@@ -344,7 +344,7 @@ class StandaloneHerder(Herder):
 
     def connector_offsets(self, name: str) -> list[ConnectorOffset]:
         config = self._require(name)
-        if self._type_of(config) == "sink":
+        if self._type_of(config) is ConnectorType.SINK:
             committed = self.log.admin().list_consumer_group_offsets(consumer_group(name))
             return [
                 ConnectorOffset(
@@ -387,7 +387,7 @@ class StandaloneHerder(Herder):
     def reset_connector_offsets(self, name: str) -> str:
         with self._lock:
             config = self._require_stopped(name)
-            if self._type_of(config) == "sink":
+            if self._type_of(config) is ConnectorType.SINK:
                 admin = self.log.admin()
                 if consumer_group(name) in admin.list_consumer_groups():
                     committed = admin.list_consumer_group_offsets(consumer_group(name))
@@ -437,7 +437,7 @@ class StandaloneHerder(Herder):
 
     def connector_active_topics(self, name: str) -> list[str]:
         config = self._require(name)
-        if self._type_of(config) == "sink":
+        if self._type_of(config) is ConnectorType.SINK:
             return sorted(t.strip() for t in config.get("topics", "").split(",") if t.strip())
         topics: set[str] = set()
         for task in self.worker.tasks_of(name):

@@ -124,7 +124,7 @@ class SinkTaskLoop(RebalanceListener):
         config, worker = spec.connector_config, spec.worker_config
         self.connector = spec.id.connector
         self.task_index = spec.id.task
-        self.flush_interval_s = int(worker.get("offset.flush.interval.ms", "60000")) / 1000
+        self.flush_interval_s = worker.offset_flush_interval_ms / 1000
         self.topics = [t.strip() for t in config.get("topics", "").split(",") if t.strip()]
         regex = config.get("topics.regex", "").strip()
         self.topics_regex = re.compile(regex) if regex else None

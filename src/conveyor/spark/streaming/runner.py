@@ -129,7 +129,7 @@ class _QueryTask:
     def _watch(self) -> None:
         outcome = TaskOutcome.stopped()
         try:
-            with open_log(self.spec.worker_config["log.url"]) as log_:
+            with open_log(self.spec.worker_config.log_url) as log_:
                 outcome = self._drive(log_)
         except Exception as exc:
             outcome = TaskOutcome(
