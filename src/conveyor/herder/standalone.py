@@ -26,7 +26,12 @@ from conveyor.herder.entities import (
     TaskState,
 )
 from conveyor.herder.errors import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError
-from conveyor.herder.validation import connector_class, plugin_config_keys, validate_connector_config
+from conveyor.herder.validation import (
+    connector_class,
+    connector_definition,
+    plugin_config_keys,
+    validate_connector_config,
+)
 from conveyor.log import Log, TopicPartition
 from conveyor.plugins import PluginKind, list_plugins
 from conveyor.runtime.control import TargetState
@@ -227,12 +232,15 @@ class StandaloneHerder(Herder):
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         with self._lock:
-            config: dict[str, str] = dict(self._require(name))
+            stored = self._require(name)
+            config: dict[str, str] = dict(stored)
             for key, value in patch.items():
                 if value is None:
                     config.pop(key, None)
                 else:
                     config[key] = value
+            if not config.get("connector.class"):
+                connector_class(config, connector_definition(connector_class(stored)))
             return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
