@@ -34,6 +34,7 @@ from conveyor.herder.validation import (
 )
 from conveyor.log import Log, TopicPartition
 from conveyor.plugins import PluginKind, list_plugins
+from conveyor.runtime.connector_config import SinkTopics, SourceTransactionSettings
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExecutor
 from conveyor.runtime.sink_task import consumer_group
@@ -367,7 +368,7 @@ class StandaloneHerder(Herder):
         ]
 
     def _source_offsets(self, config: Mapping[str, str]) -> OffsetStore:
-        topic = config.get("offsets.storage.topic")
+        topic = SourceTransactionSettings.parse(config).offsets_topic
         store = (
             self.offsets if not topic or topic == self.config.offsets_topic else OffsetStore(self.log, topic)
         )
@@ -446,7 +447,7 @@ class StandaloneHerder(Herder):
     def connector_active_topics(self, name: str) -> list[str]:
         config = self._require(name)
         if self._type_of(config) is ConnectorType.SINK:
-            return sorted(t.strip() for t in config.get("topics", "").split(",") if t.strip())
+            return sorted(SinkTopics.parse(config).topics)
         topics: set[str] = set()
         for task in self.worker.tasks_of(name):
             topics.update(self.worker.task_metrics(task).get("topics", []))

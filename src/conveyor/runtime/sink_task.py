@@ -26,6 +26,7 @@ from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
 from conveyor.log import Consumer, Log, RebalanceListener
 from conveyor.log import TopicPartition as LogPartition
+from conveyor.runtime.connector_config import SinkTopics
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.errors import ErrorHandler, ErrorPolicy, FailedRecord, Stage
 from conveyor.runtime.lifecycle import run_task_loop
@@ -125,9 +126,9 @@ class SinkTaskLoop(RebalanceListener):
         self.connector = spec.id.connector
         self.task_index = spec.id.task
         self.flush_interval_s = worker.offset_flush_interval_ms / 1000
-        self.topics = [t.strip() for t in config.get("topics", "").split(",") if t.strip()]
-        regex = config.get("topics.regex", "").strip()
-        self.topics_regex = re.compile(regex) if regex else None
+        subscription = SinkTopics.parse(config)
+        self.topics = list(subscription.topics)
+        self.topics_regex = re.compile(subscription.regex) if subscription.regex else None
         self.errors = ErrorHandler(
             ErrorPolicy.from_connector_config(config),
             self.connector,

@@ -23,6 +23,7 @@ from conveyor.api import OffsetStorageReader, SourceTask, SourceTaskContext, Tra
 from conveyor.api.source import RecordMetadata, TransactionBoundary
 from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
+from conveyor.runtime.connector_config import SourceTransactionSettings
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.errors import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import run_task_loop
@@ -70,13 +71,14 @@ class SourceTaskLoop:
         config, worker = spec.connector_config, spec.worker_config
         self.connector = spec.id.connector
         self.exactly_once = worker.exactly_once_source_enabled
-        self.boundary = TransactionBoundary.from_property(config.get("transaction.boundary", "poll"))
+        transactions = SourceTransactionSettings.parse(config)
+        self.boundary = transactions.boundary
         self.flush_interval_s = worker.offset_flush_interval_ms / 1000
-        interval = config.get("transaction.boundary.interval.ms")
+        interval_ms = transactions.boundary_interval_ms
         self.transaction_interval_s = (
-            int(interval) / 1000 if interval else worker.offset_flush_interval_ms / 1000
-        )
-        self.offsets_topic = config.get("offsets.storage.topic") or worker.offsets_topic
+            interval_ms if interval_ms is not None else worker.offset_flush_interval_ms
+        ) / 1000
+        self.offsets_topic = transactions.offsets_topic or worker.offsets_topic
         self.offsets = OffsetStore(log_, self.offsets_topic, partitions=worker.offsets_partitions)
         self.producer: Producer = self._create_producer()
         self.topics = TopicCreator(log_, config)

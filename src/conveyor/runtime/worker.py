@@ -20,6 +20,7 @@ from typing import Any
 from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector
 from conveyor.plugins import load_plugin_class
 from conveyor.runtime.config_providers import ConfigProviders
+from conveyor.runtime.connector_config import TaskCount
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExecutor, TaskOutcome
 from conveyor.runtime.status import State
@@ -139,13 +140,13 @@ class Worker:
             connector = self._connectors.get(name)
         if connector is None:
             return []
-        max_tasks = int(config.get("tasks.max", "1"))
+        count = TaskCount.parse(self.providers.transform(config))
+        max_tasks = count.tasks_max
         configs = [
             self.providers.reverse_transform(task_config, config)
             for task_config in connector.task_configs(max_tasks)
         ]
-        enforce = config.get("tasks.max.enforce", "true").lower() == "true"
-        if len(configs) > max_tasks and enforce:
+        if len(configs) > max_tasks and count.enforce:
             raise ValueError(
                 f"Connector {name} generated {len(configs)} task configs, more than tasks.max ({max_tasks})"
             )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from conveyor.api import ConfigDef, ConfigType, Importance, NonEmptyString, Range
+from conveyor.api import ConfigDef, ConfigType, Importance, Range
 from conveyor.connectors.generator.payload import HEADER_LENGTH, MAX_TASKS
+from conveyor.connectors.source_keys import TOPIC_CONFIG, topic_key
 
-TOPIC_CONFIG = "topic"
 RECORDS_CONFIG = "records"
 RECORD_SIZE_CONFIG = "record.size"
 RATE_CONFIG = "rate"
@@ -22,13 +22,7 @@ ENDLESS = -1
 
 CONFIG_DEF = (
     ConfigDef()
-    .define(
-        TOPIC_CONFIG,
-        ConfigType.STRING,
-        validator=NonEmptyString(),
-        importance=Importance.HIGH,
-        documentation="The topic to write the generated records to.",
-    )
+    .define_key(topic_key("The topic to write the generated records to."))
     .define(
         RECORDS_CONFIG,
         ConfigType.LONG,
