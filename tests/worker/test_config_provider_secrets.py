@@ -40,3 +40,28 @@ def test_a_task_reads_the_secret_while_rest_and_the_config_topic_keep_the_variab
         stored = b"".join(record.value or b"" for record in read_topic(worker.log, "connect-configs"))
         assert variable.encode() in stored
         assert str(secret_input).encode() not in stored
+
+
+def test_a_restarted_task_resolves_its_variables_again(tmp_path: Path) -> None:
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    first.write_text("one\n")
+    second.write_text("two\n")
+    secrets = tmp_path / "secrets.properties"
+    secrets.write_text(f"input.file={first}\n")
+    name, topic = unique("file-source"), unique("rotated")
+    config = {
+        "connector.class": "FileStreamSource",
+        "tasks.max": "1",
+        "topic": topic,
+        "file": f"${{file:{secrets}:input.file}}",
+    }
+    with running_worker(tmp_path, **FILE_PROVIDER) as worker, rest_client(worker) as client:
+        create_connector(client, name, config)
+        wait_until(lambda: b"one" in read_values(worker.log, topic), "the first file's line")
+
+        secrets.write_text(f"input.file={second}\n")
+        assert client.post(f"/connectors/{name}/tasks/0/restart").status_code == 204
+
+        wait_until(
+            lambda: b"two" in read_values(worker.log, topic), "the second file's line after the restart"
+        )

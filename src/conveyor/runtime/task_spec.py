@@ -43,9 +43,6 @@ class TaskSpec:
     worker_config: WorkerConfig
     attempt: str = field(default_factory=lambda: uuid.uuid4().hex)
 
-    def restarted(self) -> TaskSpec:
-        return TaskSpec(self.id, self.kind, self.connector_config, self.task_config, self.worker_config)
-
     @property
     def entry(self) -> str:
         """The dotted path of the function that runs this task's loop: `module:function`."""

@@ -78,6 +78,8 @@ class WorkerConnectorContext(ConnectorContext):
 class RunningTask:
     spec: TaskSpec
     target: TargetState
+    raw_configs: tuple[dict[str, str], dict[str, str]]
+    """The connector and task configs as stored, variables unresolved: each start resolves them anew."""
     state: State = State.UNASSIGNED
     failures: int = 0
     started_at: float = field(default_factory=time.monotonic)
@@ -192,9 +194,25 @@ class Worker:
         task_config: Mapping[str, str],
         target: TargetState,
     ) -> None:
+        raw_configs = (dict(connector_config), dict(task_config))
+        spec = self._resolved_spec(task, raw_configs)
+        if spec is None:
+            return
+        with self._lock:
+            if task in self._tasks:
+                raise RuntimeError(f"Task {task} is already running on this worker")
+            self._tasks[task] = RunningTask(spec, target, raw_configs)
+            self._put_task_status(task, State.UNASSIGNED)
+            self._launch(spec, target)
+
+    def _resolved_spec(
+        self, task: TaskId, raw_configs: tuple[dict[str, str], dict[str, str]]
+    ) -> TaskSpec | None:
+        """A new incarnation's spec, its config variables resolved now; None (and FAILED) if that fails."""
+        connector_config, task_config = raw_configs
         try:
             resolved = self.providers.transform(connector_config)
-            spec = TaskSpec(
+            return TaskSpec(
                 task,
                 TaskKind(connector_type(load_plugin_class(resolved["connector.class"]))),
                 resolved,
@@ -204,13 +222,7 @@ class Worker:
         except Exception as exc:
             log.error("Failed to start task %s", task, exc_info=exc)
             self._put_task_status(task, State.FAILED, _trace(exc))
-            return
-        with self._lock:
-            if task in self._tasks:
-                raise RuntimeError(f"Task {task} is already running on this worker")
-            self._tasks[task] = RunningTask(spec, target)
-            self._put_task_status(task, State.UNASSIGNED)
-            self._launch(spec, target)
+            return None
 
     def _launch(self, spec: TaskSpec, target: TargetState) -> None:
         self.executor.start(spec, self._on_task_exit)
@@ -280,7 +292,10 @@ class Worker:
             running = self._tasks.get(task)
             if running is None or running.spec.attempt != failed_attempt or self._closed.is_set():
                 return
-            running.spec = running.spec.restarted()
+            spec = self._resolved_spec(task, running.raw_configs)
+            if spec is None:
+                return
+            running.spec = spec
             running.started_at = time.monotonic()
             running.restart_timer = None
             running.state = State.RESTARTING
@@ -293,13 +308,14 @@ class Worker:
             running = self._tasks.get(task)
         if running is None:
             return
-        spec, target = running.spec, running.target
         self.stop_task(task)
+        restarted = self._resolved_spec(task, running.raw_configs)
+        if restarted is None:
+            return
         with self._lock:
-            restarted = spec.restarted()
-            self._tasks[task] = RunningTask(restarted, target, State.RESTARTING)
+            self._tasks[task] = RunningTask(restarted, running.target, running.raw_configs, State.RESTARTING)
             self._put_task_status(task, State.RESTARTING)
-            self._launch(restarted, target)
+            self._launch(restarted, running.target)
 
     def _watch_tasks(self) -> None:
         """Publish RUNNING/PAUSED as the tasks' heartbeats report them."""
