@@ -21,7 +21,8 @@ from conveyor.connectors import GeneratorSourceConnector, GeneratorSourceTask
 from conveyor.log import Log, TopicPartition, open_log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
-from conveyor.runtime.task_spec import TaskId, TaskSpec
+from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
+from conveyor.runtime.worker_config import WorkerConfig
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 VALUE_SIZE = 100
@@ -78,10 +79,10 @@ def task_loop(log_url: str, records: int, batch: int, exactly_once: bool) -> flo
     connector.start(config)
     spec = TaskSpec(
         TaskId("bench", 0),
-        "source",
+        TaskKind.SOURCE,
         config,
         connector.task_configs(1)[0],
-        worker_props(log_url, exactly_once),
+        WorkerConfig.from_props(worker_props(log_url, exactly_once)),
     )
     control = LocalTaskControl()
 
@@ -102,7 +103,6 @@ def task_loop(log_url: str, records: int, batch: int, exactly_once: bool) -> flo
 def through_spark(data_dir: Path, records: int, batch: int, exactly_once: bool) -> float:
     """Records/s of the same task run by a standalone worker as a Spark job."""
     from conveyor.cli.worker_process import StandaloneWorker
-    from conveyor.runtime.worker_config import WorkerConfig
 
     mode = "eos" if exactly_once else "alos"
     props = worker_props(f"embedded:{data_dir / mode}", exactly_once)

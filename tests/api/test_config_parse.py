@@ -66,7 +66,7 @@ def test_parse_rejects_a_bad_value_naming_the_key(config_type: ConfigType, raw: 
 
 
 def test_parse_fills_in_defaults_for_absent_keys() -> None:
-    definition = ConfigDef().define("batch.size", ConfigType.INT, "2000")
+    definition = ConfigDef().define("batch.size", ConfigType.INT, default="2000")
     assert definition.parse({}) == {"batch.size": 2000}
 
 
@@ -78,7 +78,7 @@ def test_parse_of_a_missing_required_key_names_it() -> None:
 
 
 def test_parse_runs_the_validator_on_given_values() -> None:
-    definition = ConfigDef().define("tasks.max", ConfigType.INT, 1, Range.at_least(1))
+    definition = ConfigDef().define("tasks.max", ConfigType.INT, default=1, validator=Range.at_least(1))
     with pytest.raises(
         ConfigError, match=re.escape("Invalid value 0 for configuration tasks.max: Value must be at least 1")
     ):
@@ -91,7 +91,7 @@ def test_parse_ignores_keys_that_are_not_defined() -> None:
 
 def test_define_rejects_a_default_its_validator_refuses() -> None:
     with pytest.raises(ConfigError, match=re.escape("String must be one of: a, b")):
-        ConfigDef().define("mode", ConfigType.STRING, "c", ValidString.in_("a", "b"))
+        ConfigDef().define("mode", ConfigType.STRING, default="c", validator=ValidString.in_("a", "b"))
 
 
 def test_define_rejects_a_key_defined_twice() -> None:
@@ -128,8 +128,8 @@ def test_an_unknown_class_name_is_a_config_error() -> None:
 
 
 def test_merge_keeps_both_definitions_and_the_other_wins_on_a_shared_name() -> None:
-    framework = ConfigDef().define("a", ConfigType.INT, 1).define("shared", ConfigType.INT, 1)
-    connector = ConfigDef().define("b", ConfigType.INT, 2).define("shared", ConfigType.INT, 3)
+    framework = ConfigDef().define("a", ConfigType.INT, default=1).define("shared", ConfigType.INT, default=1)
+    connector = ConfigDef().define("b", ConfigType.INT, default=2).define("shared", ConfigType.INT, default=3)
     merged = framework.merge(connector)
     assert merged.names() == {"a", "b", "shared"}
     assert merged.parse({}) == {"a": 1, "shared": 3, "b": 2}

@@ -40,7 +40,7 @@ def test_validate_collects_every_error_instead_of_raising() -> None:
     definition = (
         ConfigDef()
         .define("file", ConfigType.STRING)
-        .define("batch.size", ConfigType.INT, 2000, Range.at_least(1))
+        .define("batch.size", ConfigType.INT, default=2000, validator=Range.at_least(1))
     )
     values = by_name(definition.validate({"batch.size": "0"}))
     assert values["file"].errors == ['Missing required configuration "file" which has no default value.']
@@ -50,14 +50,14 @@ def test_validate_collects_every_error_instead_of_raising() -> None:
 
 
 def test_validate_reports_parsed_values_and_defaults() -> None:
-    definition = ConfigDef().define("a", ConfigType.INT, 5).define("b", ConfigType.LIST)
+    definition = ConfigDef().define("a", ConfigType.INT, default=5).define("b", ConfigType.LIST)
     values = by_name(definition.validate({"b": "x,y"}))
     assert (values["a"].value, values["b"].value) == (5, ["x", "y"])
     assert values["a"].errors == values["b"].errors == []
 
 
 def test_a_dependent_that_is_not_defined_is_reported_as_an_invisible_error() -> None:
-    definition = ConfigDef().define("a", ConfigType.INT, 1, dependents=["ghost"])
+    definition = ConfigDef().define("a", ConfigType.INT, default=1, dependents=["ghost"])
     ghost = by_name(definition.validate({}))["ghost"]
     assert ghost.errors == ["ghost is referred in the dependents, but not defined."]
     assert ghost.visible is False
@@ -76,8 +76,14 @@ class ModeDependentRecommender(Recommender):
 def recommending_definition() -> ConfigDef:
     return (
         ConfigDef()
-        .define("mode", ConfigType.STRING, "file", ValidString.in_("file", "socket"), dependents=["format"])
-        .define("format", ConfigType.STRING, "csv", recommender=ModeDependentRecommender())
+        .define(
+            "mode",
+            ConfigType.STRING,
+            default="file",
+            validator=ValidString.in_("file", "socket"),
+            dependents=["format"],
+        )
+        .define("format", ConfigType.STRING, default="csv", recommender=ModeDependentRecommender())
     )
 
 
@@ -99,17 +105,17 @@ def test_config_infos_has_the_exact_shape_of_kafkas_validate_response() -> None:
         .define(
             "batch.size",
             ConfigType.INT,
-            2000,
-            Range.at_least(1),
-            Importance.LOW,
-            "Records per poll.",
-            "Common",
-            3,
-            Width.SHORT,
-            "Batch size",
-            ["other"],
+            default=2000,
+            validator=Range.at_least(1),
+            importance=Importance.LOW,
+            documentation="Records per poll.",
+            group="Common",
+            order_in_group=3,
+            width=Width.SHORT,
+            display_name="Batch size",
+            dependents=["other"],
         )
-        .define("other", ConfigType.STRING, "x")
+        .define("other", ConfigType.STRING, default="x")
     )
     infos = definition.config_infos("FileStreamSource", definition.validate({"batch.size": "10"}))
     assert set(infos) == {"name", "error_count", "groups", "configs"}
@@ -150,9 +156,9 @@ def test_a_required_key_has_a_null_default_value() -> None:
 def test_config_infos_values_are_strings_in_kafkas_form() -> None:
     definition = (
         ConfigDef()
-        .define("flag", ConfigType.BOOLEAN, False)
-        .define("items", ConfigType.LIST, "a,b")
-        .define("ratio", ConfigType.DOUBLE, 0.5)
+        .define("flag", ConfigType.BOOLEAN, default=False)
+        .define("items", ConfigType.LIST, default="a,b")
+        .define("ratio", ConfigType.DOUBLE, default=0.5)
     )
     configs = definition.config_infos("p", definition.validate({"flag": "TRUE"}))["configs"]
     assert [c["value"]["value"] for c in configs] == ["true", "a,b", "0.5"]
@@ -162,16 +168,16 @@ def test_config_infos_values_are_strings_in_kafkas_form() -> None:
 def test_error_count_is_the_sum_of_all_errors() -> None:
     definition = (
         ConfigDef()
-        .define("a", ConfigType.INT, 1, Range.at_least(1))
+        .define("a", ConfigType.INT, default=1, validator=Range.at_least(1))
         .define("b", ConfigType.STRING)
-        .define("c", ConfigType.BOOLEAN, True)
+        .define("c", ConfigType.BOOLEAN, default=True)
     )
     infos = definition.config_infos("p", definition.validate({"a": "oops", "c": "maybe"}))
     assert infos["error_count"] == sum(len(c["value"]["errors"]) for c in infos["configs"]) == 4
 
 
 def test_a_value_without_a_definition_is_listed_with_a_null_definition() -> None:
-    definition = ConfigDef().define("a", ConfigType.INT, 1)
+    definition = ConfigDef().define("a", ConfigType.INT, default=1)
     extra = ConfigValue("runtime.only", "v", errors=["added by the runtime"])
     infos = definition.config_infos("p", [*definition.validate({}), extra])
     assert infos["configs"][-1] == {
@@ -191,7 +197,7 @@ def test_passwords_never_appear_in_the_validate_response() -> None:
     definition = (
         ConfigDef()
         .define("secret", ConfigType.PASSWORD, validator=ValidString.in_("right"))
-        .define("default.secret", ConfigType.PASSWORD, "builtin-secret")
+        .define("default.secret", ConfigType.PASSWORD, default="builtin-secret")
     )
     infos = definition.config_infos("p", definition.validate({"secret": "wrong-secret"}))
     rendered = repr(infos)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from conveyor.api import ConfigDef, ConfigType, Importance, SourceConnector, SourceTask
 
 SOURCE_CLASS = "FileStreamSource"
 WAIT_S = 60.0
@@ -46,3 +49,35 @@ def wait_for_status(
                 return dict(last)
         time.sleep(0.2)
     raise AssertionError(f"{name} never reached {connector_state} {task_states}; last status {last}")
+
+
+TOKEN_SOURCE = "tests.rest.connectors:TokenSourceConnector"
+
+
+class TokenSourceConnector(SourceConnector):
+    """A source whose secrets are PASSWORD keys named neither "password" nor "secret"; plans no task."""
+
+    CONFIG = (
+        ConfigDef()
+        .define("topic", ConfigType.STRING, importance=Importance.HIGH)
+        .define("api.token", ConfigType.PASSWORD, importance=Importance.HIGH)
+        .define("aws.secret.access.key", ConfigType.PASSWORD, default=None, importance=Importance.HIGH)
+    )
+
+    def version(self) -> str:
+        return "1.0"
+
+    def config(self) -> ConfigDef:
+        return self.CONFIG
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.CONFIG.parse(props)
+
+    def task_class(self) -> type[SourceTask]:
+        return SourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return []
+
+    def stop(self) -> None:
+        pass

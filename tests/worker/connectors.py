@@ -60,9 +60,9 @@ class FailingSourceConnector(SourceConnector):
     def config(self) -> ConfigDef:
         return (
             ConfigDef()
-            .define(FAIL_AFTER_MS_CONFIG, ConfigType.LONG, 1000, importance=Importance.LOW,
+            .define(FAIL_AFTER_MS_CONFIG, ConfigType.LONG, default=1000, importance=Importance.LOW,
                     documentation="How long the task runs before its poll raises.")
-            .define(FAIL_ONCE_MARKER_CONFIG, ConfigType.STRING, "", importance=Importance.LOW,
+            .define(FAIL_ONCE_MARKER_CONFIG, ConfigType.STRING, default="", importance=Importance.LOW,
                     documentation="A file whose existence means the task has failed already.")
         )  # fmt: skip
 

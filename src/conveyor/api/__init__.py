@@ -26,6 +26,7 @@ from conveyor.api.config import (
     ValidString,
     Width,
 )
+from conveyor.api.config_provider import ConfigData, ConfigProvider
 from conveyor.api.connector import (
     Connector,
     ConnectorContext,
@@ -61,9 +62,11 @@ __all__ = [
     "AlreadyExistsError",
     "CaseInsensitiveValidString",
     "CompositeValidator",
+    "ConfigData",
     "ConfigDef",
     "ConfigError",
     "ConfigKey",
+    "ConfigProvider",
     "ConfigType",
     "ConfigValue",
     "ConnectError",

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.live import Live
 
 from conveyor import __version__
+from conveyor.api import ConfigError
 from conveyor.cli.logging_setup import configure_logging
 from conveyor.cli.status_view import status_table
 from conveyor.cli.worker_process import StandaloneWorker, load_worker_config, read_connector_file
@@ -39,7 +40,10 @@ def standalone(
     Ctrl-C.
     """
     configure_logging(log_level)
-    config = load_worker_config(worker_properties)
+    try:
+        config = load_worker_config(worker_properties)
+    except ConfigError as error:
+        raise click.ClickException(f"{worker_properties}: {error}") from error
     connectors = [read_connector_file(path) for path in connector_configs]
     worker = StandaloneWorker(config)
     herder = worker.start()

@@ -12,7 +12,8 @@ from conveyor.errors import ConfigError
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
 from conveyor.rest import RestServer, create_app
-from conveyor.runtime.worker_config import WorkerConfig, read_properties
+from conveyor.runtime.properties import read_properties
+from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.runner import SparkTaskExecutor
 from conveyor.spark.session import get_or_create_session
 

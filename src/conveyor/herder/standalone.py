@@ -26,15 +26,21 @@ from conveyor.herder.entities import (
     TaskState,
 )
 from conveyor.herder.sink_offsets import parse_sink_connector_offsets
-from conveyor.herder.validation import connector_class, plugin_config_keys, validate_connector_config
+from conveyor.herder.validation import (
+    connector_class,
+    connector_definition,
+    plugin_config_keys,
+    validate_connector_config,
+)
 from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
 from conveyor.plugins import PluginKind, list_plugins
+from conveyor.runtime.connector_config import SinkTopics, SourceTransactionSettings
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExecutor
 from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.status import State
 from conveyor.runtime.task_spec import TaskId
-from conveyor.runtime.worker import Worker, connector_type
+from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
 
@@ -135,7 +141,7 @@ class StandaloneHerder(Herder):
             self.configs.put_task_configs(name, task_configs)
             if (
                 self.config.exactly_once_source_enabled
-                and connector_type(connector_class(config)) == "source"
+                and connector_type(connector_class(config)) is ConnectorType.SOURCE
             ):
                 self._fence_previous_generation(name, snapshot.task_count_record(name), len(task_configs))
         for index, task_config in enumerate(task_configs):
@@ -167,11 +173,11 @@ class StandaloneHerder(Herder):
         tasks = [TaskRef(name, i) for i in range(self.configs.snapshot().task_count(name))]
         return ConnectorInfo(name, config, tasks, self._type_of(config))
 
-    def _type_of(self, config: Mapping[str, str]) -> str:
+    def _type_of(self, config: Mapping[str, str]) -> ConnectorType:
         try:
             return connector_type(connector_class(config))
         except BadRequestError:
-            return "unknown"
+            return ConnectorType.UNKNOWN
 
     def connector_config(self, name: str) -> dict[str, str]:
         return self._require(name)
@@ -228,12 +234,15 @@ class StandaloneHerder(Herder):
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         with self._lock:
-            config: dict[str, str] = dict(self._require(name))
+            stored = self._require(name)
+            config: dict[str, str] = dict(stored)
             for key, value in patch.items():
                 if value is None:
                     config.pop(key, None)
                 else:
                     config[key] = value
+            if not config.get("connector.class"):
+                connector_class(config, connector_definition(connector_class(stored)))
             return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
@@ -345,7 +354,7 @@ class StandaloneHerder(Herder):
 
     def connector_offsets(self, name: str) -> list[ConnectorOffset]:
         config = self._require(name)
-        if self._type_of(config) == "sink":
+        if self._type_of(config) is ConnectorType.SINK:
             committed = self.log.admin().list_consumer_group_offsets(consumer_group(name))
             return [
                 ConnectorOffset(
@@ -360,7 +369,7 @@ class StandaloneHerder(Herder):
         ]
 
     def _source_offsets(self, config: Mapping[str, str]) -> OffsetStore:
-        topic = config.get("offsets.storage.topic")
+        topic = SourceTransactionSettings.parse(config).offsets_topic
         store = (
             self.offsets if not topic or topic == self.config.offsets_topic else OffsetStore(self.log, topic)
         )
@@ -388,7 +397,7 @@ class StandaloneHerder(Herder):
     def reset_connector_offsets(self, name: str) -> str:
         with self._lock:
             config = self._require_stopped(name)
-            if self._type_of(config) == "sink":
+            if self._type_of(config) is ConnectorType.SINK:
                 admin = self.log.admin()
                 if consumer_group(name) in admin.list_consumer_groups():
                     committed = admin.list_consumer_group_offsets(consumer_group(name))
@@ -428,8 +437,8 @@ class StandaloneHerder(Herder):
 
     def connector_active_topics(self, name: str) -> list[str]:
         config = self._require(name)
-        if self._type_of(config) == "sink":
-            return sorted(t.strip() for t in config.get("topics", "").split(",") if t.strip())
+        if self._type_of(config) is ConnectorType.SINK:
+            return sorted(SinkTopics.parse(config).topics)
         topics: set[str] = set()
         for task in self.worker.tasks_of(name):
             topics.update(self.worker.task_metrics(task).get("topics", []))

@@ -13,6 +13,7 @@ from typing import Any
 
 from conveyor.api import (
     ConfigDef,
+    ConfigType,
     ConfigValue,
     Connector,
     ConnectorTransactionBoundaries,
@@ -20,10 +21,15 @@ from conveyor.api import (
     SinkConnector,
     SourceConnector,
 )
+from conveyor.api.config import HIDDEN
 from conveyor.api.config.infos import config_key_info
-from conveyor.api.connector_config import sink_connector_config_def, source_connector_config_def
 from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.plugins import PluginNotFoundError, load_chain_plugin, load_plugin_class
+from conveyor.runtime.connector_config import (
+    connector_config_def,
+    sink_connector_config_def,
+    source_connector_config_def,
+)
 from conveyor.transforms import transformation_config_def
 
 EOS_WORKER_DISABLED = "This worker does not have exactly-once source support enabled."
@@ -46,11 +52,16 @@ BOUNDARIES_UNSUPPORTED = (
 )
 
 
-def connector_class(config: Mapping[str, str]) -> type[Connector]:
-    """The connector class a config names; a 400 naming the closest known plugins if there is none."""
+def connector_class(config: Mapping[str, str], known: ConfigDef | None = None) -> type[Connector]:
+    """The connector class a config names; a 400 naming the closest known plugins if there is none.
+
+    A config without a class is echoed in the 400 as `masked_config` shows it under ``known`` (by
+    default the keys every connector has).
+    """
     name = config.get("connector.class")
     if not name:
-        raise BadRequestError(f"Connector config {dict(_redacted(config))} contains no connector type")
+        shown = masked_config(config, known or connector_config_def())
+        raise BadRequestError(f"Connector config {shown} contains no connector type")
     try:
         klass = load_plugin_class(name)
     except PluginNotFoundError as exc:
@@ -60,8 +71,22 @@ def connector_class(config: Mapping[str, str]) -> type[Connector]:
     return klass
 
 
-def _redacted(config: Mapping[str, str]) -> dict[str, str]:
-    return {k: ("[hidden]" if "password" in k.lower() else v) for k, v in config.items()}
+def masked_config(config: Mapping[str, str], definition: ConfigDef) -> dict[str, str]:
+    """The config as a message may echo it: a value shows only if ``definition`` defines its key and
+    the key's type is not PASSWORD; every other value is ``[hidden]``, as Kafka hides passwords."""
+    keys = definition.config_keys()
+    return {
+        name: value if name in keys and keys[name].type is not ConfigType.PASSWORD else HIDDEN
+        for name, value in config.items()
+    }
+
+
+def connector_definition(klass: type[Connector]) -> ConfigDef:
+    """Every key a connector class accepts: the source or sink framework keys and its own."""
+    framework = (
+        source_connector_config_def() if issubclass(klass, SourceConnector) else sink_connector_config_def()
+    )
+    return framework.merge(klass().config())
 
 
 def validate_connector_config(config: Mapping[str, str], exactly_once_enabled: bool) -> dict[str, Any]:

@@ -17,8 +17,8 @@ from typing import TypeVar
 
 from conveyor.api.errors import RetriableError
 from conveyor.data import ConnectError
-from conveyor.errors import ConfigError
 from conveyor.log import Log, Producer
+from conveyor.runtime.connector_config import ErrorSettings, ToleranceType
 from conveyor.runtime.topics import TopicCreator
 
 log = logging.getLogger(__name__)
@@ -64,18 +64,16 @@ class ErrorPolicy:
 
     @classmethod
     def from_connector_config(cls, config: Mapping[str, str]) -> ErrorPolicy:
-        tolerance = config.get("errors.tolerance", "none").strip().lower()
-        if tolerance not in ("none", "all"):
-            raise ConfigError("errors.tolerance", tolerance, "String must be one of: none, all")
+        """The policy of a connector config; raises `ConfigError` naming a bad `errors.*` key."""
+        settings = ErrorSettings.parse(config)
         return cls(
-            tolerance_all=tolerance == "all",
-            retry_timeout_ms=int(config.get("errors.retry.timeout", "0")),
-            retry_delay_max_ms=int(config.get("errors.retry.delay.max.ms", "60000")),
-            log_enable=config.get("errors.log.enable", "false").lower() == "true",
-            log_include_messages=config.get("errors.log.include.messages", "false").lower() == "true",
-            dlq_topic=config.get("errors.deadletterqueue.topic.name", "").strip(),
-            dlq_context_headers=config.get("errors.deadletterqueue.context.headers.enable", "false").lower()
-            == "true",
+            tolerance_all=settings.tolerance is ToleranceType.ALL,
+            retry_timeout_ms=settings.retry_timeout_ms,
+            retry_delay_max_ms=settings.retry_delay_max_ms,
+            log_enable=settings.log_enable,
+            log_include_messages=settings.log_include_messages,
+            dlq_topic=settings.dlq_topic,
+            dlq_context_headers=settings.dlq_context_headers,
         )
 
 

@@ -19,6 +19,7 @@ from conveyor.errors import ConfigError
 from conveyor.log import RecordBatch
 from conveyor.plugins import PluginKind, load_chain_plugin, load_plugin_class
 from conveyor.runtime.error_handling import ErrorHandler, FailedRecord, Stage
+from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.transforms import TransformationChain
 
 LogHeaders = list[tuple[str, bytes | None]]
@@ -38,18 +39,17 @@ class OutgoingBatch:
 
 
 def plugin_settings(
-    connector_config: Mapping[str, str], worker_config: Mapping[str, str], key: str
+    connector_config: Mapping[str, str], worker_config: WorkerConfig, key: str
 ) -> tuple[str, dict[str, str]]:
     """The class and settings of a converter, from the connector's config or else the worker's."""
-    source = connector_config if connector_config.get(key) else worker_config
+    if not connector_config.get(key):
+        return worker_config.converter(key)
     prefix = key + "."
-    settings = {k[len(prefix) :]: v for k, v in source.items() if k.startswith(prefix)}
-    return source[key], settings
+    settings = {k[len(prefix) :]: v for k, v in connector_config.items() if k.startswith(prefix)}
+    return connector_config[key], settings
 
 
-def build_converter(
-    connector_config: Mapping[str, str], worker_config: Mapping[str, str], key: str
-) -> Converter:
+def build_converter(connector_config: Mapping[str, str], worker_config: WorkerConfig, key: str) -> Converter:
     class_name, settings = plugin_settings(connector_config, worker_config, key)
     converter = load_plugin_class(class_name, PluginKind.CONVERTER)()
     if not isinstance(converter, Converter):
@@ -59,7 +59,7 @@ def build_converter(
 
 
 def build_header_converter(
-    connector_config: Mapping[str, str], worker_config: Mapping[str, str]
+    connector_config: Mapping[str, str], worker_config: WorkerConfig
 ) -> HeaderConverter:
     class_name, settings = plugin_settings(connector_config, worker_config, "header.converter")
     converter = load_plugin_class(class_name, PluginKind.HEADER_CONVERTER)()
@@ -92,7 +92,7 @@ class RecordPipeline:
 
     @classmethod
     def for_connector(
-        cls, connector_config: Mapping[str, str], worker_config: Mapping[str, str], errors: ErrorHandler
+        cls, connector_config: Mapping[str, str], worker_config: WorkerConfig, errors: ErrorHandler
     ) -> RecordPipeline:
         return cls(
             build_converter(connector_config, worker_config, "key.converter"),

@@ -26,6 +26,7 @@ from conveyor.data import ConnectError, SinkRecord
 from conveyor.log import Consumer, Log, RebalanceListener
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.log.api import Closeable
+from conveyor.runtime.connector_config import SinkTopics
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
 from conveyor.runtime.lifecycle import TaskLoop
@@ -124,10 +125,10 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         config, worker = spec.connector_config, spec.worker_config
         self.connector = spec.id.connector
         self.task_index = spec.id.task
-        self.flush_interval_s = int(worker.get("offset.flush.interval.ms", "60000")) / 1000
-        self.topics = [t.strip() for t in config.get("topics", "").split(",") if t.strip()]
-        regex = config.get("topics.regex", "").strip()
-        self.topics_regex = re.compile(regex) if regex else None
+        self.flush_interval_s = worker.offset_flush_interval_ms / 1000
+        subscription = SinkTopics.parse(config)
+        self.topics = list(subscription.topics)
+        self.topics_regex = re.compile(subscription.regex) if subscription.regex else None
         self.errors = ErrorHandler(
             ErrorPolicy.from_connector_config(config),
             self.connector,

@@ -24,6 +24,7 @@ from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
 from conveyor.log.api import Closeable
 from conveyor.positions import RecordMetadata
+from conveyor.runtime.connector_config import SourceTransactionSettings
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import TaskLoop
@@ -70,19 +71,16 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.task = task
         config, worker = spec.connector_config, spec.worker_config
         self.connector = spec.id.connector
-        self.exactly_once = worker.get("exactly.once.source.support", "disabled") == "enabled"
-        self.boundary = TransactionBoundary.from_property(config.get("transaction.boundary", "poll"))
-        self.flush_interval_s = int(worker.get("offset.flush.interval.ms", "60000")) / 1000
-        interval = config.get("transaction.boundary.interval.ms") or worker.get(
-            "offset.flush.interval.ms", "60000"
-        )
-        self.transaction_interval_s = int(interval) / 1000
-        self.offsets_topic = config.get("offsets.storage.topic") or worker.get(
-            "offset.storage.topic", "connect-offsets"
-        )
-        self.offsets = OffsetStore(
-            log_, self.offsets_topic, partitions=int(worker.get("offset.storage.partitions", "25"))
-        )
+        self.exactly_once = worker.exactly_once_source_enabled
+        transactions = SourceTransactionSettings.parse(config)
+        self.boundary = transactions.boundary
+        self.flush_interval_s = worker.offset_flush_interval_ms / 1000
+        interval_ms = transactions.boundary_interval_ms
+        self.transaction_interval_s = (
+            interval_ms if interval_ms is not None else worker.offset_flush_interval_ms
+        ) / 1000
+        self.offsets_topic = transactions.offsets_topic or worker.offsets_topic
+        self.offsets = OffsetStore(log_, self.offsets_topic, partitions=worker.offsets_partitions)
         self.producer: Producer = self._create_producer()
         self.topics = TopicCreator(log_, config)
         self.errors = ErrorHandler(
@@ -116,11 +114,11 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     def _create_producer(self) -> Producer:
         if not self.exactly_once:
             return self.log.producer()
-        group = self.spec.worker_config.get("group.id", "connect-cluster")
-        transactional_id = f"{group}-{self.connector}-{self.spec.id.task}"
-        timeout = self.spec.worker_config.get("producer.transaction.timeout.ms", "60000")
+        worker = self.spec.worker_config
+        transactional_id = f"{worker.group_id}-{self.connector}-{self.spec.id.task}"
         producer = self.log.producer(
-            transactional_id=transactional_id, **{"transaction.timeout.ms": int(timeout)}
+            transactional_id=transactional_id,
+            **{"transaction.timeout.ms": worker.producer_transaction_timeout_ms},
         )
         producer.init_transactions()
         return producer

@@ -21,7 +21,7 @@ def run_task(spec: TaskSpec, control: TaskControl) -> None:
     """Run one task incarnation until its control says stop; raises if the task fails."""
     task_class = import_dotted_class(spec.task_config[TASK_CLASS_CONFIG])
     task = task_class()
-    with open_log(spec.worker_config["log.url"]) as log_:
+    with open_log(spec.worker_config.log_url) as log_:
         if isinstance(task, SourceTask):
             SourceTaskLoop(spec, control, log_, task).run()
         elif isinstance(task, SinkTask):

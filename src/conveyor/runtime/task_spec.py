@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import enum
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
+
+from conveyor.runtime.worker_config import WorkerConfig
+
+
+class TaskKind(enum.StrEnum):
+    """Whether a task reads from an external system into the log or writes from the log out."""
+
+    SOURCE = "source"
+    SINK = "sink"
 
 
 @dataclass(frozen=True)
@@ -27,23 +37,20 @@ class TaskSpec:
     """
 
     id: TaskId
-    kind: str
+    kind: TaskKind
     connector_config: dict[str, str]
     task_config: dict[str, str]
-    worker_config: dict[str, str]
+    worker_config: WorkerConfig
     attempt: str = field(default_factory=lambda: uuid.uuid4().hex)
-
-    def restarted(self) -> TaskSpec:
-        return TaskSpec(self.id, self.kind, self.connector_config, self.task_config, self.worker_config)
 
     @property
     def entry(self) -> str:
         """The dotted path of the function that runs this task's loop: `module:function`."""
-        return self.worker_config.get("task.entry", "conveyor.runtime.task_entry:run_task")
+        return self.worker_config.task_entry
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": {"connector": self.id.connector, "task": self.id.task},
-            "kind": self.kind,
+            "kind": self.kind.value,
             "attempt": self.attempt,
         }

@@ -8,6 +8,7 @@ exponential backoff when `task.restart.enable` is on (Kafka Connect waits for a 
 
 from __future__ import annotations
 
+import enum
 import logging
 import threading
 import time
@@ -19,10 +20,12 @@ from typing import Any
 from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector
 from conveyor.errors import ConfigError, ConnectError
 from conveyor.plugins import load_plugin_class
+from conveyor.runtime.config_providers import ConfigProviders
+from conveyor.runtime.connector_config import TaskCount
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExecutor, TaskOutcome
 from conveyor.runtime.status import State
-from conveyor.runtime.task_spec import TaskId, TaskSpec
+from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
 
@@ -32,13 +35,21 @@ MONITOR_INTERVAL_S = 0.25
 HEALTHY_RUN_RESETS_BACKOFF_S = 60.0
 
 
-def connector_type(connector: Connector | type[Connector]) -> str:
+class ConnectorType(enum.StrEnum):
+    """A connector's type as the REST API shows it (Kafka's ``ConnectorType``)."""
+
+    SOURCE = "source"
+    SINK = "sink"
+    UNKNOWN = "unknown"
+
+
+def connector_type(connector: Connector | type[Connector]) -> ConnectorType:
     klass = connector if isinstance(connector, type) else type(connector)
     if issubclass(klass, SourceConnector):
-        return "source"
+        return ConnectorType.SOURCE
     if issubclass(klass, SinkConnector):
-        return "sink"
-    return "unknown"
+        return ConnectorType.SINK
+    return ConnectorType.UNKNOWN
 
 
 def new_connector(config: Mapping[str, str]) -> Connector:
@@ -68,6 +79,8 @@ class WorkerConnectorContext(ConnectorContext):
 class RunningTask:
     spec: TaskSpec
     target: TargetState
+    raw_configs: tuple[dict[str, str], dict[str, str]]
+    """The connector and task configs as stored, variables unresolved: each start resolves them anew."""
     state: State = State.UNASSIGNED
     failures: int = 0
     started_at: float = field(default_factory=time.monotonic)
@@ -89,6 +102,7 @@ class Worker:
         self.executor = executor
         self.status = status
         self.worker_id = worker_id
+        self.providers = ConfigProviders.from_worker_props(config.props)
         self._reconfigure = on_reconfiguration_request
         self._connectors: dict[str, Connector] = {}
         self._tasks: dict[TaskId, RunningTask] = {}
@@ -107,9 +121,10 @@ class Worker:
                 self._put_connector_status(name, State.STOPPED)
                 return True
             try:
-                connector = new_connector(config)
+                resolved = self.providers.transform(config)
+                connector = new_connector(resolved)
                 connector.initialize(WorkerConnectorContext(self, name))
-                connector.start(dict(config))
+                connector.start(resolved)
             except Exception as exc:
                 log.error("Failed to start connector %s", name, exc_info=exc)
                 self._put_connector_status(name, State.FAILED, _trace(exc))
@@ -119,15 +134,22 @@ class Worker:
             return True
 
     def connector_task_configs(self, name: str, config: Mapping[str, str]) -> list[dict[str, str]]:
-        """The connector's task configs for `tasks.max`, each with `task.class` as Kafka Connect adds it."""
+        """The connector's task configs for `tasks.max`, each with `task.class` as Kafka Connect adds it.
+
+        A value the connector copied from a resolved config variable is given back as the variable
+        (Kafka's reverse transform), so that task configs are stored without secrets.
+        """
         with self._lock:
             connector = self._connectors.get(name)
         if connector is None:
             return []
-        max_tasks = int(config.get("tasks.max", "1"))
-        configs = connector.task_configs(max_tasks)
-        enforce = config.get("tasks.max.enforce", "true").lower() == "true"
-        if len(configs) > max_tasks and enforce:
+        count = TaskCount.parse(self.providers.transform(config))
+        max_tasks = count.tasks_max
+        configs = [
+            self.providers.reverse_transform(task_config, config)
+            for task_config in connector.task_configs(max_tasks)
+        ]
+        if len(configs) > max_tasks and count.enforce:
             raise ConnectError(
                 f"Connector {name} generated {len(configs)} task configs, more than tasks.max ({max_tasks})"
             )
@@ -173,19 +195,35 @@ class Worker:
         task_config: Mapping[str, str],
         target: TargetState,
     ) -> None:
-        spec = TaskSpec(
-            task,
-            connector_type(load_plugin_class(connector_config["connector.class"])),
-            dict(connector_config),
-            dict(task_config),
-            self.config.executor_props(),
-        )
+        raw_configs = (dict(connector_config), dict(task_config))
+        spec = self._resolved_spec(task, raw_configs)
+        if spec is None:
+            return
         with self._lock:
             if task in self._tasks:
                 raise RuntimeError(f"Task {task} is already running on this worker")
-            self._tasks[task] = RunningTask(spec, target)
+            self._tasks[task] = RunningTask(spec, target, raw_configs)
             self._put_task_status(task, State.UNASSIGNED)
             self._launch(spec, target)
+
+    def _resolved_spec(
+        self, task: TaskId, raw_configs: tuple[dict[str, str], dict[str, str]]
+    ) -> TaskSpec | None:
+        """A new incarnation's spec, its config variables resolved now; None (and FAILED) if that fails."""
+        connector_config, task_config = raw_configs
+        try:
+            resolved = self.providers.transform(connector_config)
+            return TaskSpec(
+                task,
+                TaskKind(connector_type(load_plugin_class(resolved["connector.class"]))),
+                resolved,
+                self.providers.transform(task_config),
+                self.config,
+            )
+        except Exception as exc:
+            log.error("Failed to start task %s", task, exc_info=exc)
+            self._put_task_status(task, State.FAILED, _trace(exc))
+            return None
 
     def _launch(self, spec: TaskSpec, target: TargetState) -> None:
         self.executor.start(spec, self._on_task_exit)
@@ -255,7 +293,10 @@ class Worker:
             running = self._tasks.get(task)
             if running is None or running.spec.attempt != failed_attempt or self._closed.is_set():
                 return
-            running.spec = running.spec.restarted()
+            spec = self._resolved_spec(task, running.raw_configs)
+            if spec is None:
+                return
+            running.spec = spec
             running.started_at = time.monotonic()
             running.restart_timer = None
             running.state = State.RESTARTING
@@ -268,13 +309,14 @@ class Worker:
             running = self._tasks.get(task)
         if running is None:
             return
-        spec, target = running.spec, running.target
         self.stop_task(task)
+        restarted = self._resolved_spec(task, running.raw_configs)
+        if restarted is None:
+            return
         with self._lock:
-            restarted = spec.restarted()
-            self._tasks[task] = RunningTask(restarted, target, State.RESTARTING)
+            self._tasks[task] = RunningTask(restarted, running.target, running.raw_configs, State.RESTARTING)
             self._put_task_status(task, State.RESTARTING)
-            self._launch(restarted, target)
+            self._launch(restarted, running.target)
 
     def _watch_tasks(self) -> None:
         """Publish RUNNING/PAUSED as the tasks' heartbeats report them."""
@@ -316,3 +358,4 @@ class Worker:
         for name in connectors:
             self.stop_connector(name)
         self.executor.close()
+        self.providers.close()

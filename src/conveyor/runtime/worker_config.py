@@ -1,17 +1,29 @@
-"""The worker's settings, under Kafka Connect's property names where they apply."""
+"""The worker's settings, parsed once by one definition under Kafka Connect's property names.
+
+`WorkerConfig.from_props` resolves config provider variables (as Kafka resolves a worker config at
+startup), parses every key with `WORKER_CONFIG_DEF` and returns a frozen, picklable object that the
+worker, the herder and every task (on its executor) read by attribute.
+"""
 
 from __future__ import annotations
 
-import logging
+import enum
 import os
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from conveyor.errors import ConfigError
-
-log = logging.getLogger(__name__)
+from conveyor.api.config import (
+    CaseInsensitiveValidString,
+    ConfigDef,
+    ConfigType,
+    Importance,
+    NonEmptyString,
+    Range,
+)
+from conveyor.runtime.config_providers import CONFIG_PROVIDERS_CONFIG, ConfigProviders
 
 #: Keys Kafka Connect removed or that mean nothing here: accepted with a warning, never a failure.
 IGNORED_KEYS: dict[str, str] = {
@@ -23,20 +35,109 @@ IGNORED_KEYS: dict[str, str] = {
     "plugin.path": "plugins are Python packages found by entry points or dotted paths",
     "rest.host.name": "removed in Kafka 4.0; use listeners",
     "rest.port": "removed in Kafka 4.0; use listeners",
+    "offset.storage.replication.factor": "the embedded log keeps one copy of every topic",
+    "config.storage.replication.factor": "the embedded log keeps one copy of every topic",
+    "status.storage.replication.factor": "the embedded log keeps one copy of every topic",
 }
 
-ExactlyOnceSourceSupport = str
+#: Prefixes whose keys configure a plugin or Spark rather than the worker itself.
+PASS_THROUGH_PREFIXES = (
+    "key.converter.",
+    "value.converter.",
+    "header.converter.",
+    "spark.",
+    f"{CONFIG_PROVIDERS_CONFIG}.",
+)
+
+JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+DEFAULT_TASK_ENTRY = "conveyor.runtime.task_entry:run_task"
+
+
+class ExactlyOnceSourceSupport(enum.StrEnum):
+    """The worker's `exactly.once.source.support` (KIP-618); only ENABLED runs transactional tasks."""
+
+    DISABLED = "disabled"
+    PREPARING = "preparing"
+    ENABLED = "enabled"
+
+
+def _worker_config_def() -> ConfigDef:
+    """Every worker key Conveyor reads, with Kafka Connect's defaults where Kafka defines the key."""
+    high, medium, low = Importance.HIGH, Importance.MEDIUM, Importance.LOW
+    positive = Range.at_least(1)
+    non_negative = Range.at_least(0)
+    return (
+        ConfigDef()
+        .define("group.id", ConfigType.STRING, default=None, importance=high,
+                documentation="The worker group; connect-standalone or connect-cluster when unset.")
+        .define("bootstrap.servers", ConfigType.LIST, default=[], importance=high,
+                documentation="Kafka brokers; accepted with a warning until the Kafka backend is available.")
+        .define("log.url", ConfigType.STRING, default="", importance=high,
+                documentation="The log; embedded:<data.dir>/log when empty.")
+        .define("data.dir", ConfigType.STRING, default=None, importance=medium,
+                documentation="Where the embedded log lives; ./conveyor-data when unset.")
+        .define("listeners", ConfigType.STRING, default="http://127.0.0.1:8083", importance=low,
+                documentation="Where the REST API listens.")
+        .define("rest.advertised.host.name", ConfigType.STRING, default=None, importance=low,
+                documentation="The host other workers and clients reach this worker at.")
+        .define("rest.advertised.port", ConfigType.INT, default=None, importance=low,
+                documentation="The port other workers and clients reach this worker at.")
+        .define("offset.storage.topic", ConfigType.STRING, default="connect-offsets",
+                validator=NonEmptyString(), importance=high)
+        .define("config.storage.topic", ConfigType.STRING, default="connect-configs",
+                validator=NonEmptyString(), importance=high)
+        .define("status.storage.topic", ConfigType.STRING, default="connect-status",
+                validator=NonEmptyString(), importance=high)
+        .define("offset.storage.partitions", ConfigType.INT, default=25, validator=positive, importance=low)
+        .define("status.storage.partitions", ConfigType.INT, default=5, validator=positive, importance=low)
+        .define("offset.flush.interval.ms", ConfigType.LONG, default=60000, validator=non_negative,
+                importance=low, documentation="Interval at which to try committing offsets for tasks.")
+        .define("offset.flush.timeout.ms", ConfigType.LONG, default=5000, validator=non_negative,
+                importance=low)
+        .define("task.shutdown.graceful.timeout.ms", ConfigType.LONG, default=5000,
+                validator=non_negative, importance=low)
+        .define("exactly.once.source.support", ConfigType.STRING,
+                default=ExactlyOnceSourceSupport.DISABLED.value,
+                validator=CaseInsensitiveValidString([s.value for s in ExactlyOnceSourceSupport]),
+                importance=high)
+        .define("producer.transaction.timeout.ms", ConfigType.INT, default=60000, validator=positive,
+                importance=low, documentation="Transaction timeout of exactly-once task producers.")
+        .define("key.converter", ConfigType.STRING, default=JSON_CONVERTER, importance=high)
+        .define("value.converter", ConfigType.STRING, default=JSON_CONVERTER, importance=high)
+        .define("header.converter", ConfigType.STRING, default=SIMPLE_HEADER_CONVERTER, importance=low)
+        .define("spark.master", ConfigType.STRING, default=None, importance=medium)
+        .define("task.restart.enable", ConfigType.BOOLEAN, default=True, importance=low)
+        .define("task.restart.backoff.initial.ms", ConfigType.LONG, default=1000, validator=non_negative,
+                importance=low)
+        .define("task.restart.backoff.max.ms", ConfigType.LONG, default=60000, validator=non_negative,
+                importance=low)
+        .define("task.lease.ms", ConfigType.LONG, default=10000, validator=positive, importance=low)
+        .define("task.entry", ConfigType.STRING, default=DEFAULT_TASK_ENTRY, validator=NonEmptyString(),
+                importance=low, documentation="The function (module:function) that runs a task loop.")
+        .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low)
+        .define(CONFIG_PROVIDERS_CONFIG, ConfigType.LIST, default=[], importance=low,
+                documentation="Names of the config providers that resolve ${provider:path:key} variables.")
+    )  # fmt: skip
+
+
+WORKER_CONFIG_DEF = _worker_config_def()
 
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    """A worker's parsed settings; `props` keeps every original key for plugins and Spark."""
+    """A worker's parsed settings; `props` keeps every (resolved) original key for plugins and Spark.
 
-    props: dict[str, str]
+    Frozen and picklable: each task carries it to its executor in its `TaskSpec`.
+    """
+
+    props: Mapping[str, str]
     group_id: str
     log_url: str
     data_dir: Path
     listeners: str
+    advertised_host: str | None
+    advertised_port: int | None
     offsets_topic: str
     configs_topic: str
     status_topic: str
@@ -46,6 +147,7 @@ class WorkerConfig:
     offset_flush_timeout_ms: int
     graceful_shutdown_timeout_ms: int
     exactly_once_source_support: ExactlyOnceSourceSupport
+    producer_transaction_timeout_ms: int
     key_converter: str
     value_converter: str
     header_converter: str
@@ -54,124 +156,90 @@ class WorkerConfig:
     task_restart_initial_ms: int
     task_restart_max_ms: int
     task_lease_ms: int
+    task_entry: str
     topic_tracking_enable: bool
-    warnings: list[str] = field(default_factory=list)
+    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def exactly_once_source_enabled(self) -> bool:
-        return self.exactly_once_source_support == "enabled"
+        return self.exactly_once_source_support is ExactlyOnceSourceSupport.ENABLED
 
     def spark_conf(self) -> dict[str, str]:
         """Every `spark.*` property except the master, for the worker's SparkSession."""
         return {k: v for k, v in self.props.items() if k.startswith("spark.") and k != "spark.master"}
 
-    def executor_props(self) -> dict[str, str]:
-        """What a task needs of the worker's settings, shipped to the executor with the task."""
-        return dict(self.props) | {
-            "log.url": self.log_url,
-            "group.id": self.group_id,
-            "offset.storage.topic": self.offsets_topic,
-            "offset.storage.partitions": str(self.offsets_partitions),
-            "offset.flush.interval.ms": str(self.offset_flush_interval_ms),
-            "exactly.once.source.support": self.exactly_once_source_support,
+    def converter(self, key: str) -> tuple[str, dict[str, str]]:
+        """The worker's default converter for `key` (`key.converter`, ...) and its prefixed settings."""
+        class_name = {
             "key.converter": self.key_converter,
             "value.converter": self.value_converter,
             "header.converter": self.header_converter,
-        }
+        }[key]
+        prefix = key + "."
+        return class_name, {k[len(prefix) :]: v for k, v in self.props.items() if k.startswith(prefix)}
 
     @classmethod
     def from_props(cls, props: Mapping[str, str], *, standalone: bool = True) -> WorkerConfig:
-        """Parse worker properties; raises ConfigError naming the key on a bad value."""
-        values = {k.strip(): str(v).strip() for k, v in props.items()}
-        warnings = [
-            f"Ignoring worker property '{k}': {why}" for k, why in IGNORED_KEYS.items() if k in values
-        ]
-        data_dir = Path(values.get("data.dir", os.path.join(os.getcwd(), "conveyor-data"))).resolve()
-        log_url = values.get("log.url", "")
+        """Resolve, parse and check worker properties; raises `ConfigError` naming a bad key."""
+        raw = {k.strip(): str(v).strip() for k, v in props.items()}
+        with ConfigProviders.from_worker_props(raw) as providers:
+            values = providers.transform(raw)
+        parsed = WORKER_CONFIG_DEF.parse(values)
+        warnings = _warnings(values)
+        data_dir = Path(parsed["data.dir"] or os.path.join(os.getcwd(), "conveyor-data")).resolve()
+        log_url = parsed["log.url"]
         if not log_url:
-            if "bootstrap.servers" in values:
+            if parsed["bootstrap.servers"]:
                 warnings.append(
                     "'bootstrap.servers' is set but the Kafka backend is not available yet; "
                     "using the embedded log under data.dir"
                 )
             log_url = f"embedded:{data_dir / 'log'}"
-        support = values.get("exactly.once.source.support", "disabled").lower()
-        if support not in ("disabled", "preparing", "enabled"):
-            raise ConfigError(
-                f"Invalid value {support} for configuration exactly.once.source.support: "
-                "String must be one of: disabled, preparing, enabled"
-            )
+        group_default = "connect-standalone" if standalone else "connect-cluster"
         return cls(
             props=values,
-            group_id=values.get("group.id", "connect-standalone" if standalone else "connect-cluster"),
+            group_id=parsed["group.id"] or group_default,
             log_url=log_url,
             data_dir=data_dir,
-            listeners=values.get("listeners", "http://127.0.0.1:8083"),
-            offsets_topic=values.get("offset.storage.topic", "connect-offsets"),
-            configs_topic=values.get("config.storage.topic", "connect-configs"),
-            status_topic=values.get("status.storage.topic", "connect-status"),
-            offsets_partitions=_int(values, "offset.storage.partitions", 25),
-            status_partitions=_int(values, "status.storage.partitions", 5),
-            offset_flush_interval_ms=_int(values, "offset.flush.interval.ms", 60000),
-            offset_flush_timeout_ms=_int(values, "offset.flush.timeout.ms", 5000),
-            graceful_shutdown_timeout_ms=_int(values, "task.shutdown.graceful.timeout.ms", 5000),
-            exactly_once_source_support=support,
-            key_converter=values.get("key.converter", "org.apache.kafka.connect.json.JsonConverter"),
-            value_converter=values.get("value.converter", "org.apache.kafka.connect.json.JsonConverter"),
-            header_converter=values.get(
-                "header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+            listeners=parsed["listeners"],
+            advertised_host=parsed["rest.advertised.host.name"],
+            advertised_port=parsed["rest.advertised.port"],
+            offsets_topic=parsed["offset.storage.topic"],
+            configs_topic=parsed["config.storage.topic"],
+            status_topic=parsed["status.storage.topic"],
+            offsets_partitions=parsed["offset.storage.partitions"],
+            status_partitions=parsed["status.storage.partitions"],
+            offset_flush_interval_ms=parsed["offset.flush.interval.ms"],
+            offset_flush_timeout_ms=parsed["offset.flush.timeout.ms"],
+            graceful_shutdown_timeout_ms=parsed["task.shutdown.graceful.timeout.ms"],
+            exactly_once_source_support=ExactlyOnceSourceSupport(
+                parsed["exactly.once.source.support"].lower()
             ),
-            spark_master=values.get("spark.master"),
-            task_restart_enabled=_bool(values, "task.restart.enable", True),
-            task_restart_initial_ms=_int(values, "task.restart.backoff.initial.ms", 1000),
-            task_restart_max_ms=_int(values, "task.restart.backoff.max.ms", 60000),
-            task_lease_ms=_int(values, "task.lease.ms", 10000),
-            topic_tracking_enable=_bool(values, "topic.tracking.enable", True),
-            warnings=warnings,
+            producer_transaction_timeout_ms=parsed["producer.transaction.timeout.ms"],
+            key_converter=parsed["key.converter"],
+            value_converter=parsed["value.converter"],
+            header_converter=parsed["header.converter"],
+            spark_master=parsed["spark.master"],
+            task_restart_enabled=parsed["task.restart.enable"],
+            task_restart_initial_ms=parsed["task.restart.backoff.initial.ms"],
+            task_restart_max_ms=parsed["task.restart.backoff.max.ms"],
+            task_lease_ms=parsed["task.lease.ms"],
+            task_entry=parsed["task.entry"],
+            topic_tracking_enable=parsed["topic.tracking.enable"],
+            warnings=tuple(warnings),
         )
 
     def advertised_worker_id(self, port: int) -> str:
-        host = self.props.get("rest.advertised.host.name") or socket.gethostname()
-        return f"{host}:{self.props.get('rest.advertised.port', port)}"
+        host = self.advertised_host or socket.gethostname()
+        return f"{host}:{self.advertised_port if self.advertised_port is not None else port}"
 
 
-def _int(values: Mapping[str, str], key: str, default: int) -> int:
-    raw = values.get(key)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ConfigError(f"Invalid value {raw} for configuration {key}: Not a number of type INT") from None
-
-
-def _bool(values: Mapping[str, str], key: str, default: bool) -> bool:
-    raw = values.get(key)
-    if raw is None or raw == "":
-        return default
-    if raw.lower() not in ("true", "false"):
-        raise ConfigError(
-            f"Invalid value {raw} for configuration {key}: Expected value to be either true or false"
-        )
-    return raw.lower() == "true"
-
-
-def read_properties(text: str) -> dict[str, str]:
-    """Parse a Java `.properties` file: `key=value` or `key: value`, `#`/`!` comments, `\\` continuations."""
-    props: dict[str, str] = {}
-    pending = ""
-    for raw_line in text.splitlines():
-        line = pending + raw_line.strip() if pending else raw_line.strip()
-        if not pending and (not line or line[0] in "#!"):
-            continue
-        if line.endswith("\\") and not line.endswith("\\\\"):
-            pending = line[:-1]
-            continue
-        pending = ""
-        separator = min((i for i in (line.find("="), line.find(":")) if i >= 0), default=-1)
-        if separator < 0:
-            key, value = line, ""
-        else:
-            key, value = line[:separator], line[separator + 1 :]
-        props[key.strip()] = value.strip()
-    return props
+def _warnings(values: Mapping[str, Any]) -> list[str]:
+    """One warning per key that is ignored on purpose (with its reason) or that Conveyor does not know."""
+    warnings: list[str] = []
+    for key in values:
+        if key in IGNORED_KEYS:
+            warnings.append(f"Ignoring worker property '{key}': {IGNORED_KEYS[key]}")
+        elif key not in WORKER_CONFIG_DEF.names() and not key.startswith(PASS_THROUGH_PREFIXES):
+            warnings.append(f"Ignoring worker property '{key}': Conveyor does not support it")
+    return warnings

@@ -42,7 +42,7 @@ class ConfigDef:
     >>> from conveyor.api.config import ConfigDef, ConfigType, Importance, Range
     >>> definition = (ConfigDef()
     ...     .define("file", ConfigType.STRING, importance=Importance.HIGH, documentation="Input file.")
-    ...     .define("batch.size", ConfigType.INT, 2000, Range.at_least(1)))
+    ...     .define("batch.size", ConfigType.INT, default=2000, validator=Range.at_least(1)))
     >>> definition.parse({"file": "in.txt", "batch.size": "10"})
     {'file': 'in.txt', 'batch.size': 10}
     """
@@ -55,6 +55,7 @@ class ConfigDef:
         self,
         name: str,
         type: ConfigType,
+        *,
         default: Any = NO_DEFAULT,
         validator: Validator | None = None,
         importance: Importance = Importance.MEDIUM,
@@ -66,7 +67,10 @@ class ConfigDef:
         dependents: Iterable[str] = (),
         recommender: Recommender | None = None,
     ) -> ConfigDef:
-        """Add a key; its default is parsed and validated now, so a bad default fails at definition."""
+        """Add a key; its default is parsed and validated now, so a bad default fails at definition.
+
+        Everything after ``name`` and ``type`` is given by keyword, as the key's documentation reads.
+        """
         if name in self._keys:
             raise ConfigError(f"Configuration {name} is defined twice.")
         if default is not NO_DEFAULT:

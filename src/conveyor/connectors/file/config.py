@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conveyor.api import ConfigDef, ConfigType, Importance, NonEmptyString, Range
+from conveyor.api import ConfigDef, ConfigType, Importance, Range
+from conveyor.connectors.source_keys import topic_key
 
 FILE_CONFIG = "file"
-TOPIC_CONFIG = "topic"
 TASK_BATCH_SIZE_CONFIG = "batch.size"
 DEFAULT_TASK_BATCH_SIZE = 2000
 
@@ -17,22 +17,16 @@ SOURCE_CONFIG_DEF = (
     .define(
         FILE_CONFIG,
         ConfigType.STRING,
-        None,
+        default=None,
         importance=Importance.HIGH,
         documentation="Source filename. If not specified, the standard input will be used",
     )
-    .define(
-        TOPIC_CONFIG,
-        ConfigType.STRING,
-        validator=NonEmptyString(),
-        importance=Importance.HIGH,
-        documentation="The topic to publish data to",
-    )
+    .define_key(topic_key("The topic to publish data to"))
     .define(
         TASK_BATCH_SIZE_CONFIG,
         ConfigType.INT,
-        DEFAULT_TASK_BATCH_SIZE,
-        Range.at_least(1),
+        default=DEFAULT_TASK_BATCH_SIZE,
+        validator=Range.at_least(1),
         importance=Importance.LOW,
         documentation="The maximum number of records the source task can read from the file at one time",
     )
@@ -41,7 +35,7 @@ SOURCE_CONFIG_DEF = (
 SINK_CONFIG_DEF = ConfigDef().define(
     FILE_CONFIG,
     ConfigType.STRING,
-    None,
+    default=None,
     importance=Importance.HIGH,
     documentation="Destination filename. If not specified, the standard output will be used",
 )

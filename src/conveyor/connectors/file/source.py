@@ -27,10 +27,10 @@ from conveyor.connectors.file.config import (
     POSITION_FIELD,
     SOURCE_CONFIG_DEF,
     TASK_BATCH_SIZE_CONFIG,
-    TOPIC_CONFIG,
     reads_a_file,
 )
 from conveyor.connectors.file.lines import LineBuffer
+from conveyor.connectors.source_keys import TOPIC_CONFIG
 from conveyor.data import STRING_SCHEMA, SourceRecord
 
 log = logging.getLogger(__name__)

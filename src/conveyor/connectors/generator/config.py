@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from conveyor.api import ConfigDef, ConfigType, Importance, NonEmptyString, Range
+from conveyor.api import ConfigDef, ConfigType, Importance, Range
 from conveyor.connectors.generator.payload import HEADER_LENGTH, MAX_TASKS
+from conveyor.connectors.source_keys import TOPIC_CONFIG, topic_key
 
-TOPIC_CONFIG = "topic"
 RECORDS_CONFIG = "records"
 RECORD_SIZE_CONFIG = "record.size"
 RATE_CONFIG = "rate"
@@ -22,79 +22,74 @@ ENDLESS = -1
 
 CONFIG_DEF = (
     ConfigDef()
-    .define(
-        TOPIC_CONFIG,
-        ConfigType.STRING,
-        validator=NonEmptyString(),
-        importance=Importance.HIGH,
-        documentation="The topic to write the generated records to.",
-    )
+    .define_key(topic_key("The topic to write the generated records to."))
     .define(
         RECORDS_CONFIG,
         ConfigType.LONG,
-        ENDLESS,
-        Range.at_least(ENDLESS),
-        Importance.HIGH,
-        "How many records each task produces in total before it goes idle; -1 for no end.",
+        default=ENDLESS,
+        validator=Range.at_least(ENDLESS),
+        importance=Importance.HIGH,
+        documentation="How many records each task produces in total before it goes idle; -1 for no end.",
     )
     .define(
         RECORD_SIZE_CONFIG,
         ConfigType.INT,
-        100,
-        Range.at_least(HEADER_LENGTH),
-        Importance.MEDIUM,
-        f"The size of each value in bytes (ASCII characters); at least {HEADER_LENGTH}, the length of "
-        "the task and sequence number header every value starts with.",
+        default=100,
+        validator=Range.at_least(HEADER_LENGTH),
+        importance=Importance.MEDIUM,
+        documentation=f"The size of each value in bytes (ASCII characters); at least {HEADER_LENGTH}, "
+        "the length of the task and sequence number header every value starts with.",
     )
     .define(
         RATE_CONFIG,
         ConfigType.DOUBLE,
-        0.0,
-        Range.at_least(0),
-        Importance.MEDIUM,
-        "Records per second per task; 0 produces as fast as the runtime takes them.",
+        default=0.0,
+        validator=Range.at_least(0),
+        importance=Importance.MEDIUM,
+        documentation="Records per second per task; 0 produces as fast as the runtime takes them.",
     )
     .define(
         BATCH_SIZE_CONFIG,
         ConfigType.INT,
-        1000,
-        Range.at_least(1),
-        Importance.LOW,
-        "The most records one poll returns.",
+        default=1000,
+        validator=Range.at_least(1),
+        importance=Importance.LOW,
+        documentation="The most records one poll returns.",
     )
     .define(
         KEY_CARDINALITY_CONFIG,
         ConfigType.LONG,
-        0,
-        Range.at_least(0),
-        Importance.MEDIUM,
-        "Keys cycle over this many distinct strings, shared by all tasks; 0 leaves records without keys.",
+        default=0,
+        validator=Range.at_least(0),
+        importance=Importance.MEDIUM,
+        documentation="Keys cycle over this many distinct strings, shared by all tasks; "
+        "0 leaves records without keys.",
     )
     .define(
         SEED_CONFIG,
         ConfigType.LONG,
-        0,
+        default=0,
         importance=Importance.LOW,
         documentation="Seeds the value padding: the same seed, task and seqno give the same record.",
     )
     .define(
         TRANSACTION_RECORDS_CONFIG,
         ConfigType.LONG,
-        0,
-        Range.at_least(0),
-        Importance.LOW,
-        "With transaction.boundary=connector, ask for a commit after every this many records (and after "
-        "the last one); 0 never asks.",
+        default=0,
+        validator=Range.at_least(0),
+        importance=Importance.LOW,
+        documentation="With transaction.boundary=connector, ask for a commit after every this many "
+        "records (and after the last one); 0 never asks.",
     )
 )
 
 TASK_CONFIG_DEF = ConfigDef(CONFIG_DEF).define(
     TASK_ID_CONFIG,
     ConfigType.INT,
-    0,
-    Range.between(0, MAX_TASKS - 1),
-    Importance.LOW,
-    "Which task this is; set by the connector for each task it configures.",
+    default=0,
+    validator=Range.between(0, MAX_TASKS - 1),
+    importance=Importance.LOW,
+    documentation="Which task this is; set by the connector for each task it configures.",
 )
 
 

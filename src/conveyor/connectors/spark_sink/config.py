@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, NonEmptyString, Range, ValidString
+from conveyor.runtime.connector_config import SinkTopics, TaskCount
 
 FORMAT_CONFIG: Final = "format"
 PATH_CONFIG: Final = "path"
@@ -35,10 +36,10 @@ SPARK_FILE_SINK_CONFIG_DEF = (
     .define(
         FORMAT_CONFIG,
         ConfigType.STRING,
-        "parquet",
-        ValidString(FORMATS),
-        Importance.HIGH,
-        "The file format Spark writes: parquet, json, csv or orc",
+        default="parquet",
+        validator=ValidString(FORMATS),
+        importance=Importance.HIGH,
+        documentation="The file format Spark writes: parquet, json, csv or orc",
     )
     .define(
         PATH_CONFIG,
@@ -50,7 +51,7 @@ SPARK_FILE_SINK_CONFIG_DEF = (
     .define(
         CHECKPOINT_LOCATION_CONFIG,
         ConfigType.STRING,
-        "",
+        default="",
         importance=Importance.MEDIUM,
         documentation="The streaming query's checkpoint; by default "
         f"<path>/{CHECKPOINT_DIR}, so a restarted connector resumes",
@@ -58,7 +59,7 @@ SPARK_FILE_SINK_CONFIG_DEF = (
     .define(
         SQL_CONFIG,
         ConfigType.STRING,
-        "",
+        default="",
         importance=Importance.MEDIUM,
         documentation=f"An optional projection over the view {RECORDS_VIEW!r}, e.g. "
         f"SELECT id, upper(name) AS name FROM {RECORDS_VIEW}",
@@ -66,22 +67,22 @@ SPARK_FILE_SINK_CONFIG_DEF = (
     .define(
         TRIGGER_INTERVAL_MS_CONFIG,
         ConfigType.LONG,
-        DEFAULT_TRIGGER_INTERVAL_MS,
-        Range.at_least(0),
-        Importance.LOW,
-        "How often a micro-batch starts (0: as soon as the previous one ends)",
+        default=DEFAULT_TRIGGER_INTERVAL_MS,
+        validator=Range.at_least(0),
+        importance=Importance.LOW,
+        documentation="How often a micro-batch starts (0: as soon as the previous one ends)",
     )
     .define(
         MAX_RECORDS_PER_TRIGGER_CONFIG,
         ConfigType.LONG,
-        None,
+        default=None,
         importance=Importance.LOW,
         documentation="At most this many offsets per micro-batch (none: all available)",
     )
     .define(
         PARTITION_BY_CONFIG,
         ConfigType.LIST,
-        "",
+        default="",
         importance=Importance.LOW,
         documentation="Output columns to partition the files by (directories column=value)",
     )
@@ -109,11 +110,7 @@ class SparkFileSinkSettings:
     def parse(cls, connector: str, config: Mapping[str, str]) -> SparkFileSinkSettings:
         """The settings of ``config``."""
         values = SPARK_FILE_SINK_CONFIG_DEF.parse(config)
-        topics = tuple(t.strip() for t in config.get("topics", "").split(",") if t.strip())
-        regex = config.get("topics.regex", "").strip() or None
-        if bool(topics) == bool(regex):
-            message = "Configure exactly one of topics or topics.regex"
-            raise ConfigError("topics", config.get("topics"), message)
+        subscription = SinkTopics.parse(config).require_exactly_one()
         max_records = values[MAX_RECORDS_PER_TRIGGER_CONFIG]
         if max_records is not None and max_records <= 0:
             raise ConfigError(MAX_RECORDS_PER_TRIGGER_CONFIG, max_records, "Must be positive")
@@ -122,8 +119,8 @@ class SparkFileSinkSettings:
         )
         return cls(
             connector=connector,
-            topics=topics,
-            topics_regex=regex,
+            topics=subscription.topics,
+            topics_regex=subscription.regex,
             format=values[FORMAT_CONFIG],
             path=values[PATH_CONFIG],
             checkpoint_location=checkpoint,
@@ -131,13 +128,5 @@ class SparkFileSinkSettings:
             trigger_interval_ms=values[TRIGGER_INTERVAL_MS_CONFIG],
             max_records_per_trigger=max_records,
             partition_by=tuple(c.strip() for c in values[PARTITION_BY_CONFIG] if c.strip()),
-            tasks_max=_tasks_max(config),
+            tasks_max=TaskCount.parse(config).tasks_max,
         )
-
-
-def _tasks_max(config: Mapping[str, str]) -> int:
-    raw = config.get("tasks.max", "1")
-    try:
-        return max(1, int(raw))
-    except ValueError:
-        raise ConfigError("tasks.max", raw, "Must be an integer") from None

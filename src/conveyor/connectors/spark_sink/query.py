@@ -30,6 +30,7 @@ from conveyor.plugins import load_chain_plugin
 from conveyor.runtime.pipeline import plugin_settings
 from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.task_spec import TaskSpec
+from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.datasource import register
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
 from conveyor.spark.datasource.decoding import sample_type
@@ -56,7 +57,7 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
     own); None while its topics hold no record to learn the schema from."""
     config = spec.connector_config
     settings = SparkFileSinkSettings.parse(spec.id.connector, config)
-    log_url = spec.worker_config["log.url"]
+    log_url = spec.worker_config.log_url
     subscription = subscription_of(config)
     key_converter = converter_spec(config, spec.worker_config, "key.converter")
     value_converter = converter_spec(config, spec.worker_config, "value.converter")
@@ -82,7 +83,7 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
                 output = sample_output_schema(log, partitions, config, spec.worker_config)
                 if output is None:
                     return None
-                mapper = PythonChainMapper(spec.id.connector, dict(config), dict(spec.worker_config), output)
+                mapper = PythonChainMapper(spec.id.connector, dict(config), spec.worker_config, output)
                 raw = _reader(spark, settings, log_url, starting).load().select(*RECORD_COLUMNS)
                 records = raw.mapInArrow(mapper, output)
     finally:
@@ -102,7 +103,7 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
     return writer.start()
 
 
-def converter_spec(config: Mapping[str, str], worker_config: Mapping[str, str], name: str) -> ConverterSpec:
+def converter_spec(config: Mapping[str, str], worker_config: WorkerConfig, name: str) -> ConverterSpec:
     """The connector's key or value converter and its settings, else the worker's."""
     return ConverterSpec(*plugin_settings(config, worker_config, name))
 

@@ -29,6 +29,7 @@ from conveyor.data import SinkRecord
 from conveyor.log import Log, RecordBatch, TopicPartition, open_log
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, connector_error_handler
 from conveyor.runtime.pipeline import RecordPipeline
+from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.datasource.columns import HEADERS_TYPE, arrow_schema, headers_column
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError, spark_type, to_arrow_column
 from conveyor.spark.datasource.decoding import first_batches
@@ -55,13 +56,13 @@ class PythonChainMapper:
 
     connector: str
     config: Mapping[str, str]
-    worker_config: Mapping[str, str]
+    worker_config: WorkerConfig
     output: StructType
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         target = arrow_schema(self.output)
         with (
-            open_log(self.worker_config["log.url"]) as log,
+            open_log(self.worker_config.log_url) as log,
             connector_error_handler(log, self.config, self.connector, 0) as errors,
         ):
             pipeline = RecordPipeline.for_connector(self.config, self.worker_config, errors)
@@ -138,7 +139,7 @@ def sample_output_schema(
     log: Log,
     partitions: Sequence[TopicPartition],
     config: Mapping[str, str],
-    worker_config: Mapping[str, str],
+    worker_config: WorkerConfig,
 ) -> StructType | None:
     """The output schema, from the first stored record the connector's pipeline keeps; None while there
     is none yet."""

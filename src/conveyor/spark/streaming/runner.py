@@ -30,6 +30,7 @@ from pyspark.sql.streaming.query import StreamingQuery
 
 from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import Log, TopicPartition, open_log
+from conveyor.runtime.connector_config import SinkTopics
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.executor import TaskExitCallback, TaskOutcome
 from conveyor.runtime.sink_task import consumer_group
@@ -85,10 +86,10 @@ def query_builder_of(spec: TaskSpec) -> QueryBuilder | None:
 
 def subscription_of(config: dict[str, str]) -> Subscription:
     """The topics a sink connector reads (``topics`` or ``topics.regex``)."""
-    regex = config.get("topics.regex", "").strip()
-    if regex:
-        return Subscription(pattern=regex)
-    return Subscription(topics=tuple(t.strip() for t in config.get("topics", "").split(",") if t.strip()))
+    topics = SinkTopics.parse(config)
+    if topics.regex:
+        return Subscription(pattern=topics.regex)
+    return Subscription(topics=topics.topics)
 
 
 class _QueryTask:
@@ -129,7 +130,7 @@ class _QueryTask:
     def _watch(self) -> None:
         outcome = TaskOutcome.stopped()
         try:
-            with open_log(self.spec.worker_config["log.url"]) as log_:
+            with open_log(self.spec.worker_config.log_url) as log_:
                 outcome = self._drive(log_)
         except Exception as exc:
             outcome = TaskOutcome(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conveyor.api import ConfigDef, ConfigType, Importance, Range
-from conveyor.api.connector_config import (
+from conveyor.runtime.connector_config import (
     connector_config_def,
     sink_connector_config_def,
     source_connector_config_def,
@@ -61,11 +61,13 @@ FILE_SINK_CONFIGS = {
 
 FILE_SOURCE_DEF = (
     ConfigDef()
-    .define("file", ConfigType.STRING, None, importance=Importance.HIGH)
+    .define("file", ConfigType.STRING, default=None, importance=Importance.HIGH)
     .define("topic", ConfigType.LIST, importance=Importance.HIGH)
-    .define("batch.size", ConfigType.INT, 2000, Range.at_least(1), Importance.LOW)
+    .define(
+        "batch.size", ConfigType.INT, default=2000, validator=Range.at_least(1), importance=Importance.LOW
+    )
 )
-FILE_SINK_DEF = ConfigDef().define("file", ConfigType.STRING, None, importance=Importance.HIGH)
+FILE_SINK_DEF = ConfigDef().define("file", ConfigType.STRING, default=None, importance=Importance.HIGH)
 
 
 def listed_names(infos: dict[str, object]) -> set[str]:

@@ -1,0 +1,34 @@
+"""``DirectoryConfigProvider`` (KIP-632): ``${dir:/path/to/dir:filename}`` is the content of that file."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Set
+from pathlib import Path
+
+from conveyor.api.config_provider import ConfigData, ConfigProvider
+from conveyor.api.errors import ConfigError
+from conveyor.runtime.config_providers.allowed_paths import AllowedPaths
+
+
+class DirectoryConfigProvider(ConfigProvider):
+    """Kafka's ``org.apache.kafka.common.config.provider.DirectoryConfigProvider``: each regular file
+    of the directory is a key, its whole content the value (as mounted Kubernetes secrets are)."""
+
+    def __init__(self) -> None:
+        self.allowed = AllowedPaths({})
+
+    def configure(self, configs: Mapping[str, str]) -> None:
+        self.allowed = AllowedPaths(configs)
+
+    def get(self, path: str, keys: Set[str] | None = None) -> ConfigData:
+        directory = Path(path)
+        if not path or not directory.is_dir() or not self.allowed.permits(directory):
+            return ConfigData()
+        data: dict[str, str] = {}
+        for file in directory.iterdir():
+            if file.is_file() and (keys is None or file.name in keys):
+                try:
+                    data[file.name] = file.read_text(encoding="utf-8")
+                except OSError as error:
+                    raise ConfigError(f"Could not read file {file}") from error
+        return ConfigData(data)

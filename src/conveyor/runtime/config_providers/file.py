@@ -1,0 +1,30 @@
+"""``FileConfigProvider``: ``${file:/path/to/secrets.properties:key}`` reads a key of a properties file."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Set
+from pathlib import Path
+
+from conveyor.api.config_provider import ConfigData, ConfigProvider
+from conveyor.api.errors import ConfigError
+from conveyor.runtime.config_providers.allowed_paths import AllowedPaths
+from conveyor.runtime.properties import read_properties
+
+
+class FileConfigProvider(ConfigProvider):
+    """Kafka's ``org.apache.kafka.common.config.provider.FileConfigProvider``."""
+
+    def __init__(self) -> None:
+        self.allowed = AllowedPaths({})
+
+    def configure(self, configs: Mapping[str, str]) -> None:
+        self.allowed = AllowedPaths(configs)
+
+    def get(self, path: str, keys: Set[str] | None = None) -> ConfigData:
+        if not path or not self.allowed.permits(Path(path)):
+            return ConfigData()
+        try:
+            properties = read_properties(Path(path).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise ConfigError(f"Could not read properties from file {path}") from error
+        return ConfigData({k: v for k, v in properties.items() if keys is None or k in keys})

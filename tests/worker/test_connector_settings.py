@@ -1,0 +1,55 @@
+"""The runtime reads a connector config's framework keys through their definitions: typed, with the
+defaults written once, and a bad value named as Kafka's ConfigException names it."""
+
+from __future__ import annotations
+
+import pytest
+
+from conveyor.api import ConfigError, TransactionBoundary
+from conveyor.runtime.connector_config import (
+    ErrorSettings,
+    SinkTopics,
+    SourceTransactionSettings,
+    TaskCount,
+    ToleranceType,
+)
+from conveyor.runtime.error_handling import ErrorPolicy
+
+
+def test_an_empty_config_takes_the_definitions_defaults() -> None:
+    assert TaskCount.parse({}) == TaskCount(tasks_max=1, enforce=True)
+    assert ErrorSettings.parse({}) == ErrorSettings(ToleranceType.NONE, 0, 60000, False, False, "", False)
+    assert SourceTransactionSettings.parse({}) == SourceTransactionSettings(
+        TransactionBoundary.POLL, None, None
+    )
+
+
+def test_values_are_typed() -> None:
+    settings = ErrorSettings.parse(
+        {"errors.tolerance": "all", "errors.log.enable": "TRUE", "errors.retry.timeout": "5"}
+    )
+    assert settings.tolerance is ToleranceType.ALL
+    assert settings.log_enable is True
+    assert settings.retry_timeout_ms == 5
+
+
+def test_a_bad_error_tolerance_is_a_config_error_naming_the_key() -> None:
+    with pytest.raises(ConfigError) as raised:
+        ErrorPolicy.from_connector_config({"errors.tolerance": "some"})
+    assert raised.value.name == "errors.tolerance"
+    assert str(raised.value).startswith("Invalid value some for configuration errors.tolerance:")
+
+
+def test_sink_topics_are_trimmed_and_exactly_one_kind_is_required() -> None:
+    assert SinkTopics.parse({"topics": " a , b "}).require_exactly_one() == SinkTopics(("a", "b"), None)
+    assert SinkTopics.parse({"topics.regex": "logs-.*"}).regex == "logs-.*"
+    with pytest.raises(ConfigError, match=r"Configure exactly one of topics or topics\.regex"):
+        SinkTopics.parse({"topics": "a", "topics.regex": "b.*"}).require_exactly_one()
+
+
+def test_a_transaction_boundary_interval_is_a_long_or_unset() -> None:
+    settings = SourceTransactionSettings.parse(
+        {"transaction.boundary": "Interval", "transaction.boundary.interval.ms": "250"}
+    )
+    assert settings.boundary is TransactionBoundary.INTERVAL
+    assert settings.boundary_interval_ms == 250

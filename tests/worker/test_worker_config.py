@@ -1,0 +1,110 @@
+"""Worker properties are parsed once, by one definition, into typed settings with Kafka's defaults."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from conveyor.api import ConfigError
+from conveyor.runtime.worker_config import ExactlyOnceSourceSupport, WorkerConfig
+
+
+def parse(tmp_path: Path) -> WorkerConfig:
+    return WorkerConfig.from_props({"data.dir": str(tmp_path)})
+
+
+def test_unset_keys_take_kafka_connects_documented_defaults(tmp_path: Path) -> None:
+    config = parse(tmp_path)
+    assert config.offset_flush_interval_ms == 60000
+    assert config.offset_flush_timeout_ms == 5000
+    assert config.graceful_shutdown_timeout_ms == 5000
+    assert config.offsets_partitions == 25
+    assert config.status_partitions == 5
+    assert config.offsets_topic == "connect-offsets"
+    assert config.exactly_once_source_support is ExactlyOnceSourceSupport.DISABLED
+    assert config.producer_transaction_timeout_ms == 60000
+    assert config.group_id == "connect-standalone"
+
+
+def test_values_are_typed(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props(
+        {"data.dir": str(tmp_path), "offset.flush.interval.ms": " 250 ", "topic.tracking.enable": "FALSE"}
+    )
+    assert config.offset_flush_interval_ms == 250
+    assert config.topic_tracking_enable is False
+
+
+def test_exactly_once_source_support_is_an_enum_and_ignores_case(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "exactly.once.source.support": "Enabled"})
+    assert config.exactly_once_source_support is ExactlyOnceSourceSupport.ENABLED
+    assert config.exactly_once_source_enabled
+
+
+def test_a_bad_number_raises_config_error_naming_the_key(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as raised:
+        WorkerConfig.from_props({"data.dir": str(tmp_path), "offset.flush.interval.ms": "soon"})
+    assert str(raised.value) == (
+        "Invalid value soon for configuration offset.flush.interval.ms: Not a number of type LONG"
+    )
+    assert raised.value.name == "offset.flush.interval.ms"
+
+
+def test_an_unknown_exactly_once_mode_raises_config_error_naming_the_key(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as raised:
+        WorkerConfig.from_props({"data.dir": str(tmp_path), "exactly.once.source.support": "sometimes"})
+    assert str(raised.value).startswith(
+        "Invalid value sometimes for configuration exactly.once.source.support:"
+    )
+
+
+def test_a_key_conveyor_does_not_support_is_warned_about_by_name(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props(
+        {"data.dir": str(tmp_path), "metric.reporters": "x", "ssl.keystore.type": "JKS"}
+    )
+    assert "Ignoring worker property 'metric.reporters': Conveyor does not support it" in config.warnings
+    assert "Ignoring worker property 'ssl.keystore.type': Conveyor does not support it" in config.warnings
+
+
+def test_an_ignored_key_keeps_its_reason(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "plugin.path": "/opt/connectors"})
+    assert config.warnings == (
+        "Ignoring worker property 'plugin.path': "
+        "plugins are Python packages found by entry points or dotted paths",
+    )
+
+
+def test_converter_and_spark_settings_are_not_warned_about(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props(
+        {"data.dir": str(tmp_path), "key.converter.schemas.enable": "false", "spark.ui.port": "4041"}
+    )
+    assert config.warnings == ()
+
+
+def test_the_worker_converter_comes_with_its_prefixed_settings(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "value.converter.schemas.enable": "false"})
+    assert config.converter("value.converter") == (
+        "org.apache.kafka.connect.json.JsonConverter",
+        {"schemas.enable": "false"},
+    )
+
+
+def test_the_settings_survive_pickling_for_the_executors(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "exactly.once.source.support": "enabled"})
+    assert pickle.loads(pickle.dumps(config)) == config
+
+
+def test_a_worker_value_can_name_a_config_provider_variable(tmp_path: Path) -> None:
+    secrets = tmp_path / "worker-secrets.properties"
+    secrets.write_text("group=payments\n")
+    config = WorkerConfig.from_props(
+        {
+            "data.dir": str(tmp_path),
+            "config.providers": "file",
+            "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+            "group.id": f"${{file:{secrets}:group}}",
+        }
+    )
+    assert config.group_id == "payments"
+    assert config.warnings == ()
