@@ -11,7 +11,8 @@ from typing import Any, Protocol, TypeVar
 from conveyor.data import SourceRecord
 from conveyor.log import ConsumerRecord, Log, TopicPartition
 from conveyor.runtime.control import LocalTaskControl, TargetState
-from conveyor.runtime.task_spec import TaskId, TaskSpec
+from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
+from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import OffsetStore
 
 T = TypeVar("T")
@@ -46,7 +47,9 @@ def task_spec(
     connector_config: Mapping[str, str], worker: Mapping[str, str], kind: str = "source"
 ) -> TaskSpec:
     config = {"name": CONNECTOR, **connector_config}
-    return TaskSpec(TaskId(CONNECTOR, 0), kind, config, dict(config), dict(worker))
+    return TaskSpec(
+        TaskId(CONNECTOR, 0), TaskKind(kind), config, dict(config), WorkerConfig.from_props(worker)
+    )
 
 
 def source_record(topic: str, position: int, *, file: str = "input") -> SourceRecord:

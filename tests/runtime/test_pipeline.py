@@ -6,14 +6,17 @@ from conveyor.data import INT32_SCHEMA, STRING_SCHEMA, Headers, Schema, SourceRe
 from conveyor.log import RecordBatch
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.pipeline import RecordPipeline
+from conveyor.runtime.worker_config import WorkerConfig
 
 from .support import CONNECTOR, HEADER_CONVERTER, JSON_CONVERTER, STRING_CONVERTER
 
-WORKER = {
-    "key.converter": STRING_CONVERTER,
-    "value.converter": STRING_CONVERTER,
-    "header.converter": HEADER_CONVERTER,
-}
+WORKER = WorkerConfig.from_props(
+    {
+        "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER,
+        "header.converter": HEADER_CONVERTER,
+    }
+)
 JSON_VALUES = {"value.converter": JSON_CONVERTER, "value.converter.schemas.enable": "false"}
 
 

@@ -14,7 +14,8 @@ from conveyor.data import ConnectError, SinkRecord
 from conveyor.log import Log, open_log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop
-from conveyor.runtime.task_spec import TaskId, TaskSpec
+from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
+from conveyor.runtime.worker_config import WorkerConfig
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 WAIT_S = 60.0
@@ -87,7 +88,9 @@ def sink_spec(log_dir: str) -> TaskSpec:
         "value.converter": STRING,
         "header.converter": "org.apache.kafka.connect.storage.SimpleHeaderConverter",
     }
-    return TaskSpec(TaskId("recording", 0), "sink", config, dict(config), worker)
+    return TaskSpec(
+        TaskId("recording", 0), TaskKind.SINK, config, dict(config), WorkerConfig.from_props(worker)
+    )
 
 
 def run_until_put(log: Log, tmp_path: Path, task: CallRecordingSinkTask) -> list[BaseException]:
