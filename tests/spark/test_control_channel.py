@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 
 from conveyor.runtime.control import TargetState
-from conveyor.spark.control import ControlServer, RemoteTaskControl
+from conveyor.spark.control_channel import ControlServer, RemoteTaskControl
 
 HEARTBEAT_S = 0.02
 

@@ -1,7 +1,7 @@
 """How a running task loop learns what its worker wants, and tells the worker how it is doing.
 
 The task loops in this package only see the `TaskControl` interface. On Spark the executor side of
-the worker's control channel implements it (`conveyor.spark.control`); tests may run a loop in
+the worker's control channel implements it (`conveyor.spark.control_channel`); tests may run a loop in
 process with `LocalTaskControl`.
 """
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -35,15 +34,3 @@ class TaskSpec:
 
     def restarted(self) -> TaskSpec:
         return TaskSpec(self.id, self.kind, self.connector_config, self.task_config, self.worker_config)
-
-    @property
-    def entry(self) -> str:
-        """The dotted path of the function that runs this task's loop: `module:function`."""
-        return self.worker_config.get("task.entry", "conveyor.runtime.task_entry:run_task")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": {"connector": self.id.connector, "task": self.id.task},
-            "kind": self.kind,
-            "attempt": self.attempt,
-        }

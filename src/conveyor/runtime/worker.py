@@ -1,7 +1,7 @@
 """The worker: runs connectors in its own process and their tasks on Spark, and keeps their status.
 
 The worker is the Spark driver. Connector instances (which only plan tasks) live here; every task
-runs as a long-running Spark job through a `TaskExecutor`. The worker watches the tasks' heartbeats
+runs as a long-running Spark job through a `TaskRunner`. The worker watches the tasks' heartbeats
 to publish RUNNING and PAUSED, records FAILED with the error's trace, and restarts a failed task with
 exponential backoff when `task.restart.enable` is on (Kafka Connect waits for a manual restart).
 """
@@ -19,8 +19,8 @@ from typing import Any
 from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector
 from conveyor.plugins import load_plugin_class
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.executor import TaskExecutor, TaskOutcome
 from conveyor.runtime.status import State
+from conveyor.runtime.task_runner import TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
@@ -79,13 +79,13 @@ class Worker:
     def __init__(
         self,
         config: WorkerConfig,
-        executor: TaskExecutor,
+        runner: TaskRunner,
         status: StatusStore,
         worker_id: str,
         on_reconfiguration_request: Callable[[str], None] = lambda name: None,
     ) -> None:
         self.config = config
-        self.executor = executor
+        self.runner = runner
         self.status = status
         self.worker_id = worker_id
         self._reconfigure = on_reconfiguration_request
@@ -155,7 +155,7 @@ class Worker:
                 )
             for task in [t for t in self._tasks.values() if t.spec.id.connector == name]:
                 task.target = target
-                self.executor.set_target(task.spec.id, target)
+                self.runner.set_target(task.spec.id, target)
 
     def fail_connector(self, name: str, error: Exception) -> None:
         self._put_connector_status(name, State.FAILED, _trace(error))
@@ -187,9 +187,9 @@ class Worker:
             self._launch(spec, target)
 
     def _launch(self, spec: TaskSpec, target: TargetState) -> None:
-        self.executor.start(spec, self._on_task_exit)
+        self.runner.start(spec, self._on_task_exit)
         if target is not TargetState.STARTED:
-            self.executor.set_target(spec.id, target)
+            self.runner.set_target(spec.id, target)
 
     def stop_task(self, task: TaskId) -> None:
         with self._lock:
@@ -199,7 +199,7 @@ class Worker:
         if running.restart_timer is not None:
             running.restart_timer.cancel()
         timeout = self.config.graceful_shutdown_timeout_ms / 1000
-        if not self.executor.stop(task, timeout):
+        if not self.runner.stop(task, timeout):
             log.warning("Graceful stop of task %s failed; its Spark job was cancelled", task)
 
     def stop_tasks(self, tasks: list[TaskId]) -> None:
@@ -215,7 +215,7 @@ class Worker:
             return sorted((t for t in self._tasks if t.connector == name), key=lambda t: t.task)
 
     def task_metrics(self, task: TaskId) -> dict[str, Any]:
-        return self.executor.metrics(task)
+        return self.runner.metrics(task)
 
     def task_state(self, task: TaskId) -> State | None:
         with self._lock:
@@ -287,7 +287,7 @@ class Worker:
                     log.exception("Could not publish the state of task %s; will retry", running.spec.id)
 
     def _publish_reported_state(self, running: RunningTask) -> None:
-        reported = self.executor.metrics(running.spec.id).get("state")
+        reported = self.runner.metrics(running.spec.id).get("state")
         if reported not in ("RUNNING", "PAUSED") or running.state is State.FAILED:
             return
         state = State(reported)
@@ -314,4 +314,4 @@ class Worker:
         self.stop_tasks(tasks)
         for name in connectors:
             self.stop_connector(name)
-        self.executor.close()
+        self.runner.close()

@@ -151,6 +151,13 @@ class RemoteTaskControl(TaskControl):
             return self._state
 
     def worker_lost(self) -> bool:
+        """True once the worker has been unreachable for longer than the lease.
+
+        A task that lost its worker stops on its own: the worker (or its successor) may have given the
+        task to another incarnation meanwhile, and a task nobody supervises could neither be paused nor
+        stopped, so it would run on as a zombie beside the new one, duplicating records. The lease bounds
+        that overlap; a worker that merely restarts quickly keeps its tasks.
+        """
         with self._lock:
             return time.monotonic() - self._last_contact > self._lease_s
 

@@ -1,8 +1,8 @@
 """Runs tasks that are Spark Structured Streaming queries, driven from the worker (the Spark driver).
 
 A streaming task's class names a query builder (its ``STREAMING_QUERY`` attribute, ``module:function``);
-the runner calls it to start the query, and one watcher thread per task then drives the query towards
-its target state: PAUSED stops the query and keeps its checkpoint, STARTED starts it again from the
+the `QueryTaskRunner` calls it to start the query, and one watcher thread per task then drives the query
+towards its target state: PAUSED stops the query and keeps its checkpoint, STARTED starts it again from the
 checkpoint, STOPPED stops it for good. After each micro-batch the watcher publishes the progress as the
 task's metrics and commits the query's offsets to the connector's consumer group. A query that fails
 ends the task with a FAILED outcome carrying Spark's error.
@@ -31,8 +31,8 @@ from pyspark.sql.streaming.query import StreamingQuery
 from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import Log, TopicPartition, open_log
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.executor import TaskExitCallback, TaskOutcome
 from conveyor.runtime.sink_task import consumer_group
+from conveyor.runtime.task_runner import TaskExitCallback, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.datasource.options import Subscription
 from conveyor.spark.streaming.progress import BatchProgress, batches_after, commit_to_group, lag
@@ -68,6 +68,11 @@ class _Wakeup(StreamingQueryListener):
 
     def onQueryTerminated(self, event: QueryTerminatedEvent) -> None:
         self._wake.set()
+
+
+def is_query_task(spec: TaskSpec) -> bool:
+    """Whether the task's class is a Structured Streaming query rather than a task loop."""
+    return query_builder_of(spec) is not None
 
 
 def query_builder_of(spec: TaskSpec) -> QueryBuilder | None:
@@ -218,7 +223,7 @@ class _QueryTask:
             session.streams.removeListener(listener)
 
 
-class StreamingQueryRunner:
+class QueryTaskRunner(TaskRunner):
     """Starts, pauses, resumes, stops and watches the streaming queries of streaming tasks."""
 
     def __init__(self, spark: SparkSession) -> None:
@@ -226,8 +231,11 @@ class StreamingQueryRunner:
         self._tasks: dict[TaskId, _QueryTask] = {}
         self._lock = threading.Lock()
 
-    def start(self, spec: TaskSpec, build: QueryBuilder, on_exit: TaskExitCallback) -> None:
+    def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
         """Start the task's query in the background; ``on_exit`` is called once when it ends."""
+        build = query_builder_of(spec)
+        if build is None:
+            raise ValueError(f"Task {spec.id} is not a streaming query: no {STREAMING_QUERY_ATTRIBUTE}")
 
         def exited(ended: TaskSpec, outcome: TaskOutcome) -> None:
             with self._lock:
@@ -240,10 +248,6 @@ class StreamingQueryRunner:
         with self._lock:
             self._tasks[spec.id] = task
         task.thread.start()
-
-    def owns(self, task: TaskId) -> bool:
-        with self._lock:
-            return task in self._tasks
 
     def set_target(self, task: TaskId, state: TargetState) -> None:
         with self._lock:

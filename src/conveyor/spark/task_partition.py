@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import os
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from conveyor.runtime.control import TaskControl
+from conveyor.runtime.task_entry import run_task
 from conveyor.runtime.task_spec import TaskSpec
-from conveyor.spark.control import RemoteTaskControl
+from conveyor.spark.control_channel import RemoteTaskControl
 
 
 @dataclass(frozen=True)
@@ -25,13 +24,7 @@ class TaskLaunch:
     lease_s: float
 
 
-def resolve_entry(path: str) -> Callable[[TaskSpec, TaskControl], None]:
-    module_name, _, attr = path.partition(":")
-    function: Callable[[TaskSpec, TaskControl], None] = getattr(importlib.import_module(module_name), attr)
-    return function
-
-
-def run_launches(launches: Iterable[TaskLaunch]) -> Iterator[str]:
+def run_task_partition(launches: Iterable[TaskLaunch]) -> Iterator[str]:
     """The Spark partition function: run each launched task and yield its outcome as JSON.
 
     A task's own error is returned as a FAILED outcome instead of raised, so that Spark re-runs the
@@ -44,7 +37,7 @@ def run_launches(launches: Iterable[TaskLaunch]) -> Iterator[str]:
             launch.control_address, str(spec.id), spec.attempt, launch.heartbeat_s, launch.lease_s
         )
         try:
-            resolve_entry(spec.entry)(spec, control)
+            run_task(spec, control)
             outcome: dict[str, object] = {"failed": False}
         except BaseException as exc:
             outcome = {

@@ -1,4 +1,4 @@
-"""Runs each connector task as one long-running, one-partition Spark job."""
+"""Runs each task loop as one long-running, one-partition Spark job."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.executor import TaskExecutor, TaskExitCallback, TaskOutcome
+from conveyor.runtime.task_runner import TaskExitCallback, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
-from conveyor.spark.control import ControlServer
-from conveyor.spark.executor_entry import TaskLaunch, run_launches
-from conveyor.spark.streaming import StreamingQueryRunner, query_builder_of
+from conveyor.spark.control_channel import ControlServer
+from conveyor.spark.task_partition import TaskLaunch, run_task_partition
 
 log = logging.getLogger(__name__)
 
@@ -27,14 +26,12 @@ class _RunningJob:
     job_group: str
 
 
-class SparkTaskExecutor(TaskExecutor):
+class TaskJobRunner(TaskRunner):
     """Places task loops on Spark executors and supervises them through the control channel.
 
     Spark schedules the job and re-runs its partition if the executor dies (up to the master's
     task attempts); a stop goes through the control channel first and cancels the job group only
-    if the task does not return within the graceful timeout. Tasks whose class is a Structured
-    Streaming query (``conveyor.spark.streaming``) are handed to a `StreamingQueryRunner` instead,
-    since a query is driven from the driver, not from one executor.
+    if the task does not return within the graceful timeout.
     """
 
     def __init__(
@@ -51,13 +48,8 @@ class SparkTaskExecutor(TaskExecutor):
         self._lease_s = lease_s
         self._jobs: dict[TaskId, _RunningJob] = {}
         self._lock = threading.Lock()
-        self._queries = StreamingQueryRunner(spark)
 
     def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
-        build = query_builder_of(spec)
-        if build is not None:
-            self._queries.start(spec, build, on_exit)
-            return
         task_name = str(spec.id)
         job_group = f"conveyor-{task_name}-{spec.attempt}"
         self._control.register(task_name, spec.attempt)
@@ -77,7 +69,7 @@ class SparkTaskExecutor(TaskExecutor):
         context = self._spark.sparkContext
         try:
             context.setJobGroup(job_group, f"Conveyor task {spec.id}", interruptOnCancel=True)
-            results = context.parallelize([launch], 1).mapPartitions(run_launches).collect()
+            results = context.parallelize([launch], 1).mapPartitions(run_task_partition).collect()
             fields: dict[str, Any] = (
                 json.loads(results[0]) if results else {"failed": True, "error": "no outcome"}
             )
@@ -95,14 +87,9 @@ class SparkTaskExecutor(TaskExecutor):
         on_exit(spec, outcome)
 
     def set_target(self, task: TaskId, state: TargetState) -> None:
-        if self._queries.owns(task):
-            self._queries.set_target(task, state)
-            return
         self._control.set_target(str(task), state)
 
     def stop(self, task: TaskId, timeout_s: float) -> bool:
-        if self._queries.owns(task):
-            return self._queries.stop(task, timeout_s)
         with self._lock:
             job = self._jobs.get(task)
         if job is None:
@@ -116,13 +103,7 @@ class SparkTaskExecutor(TaskExecutor):
             return False
         return True
 
-    def running(self, task: TaskId) -> bool:
-        with self._lock:
-            return task in self._jobs or self._queries.owns(task)
-
     def metrics(self, task: TaskId) -> dict[str, Any]:
-        if self._queries.owns(task):
-            return self._queries.metrics(task)
         state = self._control.state(str(task))
         return state.metrics if state else {}
 
@@ -131,5 +112,4 @@ class SparkTaskExecutor(TaskExecutor):
             tasks = list(self._jobs)
         for task in tasks:
             self.stop(task, 5.0)
-        self._queries.close()
         self._control.close()

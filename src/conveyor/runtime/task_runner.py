@@ -1,4 +1,8 @@
-"""Where task loops run: the interface the worker drives, implemented by `conveyor.spark`."""
+"""Where task loops run: the interface the worker drives, implemented by `conveyor.spark`.
+
+Named a *runner*, not an executor: in Conveyor "executor" means only Spark's executor processes, on
+which a `TaskRunner` may (or, for a streaming query driven from the driver, may not) place a task.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ class TaskOutcome:
 TaskExitCallback = Callable[[TaskSpec, TaskOutcome], None]
 
 
-class TaskExecutor(ABC):
+class TaskRunner(ABC):
     """Starts task loops somewhere, relays target states to them, and reports how they end."""
 
     @abstractmethod
