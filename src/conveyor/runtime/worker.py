@@ -1,8 +1,8 @@
 """The worker: runs connectors in its own process and their tasks on Spark, and keeps their status.
 
 The worker is the Spark driver. Connector instances (which only plan tasks) live here; every task
-runs as a long-running Spark job through a `TaskRunner`. The worker watches the tasks' heartbeats
-to publish RUNNING and PAUSED, records FAILED with the error's trace, and restarts a failed task with
+runs as a long-running Spark job through a `TaskRunner`. The worker publishes RUNNING and PAUSED as
+its tasks report them, records FAILED with the error's trace, and restarts a failed task with
 exponential backoff when `task.restart.enable` is on (Kafka Connect waits for a manual restart).
 """
 
@@ -20,7 +20,7 @@ from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConne
 from conveyor.plugins import load_plugin_class
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.status import State
-from conveyor.runtime.task_runner import TaskOutcome, TaskRunner
+from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
@@ -187,7 +187,7 @@ class Worker:
             self._launch(spec, target)
 
     def _launch(self, spec: TaskSpec, target: TargetState) -> None:
-        self.runner.start(spec, self._on_task_exit)
+        self.runner.start(spec, TaskEvents(self._on_task_exit, self._on_task_report))
         if target is not TargetState.STARTED:
             self.runner.set_target(spec.id, target)
 
@@ -275,27 +275,35 @@ class Worker:
             self._put_task_status(task, State.RESTARTING)
             self._launch(restarted, target)
 
+    def _on_task_report(self, spec: TaskSpec, reported: str) -> None:
+        """Publish RUNNING or PAUSED as soon as the task reports it."""
+        with self._lock:
+            running = self._tasks.get(spec.id)
+            if running is not None and running.spec.attempt == spec.attempt:
+                self._take_reported_state(running, reported)
+
     def _watch_tasks(self) -> None:
-        """Publish RUNNING/PAUSED as the tasks' heartbeats report them."""
+        """Publish again the state each task last reported, should a report have been missed or its
+        status write have failed."""
         while not self._closed.wait(MONITOR_INTERVAL_S):
             with self._lock:
                 tasks = list(self._tasks.values())
             for running in tasks:
                 try:
-                    self._publish_reported_state(running)
+                    reported = self.runner.metrics(running.spec.id).get("state")
+                    with self._lock:
+                        if self._tasks.get(running.spec.id) is running:
+                            self._take_reported_state(running, reported)
                 except Exception:
                     log.exception("Could not publish the state of task %s; will retry", running.spec.id)
 
-    def _publish_reported_state(self, running: RunningTask) -> None:
-        reported = self.runner.metrics(running.spec.id).get("state")
+    def _take_reported_state(self, running: RunningTask, reported: object) -> None:
         if reported not in ("RUNNING", "PAUSED") or running.state is State.FAILED:
             return
         state = State(reported)
         if state is not running.state:
-            with self._lock:
-                if self._tasks.get(running.spec.id) is running:
-                    running.state = state
-                    self._put_task_status(running.spec.id, state)
+            self._put_task_status(running.spec.id, state)
+            running.state = state
 
     # Status.
 

@@ -1,27 +1,36 @@
 """The control channel between a worker (the Spark driver) and its tasks on Spark executors.
 
-Each running task keeps one TCP connection to its worker and exchanges a JSON line every heartbeat:
-the task sends its incarnation and latest metrics, the worker answers with the target state. A task
-whose incarnation is no longer current is told to stop, and a task that cannot reach its worker for
-longer than the lease stops on its own, so a lost worker never leaves tasks running unsupervised.
+Each running task keeps one TCP connection to its worker, carrying JSON lines both ways. The task sends
+its incarnation and latest metrics every heartbeat, and at once when it reports a new state; the worker
+answers each with the target state, and pushes a new target state down the connection as soon as it is
+set, so a pause, resume or stop reaches the task without waiting for a heartbeat. A task whose
+incarnation is no longer current is told to stop, and a task that cannot reach its worker for longer
+than the lease stops on its own, so a lost worker never leaves tasks running unsupervised.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import logging
 import socket
 import socketserver
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from conveyor.runtime.control import TargetState, TaskControl
 
 log = logging.getLogger(__name__)
+
+FINISH_TIMEOUT_S = 5.0
+"""How long a closing task waits for its worker to take its last report."""
+
+StateReportCallback = Callable[[str, str, str], None]
+"""Called with a task's name, attempt and the state it now reports (RUNNING or PAUSED)."""
 
 
 @dataclass
@@ -34,34 +43,60 @@ class TaskChannelState:
     last_seen: float | None = None
 
 
-class ControlServer:
-    """The worker's side: holds each task's target state and its last reported metrics."""
+class _Peer:
+    """The worker's end of one task's connection: replies and pushes are whole lines, one at a time."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, wfile: io.BufferedIOBase) -> None:
+        self._wfile = wfile
+        self._lock = threading.Lock()
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._wfile.write(json.dumps(message).encode() + b"\n")
+            self._wfile.flush()
+
+    def push(self, message: Mapping[str, Any]) -> None:
+        """Send without waiting to be asked; a broken connection is the task's to re-open."""
+        with contextlib.suppress(OSError, ValueError):
+            self.send(message)
+
+
+class ControlServer:
+    """The worker's side: holds each task's target state and its last reported metrics.
+
+    `on_state_report` is called (on the connection's thread) when a task reports a state other than the
+    last one it reported.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_state_report: StateReportCallback = lambda task, attempt, state: None,
+    ) -> None:
         self._tasks: dict[str, TaskChannelState] = {}
+        self._peers: dict[str, _Peer] = {}
         self._connections: set[socket.socket] = set()
         self._lock = threading.Lock()
+        self._on_state_report = on_state_report
         server = self
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
+                peer = _Peer(self.wfile)
                 with server._lock:
                     server._connections.add(self.connection)
                 try:
-                    self._serve()
+                    for line in self.rfile:
+                        try:
+                            reply = server._on_heartbeat(json.loads(line), peer)
+                        except (ValueError, KeyError) as exc:
+                            reply = {"state": TargetState.STOPPED.value, "error": str(exc)}
+                        peer.send(reply)
                 finally:
+                    server._forget_peer(peer)
                     with server._lock:
                         server._connections.discard(self.connection)
-
-            def _serve(self) -> None:
-                for line in self.rfile:
-                    try:
-                        message = json.loads(line)
-                        reply = server._on_heartbeat(message)
-                    except (ValueError, KeyError) as exc:
-                        reply = {"state": TargetState.STOPPED.value, "error": str(exc)}
-                    self.wfile.write(json.dumps(reply).encode() + b"\n")
-                    self.wfile.flush()
 
         socketserver.ThreadingTCPServer.allow_reuse_address = True
         self._server = socketserver.ThreadingTCPServer((host, port), Handler)
@@ -89,18 +124,27 @@ class ControlServer:
                 connection.shutdown(socket.SHUT_RDWR)
 
     def register(self, task: str, attempt: str) -> None:
-        """Make `attempt` the task's current incarnation; any older one will be told to stop."""
+        """Make `attempt` the task's current incarnation; an older one connected is told to stop now."""
         with self._lock:
             self._tasks[task] = TaskChannelState(attempt)
+            superseded = self._peers.pop(task, None)
+        if superseded is not None:
+            superseded.push({"state": TargetState.STOPPED.value, "reason": "superseded"})
 
     def set_target(self, task: str, state: TargetState) -> None:
+        """Record the task's target state and push it to the task if it is connected."""
         with self._lock:
-            if task in self._tasks:
-                self._tasks[task].target = state
+            if task not in self._tasks:
+                return
+            self._tasks[task].target = state
+            peer = self._peers.get(task)
+        if peer is not None:
+            peer.push({"state": state.value})
 
     def forget(self, task: str) -> None:
         with self._lock:
             self._tasks.pop(task, None)
+            self._peers.pop(task, None)
 
     def state(self, task: str) -> TaskChannelState | None:
         with self._lock:
@@ -109,19 +153,63 @@ class ControlServer:
                 return None
             return TaskChannelState(current.attempt, current.target, dict(current.metrics), current.last_seen)
 
-    def _on_heartbeat(self, message: Mapping[str, Any]) -> dict[str, Any]:
+    def _on_heartbeat(self, message: Mapping[str, Any], peer: _Peer) -> dict[str, Any]:
         task, attempt = str(message["task"]), str(message["attempt"])
+        metrics = dict(message.get("metrics", {}))
         with self._lock:
             current = self._tasks.get(task)
             if current is None or current.attempt != attempt:
                 return {"state": TargetState.STOPPED.value, "reason": "superseded"}
+            self._peers[task] = peer
             current.last_seen = time.monotonic()
-            current.metrics = dict(message.get("metrics", {}))
-            return {"state": current.target.value}
+            reported = metrics.get("state")
+            changed = reported is not None and reported != current.metrics.get("state")
+            current.metrics = metrics
+            reply = {"state": current.target.value}
+        if changed:
+            try:
+                self._on_state_report(task, attempt, str(reported))
+            except Exception:
+                log.exception("Could not take the state task %s reported", task)
+        return reply
+
+    def _forget_peer(self, peer: _Peer) -> None:
+        with self._lock:
+            for task in [task for task, known in self._peers.items() if known is peer]:
+                del self._peers[task]
+
+
+class _Link:
+    """The task's end of one connection to its worker, with the thread that reads what the worker says."""
+
+    def __init__(self, address: tuple[str, int], timeout_s: float) -> None:
+        self.socket = socket.create_connection(address, timeout=timeout_s)
+        self.socket.settimeout(None)
+        self.reader = self.socket.makefile("rb")
+        self.broken = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        self.socket.sendall(json.dumps(message).encode() + b"\n")
+
+    def finish(self, timeout_s: float) -> None:
+        """Say no more, then wait for the worker to answer what was sent and close its end."""
+        with contextlib.suppress(OSError):
+            self.socket.shutdown(socket.SHUT_WR)
+        if self.thread is not None:
+            self.thread.join(timeout_s)
+        self.close()
+
+    def close(self) -> None:
+        self.broken.set()
+        with contextlib.suppress(OSError):
+            self.socket.shutdown(socket.SHUT_RDWR)
+        self.socket.close()
 
 
 class RemoteTaskControl(TaskControl):
-    """The executor's side: a heartbeat thread that keeps the task's view of its target state fresh."""
+    """The executor's side: heartbeats that keep the worker's lease, and a reader that takes the target
+    state the worker answers or pushes."""
 
     def __init__(
         self,
@@ -131,6 +219,7 @@ class RemoteTaskControl(TaskControl):
         heartbeat_s: float = 0.2,
         lease_s: float = 10.0,
     ) -> None:
+        super().__init__()
         self._address = address
         self._task = task
         self._attempt = attempt
@@ -138,9 +227,11 @@ class RemoteTaskControl(TaskControl):
         self._lease_s = lease_s
         self._state = TargetState.STARTED
         self._metrics: dict[str, Any] = {}
+        self._sent_state: Any = None
         self._last_contact = time.monotonic()
         self._lock = threading.Lock()
         self._closed = threading.Event()
+        self._send_now = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"conveyor-control-{task}", daemon=True)
         self._thread.start()
 
@@ -162,44 +253,64 @@ class RemoteTaskControl(TaskControl):
             return time.monotonic() - self._last_contact > self._lease_s
 
     def report(self, metrics: Mapping[str, Any]) -> None:
+        """Keep the metrics for the next heartbeat; a new state is sent at once."""
         with self._lock:
             self._metrics = dict(metrics)
+            if metrics.get("state") != self._sent_state:
+                self._send_now.set()
 
     def close(self) -> None:
         """Send the last metrics, then stop heartbeating."""
         self._closed.set()
-        self._thread.join(timeout=self._heartbeat_s * 5 + 1)
+        self._send_now.set()
+        self._thread.join(timeout=min(self._heartbeat_s * 5, 10.0) + FINISH_TIMEOUT_S)
 
     def _run(self) -> None:
-        connection: socket.socket | None = None
-        reader = None
+        link: _Link | None = None
         while True:
             closing = self._closed.is_set()
             try:
-                if connection is None:
-                    connection = socket.create_connection(
-                        self._address, timeout=max(self._heartbeat_s * 5, 1.0)
-                    )
-                    reader = connection.makefile("rb")
+                if link is None or link.broken.is_set():
+                    if link is not None:
+                        link.close()
+                    link = self._connect()
                 with self._lock:
                     metrics = dict(self._metrics)
-                message = {"task": self._task, "attempt": self._attempt, "metrics": metrics}
-                connection.sendall(json.dumps(message).encode() + b"\n")
-                assert reader is not None
-                line = reader.readline()
-                if not line:
-                    raise ConnectionError("worker closed the control channel")
-                reply = json.loads(line)
-                with self._lock:
-                    self._state = TargetState(reply["state"])
-                    self._last_contact = time.monotonic()
-            except (OSError, ValueError) as exc:
+                    self._sent_state = metrics.get("state")
+                link.send({"task": self._task, "attempt": self._attempt, "metrics": metrics})
+            except OSError as exc:
                 log.debug("control channel to %s: %s", self._address, exc)
-                if connection is not None:
-                    connection.close()
-                connection, reader = None, None
+                if link is not None:
+                    link.close()
+                link = None
             if closing:
                 break
-            self._closed.wait(self._heartbeat_s)
-        if connection is not None:
-            connection.close()
+            self._send_now.wait(self._heartbeat_s)
+            self._send_now.clear()
+        if link is not None:
+            link.finish(FINISH_TIMEOUT_S)
+
+    def _connect(self) -> _Link:
+        link = _Link(self._address, timeout_s=max(self._heartbeat_s * 5, 1.0))
+        link.thread = threading.Thread(
+            target=self._read, args=(link,), name=f"conveyor-control-reader-{self._task}", daemon=True
+        )
+        link.thread.start()
+        return link
+
+    def _read(self, link: _Link) -> None:
+        """Take every target state the worker sends until the connection ends."""
+        try:
+            for line in link.reader:
+                state = TargetState(json.loads(line)["state"])
+                with self._lock:
+                    changed = state is not self._state
+                    self._state = state
+                    self._last_contact = time.monotonic()
+                if changed:
+                    self._notify_change()
+        except (OSError, ValueError, KeyError) as exc:
+            log.debug("control channel to %s: %s", self._address, exc)
+        finally:
+            link.broken.set()
+            self._send_now.set()

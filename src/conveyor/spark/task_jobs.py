@@ -11,7 +11,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.task_runner import TaskExitCallback, TaskOutcome, TaskRunner
+from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.control_channel import ControlServer
 from conveyor.spark.task_partition import TaskLaunch, run_task_partition
@@ -24,6 +24,7 @@ class _RunningJob:
     spec: TaskSpec
     thread: threading.Thread
     job_group: str
+    events: TaskEvents
 
 
 class TaskJobRunner(TaskRunner):
@@ -42,29 +43,29 @@ class TaskJobRunner(TaskRunner):
         lease_s: float = 10.0,
     ) -> None:
         self._spark = spark
-        self._control = ControlServer(control_host)
+        self._control = ControlServer(control_host, on_state_report=self._on_state_report)
         self._control.start()
         self._heartbeat_s = heartbeat_s
         self._lease_s = lease_s
         self._jobs: dict[TaskId, _RunningJob] = {}
         self._lock = threading.Lock()
 
-    def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
+    def start(self, spec: TaskSpec, events: TaskEvents) -> None:
         task_name = str(spec.id)
         job_group = f"conveyor-{task_name}-{spec.attempt}"
         self._control.register(task_name, spec.attempt)
         launch = TaskLaunch(spec, self._control.address, self._heartbeat_s, self._lease_s)
         thread = threading.Thread(
             target=self._run_job,
-            args=(launch, job_group, on_exit),
+            args=(launch, job_group, events),
             name=f"spark-job-{task_name}",
             daemon=True,
         )
         with self._lock:
-            self._jobs[spec.id] = _RunningJob(spec, thread, job_group)
+            self._jobs[spec.id] = _RunningJob(spec, thread, job_group, events)
         thread.start()
 
-    def _run_job(self, launch: TaskLaunch, job_group: str, on_exit: TaskExitCallback) -> None:
+    def _run_job(self, launch: TaskLaunch, job_group: str, events: TaskEvents) -> None:
         spec = launch.spec
         context = self._spark.sparkContext
         try:
@@ -84,7 +85,13 @@ class TaskJobRunner(TaskRunner):
             current = self._jobs.get(spec.id)
             if current is not None and current.spec.attempt == spec.attempt:
                 del self._jobs[spec.id]
-        on_exit(spec, outcome)
+        events.exited(spec, outcome)
+
+    def _on_state_report(self, task: str, attempt: str, state: str) -> None:
+        with self._lock:
+            job = next((job for job in self._jobs.values() if str(job.spec.id) == task), None)
+        if job is not None and job.spec.attempt == attempt:
+            job.events.reported(job.spec, state)
 
     def set_target(self, task: TaskId, state: TargetState) -> None:
         self._control.set_target(str(task), state)

@@ -8,7 +8,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.task_runner import TaskExitCallback, TaskRunner
+from conveyor.runtime.task_runner import TaskEvents, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.streaming import QueryTaskRunner, is_query_task
 from conveyor.spark.task_jobs import TaskJobRunner
@@ -31,11 +31,11 @@ class SparkTaskRunner(TaskRunner):
         self._runner_of: dict[TaskId, TaskRunner] = {}
         self._lock = threading.Lock()
 
-    def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
+    def start(self, spec: TaskSpec, events: TaskEvents) -> None:
         runner: TaskRunner = self._queries if is_query_task(spec) else self._jobs
         with self._lock:
             self._runner_of[spec.id] = runner
-        runner.start(spec, on_exit)
+        runner.start(spec, events)
 
     def _runner(self, task: TaskId) -> TaskRunner | None:
         with self._lock:

@@ -32,7 +32,7 @@ from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import Log, TopicPartition, open_log
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.sink_task import consumer_group
-from conveyor.runtime.task_runner import TaskExitCallback, TaskOutcome, TaskRunner
+from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.datasource.options import Subscription
 from conveyor.spark.streaming.progress import BatchProgress, batches_after, commit_to_group, lag
@@ -99,19 +99,18 @@ def subscription_of(config: dict[str, str]) -> Subscription:
 class _QueryTask:
     """One streaming task: its target state, its current query, and the thread that watches it."""
 
-    def __init__(
-        self, spark: SparkSession, spec: TaskSpec, build: QueryBuilder, on_exit: TaskExitCallback
-    ) -> None:
+    def __init__(self, spark: SparkSession, spec: TaskSpec, build: QueryBuilder, events: TaskEvents) -> None:
         self.spec = spec
         self._spark = spark
         self._build = build
-        self._on_exit = on_exit
+        self._events = events
         self._target = TargetState.STARTED
         self._query: StreamingQuery | None = None
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._listening: tuple[SparkSession, _Wakeup] | None = None
         self._metrics: dict[str, Any] = {"state": "RUNNING"}
+        self._reported_state: str | None = None
         self._last_batch = -1
         self._last_report = ""
         self._rows = 0
@@ -146,7 +145,7 @@ class _QueryTask:
             self._stop_query()
         if outcome.failed:
             log.error("Task %s failed: %s", self.spec.id, outcome.error)
-        self._on_exit(self.spec, outcome)
+        self._events.exited(self.spec, outcome)
 
     def _drive(self, log_: Log) -> TaskOutcome:
         while True:
@@ -200,6 +199,9 @@ class _QueryTask:
             updates["query-id"] = query.id
         with self._lock:
             self._metrics |= updates
+        if state != self._reported_state:
+            self._reported_state = state
+            self._events.reported(self.spec, state)
 
     def _account(self, log_: Log, finished: list[BatchProgress]) -> None:
         """Count the rows and time of micro-batches that finished since the last look (several may have),
@@ -231,8 +233,8 @@ class QueryTaskRunner(TaskRunner):
         self._tasks: dict[TaskId, _QueryTask] = {}
         self._lock = threading.Lock()
 
-    def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
-        """Start the task's query in the background; ``on_exit`` is called once when it ends."""
+    def start(self, spec: TaskSpec, events: TaskEvents) -> None:
+        """Start the task's query in the background, telling ``events`` how it goes."""
         build = query_builder_of(spec)
         if build is None:
             raise ValueError(f"Task {spec.id} is not a streaming query: no {STREAMING_QUERY_ATTRIBUTE}")
@@ -242,9 +244,9 @@ class QueryTaskRunner(TaskRunner):
                 current = self._tasks.get(ended.id)
                 if current is not None and current.spec.attempt == ended.attempt:
                     del self._tasks[ended.id]
-            on_exit(ended, outcome)
+            events.exited(ended, outcome)
 
-        task = _QueryTask(self._spark, spec, build, exited)
+        task = _QueryTask(self._spark, spec, build, TaskEvents(exited, events.reported))
         with self._lock:
             self._tasks[spec.id] = task
         task.thread.start()
