@@ -13,9 +13,13 @@ from conveyor.log import Log, open_log
 from conveyor.rest import RestServer, create_app
 from conveyor.runtime.worker_config import WorkerConfig, read_properties
 from conveyor.spark.session import get_or_create_session
+from conveyor.spark.task_jobs import DEFAULT_TASKS_PER_SLOT
 from conveyor.spark.task_runner import SparkTaskRunner
 
 log = logging.getLogger(__name__)
+
+TASKS_PER_SLOT_CONFIG = "tasks.per.slot"
+"""How many tasks may share one Spark task slot, as threads of one task host, once every slot runs one."""
 
 
 def read_connector_file(path: Path) -> tuple[str, dict[str, str]]:
@@ -42,7 +46,11 @@ class StandaloneWorker:
             log.warning(warning)
         self.log: Log = open_log(config.log_url)
         spark = get_or_create_session(config.spark_master, "conveyor-worker", config.spark_conf())
-        self.runner = SparkTaskRunner(spark, lease_s=config.task_lease_ms / 1000)
+        self.runner = SparkTaskRunner(
+            spark,
+            lease_s=config.task_lease_ms / 1000,
+            tasks_per_slot=int(config.props.get(TASKS_PER_SLOT_CONFIG, DEFAULT_TASKS_PER_SLOT)),
+        )
         self.server: RestServer | None = None
         self.herder: StandaloneHerder | None = None
 

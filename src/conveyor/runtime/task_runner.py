@@ -36,6 +36,8 @@ class TaskEvents:
     """Called once, when the incarnation ends."""
     reported: Callable[[TaskSpec, str], None]
     """Called when the task reports a new state (RUNNING or PAUSED)."""
+    unplaced: Callable[[TaskSpec, str], None]
+    """Called when the task cannot run yet for lack of room, with the reason; it runs once room frees."""
 
 
 class TaskRunner(ABC):

@@ -69,6 +69,7 @@ class RunningTask:
     target: TargetState
     state: State = State.UNASSIGNED
     failures: int = 0
+    unplaced: bool = False
     started_at: float = field(default_factory=time.monotonic)
     restart_timer: threading.Timer | None = None
 
@@ -187,7 +188,7 @@ class Worker:
             self._launch(spec, target)
 
     def _launch(self, spec: TaskSpec, target: TargetState) -> None:
-        self.runner.start(spec, TaskEvents(self._on_task_exit, self._on_task_report))
+        self.runner.start(spec, TaskEvents(self._on_task_exit, self._on_task_report, self._on_task_unplaced))
         if target is not TargetState.STARTED:
             self.runner.set_target(spec.id, target)
 
@@ -275,6 +276,25 @@ class Worker:
             self._put_task_status(task, State.RESTARTING)
             self._launch(restarted, target)
 
+    def _on_task_unplaced(self, spec: TaskSpec, reason: str) -> None:
+        """Say why a task does not run: in the log, and in its status's trace."""
+        log.warning("Task %s is not running: %s", spec.id, reason)
+        with self._lock:
+            running = self._tasks.get(spec.id)
+            if running is not None and running.spec.attempt == spec.attempt:
+                running.state = State.UNASSIGNED
+                running.unplaced = True
+                self._put_task_status(spec.id, State.UNASSIGNED, reason)
+
+    def metrics(self) -> dict[str, int]:
+        """The worker's own gauges: its tasks, and how many of them wait for room to run."""
+        with self._lock:
+            tasks = list(self._tasks.values())
+        return {
+            "task-count": len(tasks),
+            "unplaced-task-count": sum(1 for running in tasks if running.unplaced),
+        }
+
     def _on_task_report(self, spec: TaskSpec, reported: str) -> None:
         """Publish RUNNING or PAUSED as soon as the task reports it."""
         with self._lock:
@@ -301,6 +321,7 @@ class Worker:
         if reported not in ("RUNNING", "PAUSED") or running.state is State.FAILED:
             return
         state = State(reported)
+        running.unplaced = False
         if state is not running.state:
             self._put_task_status(running.spec.id, state)
             running.state = state

@@ -31,6 +31,10 @@ FINISH_TIMEOUT_S = 5.0
 
 StateReportCallback = Callable[[str, str, str], None]
 """Called with a task's name, attempt and the state it now reports (RUNNING or PAUSED)."""
+TaskEndCallback = Callable[[str, str, Mapping[str, Any]], None]
+"""Called with a task's name, attempt and its outcome (``failed``, ``error``, ``trace``) when it ends."""
+HostCallback = Callable[[str], None]
+"""Called with a task host's name when it (re)connects."""
 
 
 @dataclass
@@ -62,10 +66,12 @@ class _Peer:
 
 
 class ControlServer:
-    """The worker's side: holds each task's target state and its last reported metrics.
+    """The worker's side: holds each task's target state and its last reported metrics, and reaches the
+    task hosts (the Spark jobs that run tasks) to hand them tasks.
 
-    `on_state_report` is called (on the connection's thread) when a task reports a state other than the
-    last one it reported.
+    The callbacks run on the connection's thread: `on_state_report` when a task reports a state other
+    than the last one it reported, `on_task_end` when a task sends its outcome, `on_host` when a task
+    host connects.
     """
 
     def __init__(
@@ -73,12 +79,17 @@ class ControlServer:
         host: str = "127.0.0.1",
         port: int = 0,
         on_state_report: StateReportCallback = lambda task, attempt, state: None,
+        on_task_end: TaskEndCallback = lambda task, attempt, outcome: None,
+        on_host: HostCallback = lambda host: None,
     ) -> None:
         self._tasks: dict[str, TaskChannelState] = {}
         self._peers: dict[str, _Peer] = {}
+        self._hosts: dict[str, _Peer] = {}
         self._connections: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._on_state_report = on_state_report
+        self._on_task_end = on_task_end
+        self._on_host = on_host
         server = self
 
         class Handler(socketserver.StreamRequestHandler):
@@ -89,7 +100,11 @@ class ControlServer:
                 try:
                     for line in self.rfile:
                         try:
-                            reply = server._on_heartbeat(json.loads(line), peer)
+                            message = json.loads(line)
+                            if "host" in message:
+                                server._on_host_hello(str(message["host"]), peer)
+                                continue
+                            reply = server._on_heartbeat(message, peer)
                         except (ValueError, KeyError) as exc:
                             reply = {"state": TargetState.STOPPED.value, "error": str(exc)}
                         peer.send(reply)
@@ -141,6 +156,19 @@ class ControlServer:
         if peer is not None:
             peer.push({"state": state.value})
 
+    def send_to_host(self, host: str, message: Mapping[str, Any]) -> bool:
+        """Send a message to a connected task host; False if it is not connected (it will be told when it
+        connects)."""
+        with self._lock:
+            peer = self._hosts.get(host)
+        if peer is None:
+            return False
+        try:
+            peer.send(message)
+        except (OSError, ValueError):
+            return False
+        return True
+
     def forget(self, task: str) -> None:
         with self._lock:
             self._tasks.pop(task, None)
@@ -171,12 +199,28 @@ class ControlServer:
                 self._on_state_report(task, attempt, str(reported))
             except Exception:
                 log.exception("Could not take the state task %s reported", task)
+        outcome = message.get("outcome")
+        if isinstance(outcome, Mapping):
+            try:
+                self._on_task_end(task, attempt, outcome)
+            except Exception:
+                log.exception("Could not take the outcome of task %s", task)
         return reply
+
+    def _on_host_hello(self, host: str, peer: _Peer) -> None:
+        with self._lock:
+            self._hosts[host] = peer
+        try:
+            self._on_host(host)
+        except Exception:
+            log.exception("Could not hand task host %s its tasks", host)
 
     def _forget_peer(self, peer: _Peer) -> None:
         with self._lock:
             for task in [task for task, known in self._peers.items() if known is peer]:
                 del self._peers[task]
+            for host in [host for host, known in self._hosts.items() if known is peer]:
+                del self._hosts[host]
 
 
 class _Link:
@@ -228,6 +272,7 @@ class RemoteTaskControl(TaskControl):
         self._state = TargetState.STARTED
         self._metrics: dict[str, Any] = {}
         self._sent_state: Any = None
+        self._outcome: dict[str, Any] | None = None
         self._last_contact = time.monotonic()
         self._lock = threading.Lock()
         self._closed = threading.Event()
@@ -259,16 +304,20 @@ class RemoteTaskControl(TaskControl):
             if metrics.get("state") != self._sent_state:
                 self._send_now.set()
 
-    def close(self) -> None:
-        """Send the last metrics, then stop heartbeating."""
+    def close(self, outcome: Mapping[str, Any] | None = None) -> None:
+        """Send the last metrics (and how the task ended, if given), then stop heartbeating."""
+        with self._lock:
+            self._outcome = dict(outcome) if outcome is not None else None
         self._closed.set()
         self._send_now.set()
-        self._thread.join(timeout=min(self._heartbeat_s * 5, 10.0) + FINISH_TIMEOUT_S)
+        self._thread.join(timeout=min(self._heartbeat_s * 5, 10.0) + 2 * FINISH_TIMEOUT_S)
 
     def _run(self) -> None:
         link: _Link | None = None
+        finish_by: float | None = None
         while True:
             closing = self._closed.is_set()
+            sent = False
             try:
                 if link is None or link.broken.is_set():
                     if link is not None:
@@ -277,15 +326,25 @@ class RemoteTaskControl(TaskControl):
                 with self._lock:
                     metrics = dict(self._metrics)
                     self._sent_state = metrics.get("state")
-                link.send({"task": self._task, "attempt": self._attempt, "metrics": metrics})
+                    message: dict[str, Any] = {
+                        "task": self._task,
+                        "attempt": self._attempt,
+                        "metrics": metrics,
+                    }
+                    if closing and self._outcome is not None:
+                        message["outcome"] = self._outcome
+                link.send(message)
+                sent = True
             except OSError as exc:
                 log.debug("control channel to %s: %s", self._address, exc)
                 if link is not None:
                     link.close()
                 link = None
             if closing:
-                break
-            self._send_now.wait(self._heartbeat_s)
+                finish_by = finish_by or time.monotonic() + FINISH_TIMEOUT_S
+                if sent or time.monotonic() > finish_by:
+                    break
+            self._send_now.wait(self._heartbeat_s if not closing else 0.1)
             self._send_now.clear()
         if link is not None:
             link.finish(FINISH_TIMEOUT_S)

@@ -11,7 +11,7 @@ from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.streaming import QueryTaskRunner, is_query_task
-from conveyor.spark.task_jobs import TaskJobRunner
+from conveyor.spark.task_jobs import DEFAULT_TASKS_PER_SLOT, TaskJobRunner
 
 
 class SparkTaskRunner(TaskRunner):
@@ -23,10 +23,11 @@ class SparkTaskRunner(TaskRunner):
         self,
         spark: SparkSession,
         control_host: str = "127.0.0.1",
-        heartbeat_s: float = 0.2,
+        heartbeat_s: float = 1.0,
         lease_s: float = 10.0,
+        tasks_per_slot: int = DEFAULT_TASKS_PER_SLOT,
     ) -> None:
-        self._jobs = TaskJobRunner(spark, control_host, heartbeat_s, lease_s)
+        self._jobs = TaskJobRunner(spark, control_host, heartbeat_s, lease_s, tasks_per_slot=tasks_per_slot)
         self._queries = QueryTaskRunner(spark)
         self._runner_of: dict[TaskId, TaskRunner] = {}
         self._lock = threading.Lock()

@@ -246,7 +246,7 @@ class QueryTaskRunner(TaskRunner):
                     del self._tasks[ended.id]
             events.exited(ended, outcome)
 
-        task = _QueryTask(self._spark, spec, build, TaskEvents(exited, events.reported))
+        task = _QueryTask(self._spark, spec, build, TaskEvents(exited, events.reported, events.unplaced))
         with self._lock:
             self._tasks[spec.id] = task
         task.thread.start()
