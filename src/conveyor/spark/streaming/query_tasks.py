@@ -99,8 +99,16 @@ def subscription_of(config: dict[str, str]) -> Subscription:
 class _QueryTask:
     """One streaming task: its target state, its current query, and the thread that watches it."""
 
-    def __init__(self, spark: SparkSession, spec: TaskSpec, build: QueryBuilder, events: TaskEvents) -> None:
+    def __init__(
+        self,
+        spark: SparkSession,
+        spec: TaskSpec,
+        build: QueryBuilder,
+        events: TaskEvents,
+        previous: _QueryTask | None = None,
+    ) -> None:
         self.spec = spec
+        self._previous = previous
         self._spark = spark
         self._build = build
         self._events = events
@@ -131,6 +139,11 @@ class _QueryTask:
             return dict(self._metrics)
 
     def _watch(self) -> None:
+        if self._previous is not None:
+            # An older incarnation that did not stop in time (e.g. still starting its query) must end
+            # first: Spark refuses a second instance of the same query.
+            self._previous.thread.join()
+            self._previous = None
         outcome = TaskOutcome.stopped()
         try:
             with open_log(self.spec.worker_config["log.url"]) as log_:
@@ -246,9 +259,13 @@ class QueryTaskRunner(TaskRunner):
                     del self._tasks[ended.id]
             events.exited(ended, outcome)
 
-        task = _QueryTask(self._spark, spec, build, TaskEvents(exited, events.reported, events.unplaced))
         with self._lock:
+            previous = self._tasks.get(spec.id)
+            events_of_task = TaskEvents(exited, events.reported, events.unplaced)
+            task = _QueryTask(self._spark, spec, build, events_of_task, previous)
             self._tasks[spec.id] = task
+        if previous is not None:
+            previous.set_target(TargetState.STOPPED)
         task.thread.start()
 
     def set_target(self, task: TaskId, state: TargetState) -> None:
