@@ -1,9 +1,10 @@
 """The worker: runs connectors in its own process and their tasks on Spark, and keeps their status.
 
-The worker is the Spark driver. Connector instances (which only plan tasks) live here; every task
-runs as a long-running Spark job through a `TaskRunner`. The worker publishes RUNNING and PAUSED as
-its tasks report them, records FAILED with the error's trace, and restarts a failed task with
-exponential backoff when `task.restart.enable` is on (Kafka Connect waits for a manual restart).
+The worker is the Spark driver. Connector instances (which only plan tasks) live here; every task runs
+on Spark through a `TaskRunner`. The worker publishes RUNNING and PAUSED as its tasks report them,
+UNASSIGNED with the reason when a task has no room to run, records FAILED with the error's trace, and
+restarts a failed task with exponential backoff when `task.restart.enable` is on (Kafka Connect waits
+for a manual restart).
 """
 
 from __future__ import annotations
