@@ -48,7 +48,8 @@ class SparkTaskRunner(TaskRunner):
             runner.set_target(task, state)
 
     def stop(self, task: TaskId, timeout_s: float) -> bool:
-        runner = self._runner(task)
+        with self._lock:
+            runner = self._runner_of.pop(task, None)
         return runner.stop(task, timeout_s) if runner is not None else True
 
     def metrics(self, task: TaskId) -> dict[str, Any]:
