@@ -113,12 +113,12 @@ def connector_run(worker: StandaloneWorker, name: str, topic: str, output: Path,
         response = client.post("/connectors", json={"name": name, "config": config})
         assert response.status_code == 201, response.text
         task = TaskId(name, 0)
-        while worker.executor.metrics(task).get("rows-read", 0) < records:
+        while worker.runner.metrics(task).get("rows-read", 0) < records:
             if worker.herder is not None and worker.herder.worker.task_state(task) is State.FAILED:
                 raise RuntimeError(client.get(f"/connectors/{name}/status").text)
             time.sleep(0.01)
         elapsed = time.perf_counter() - began
-        metrics = worker.executor.metrics(task)
+        metrics = worker.runner.metrics(task)
         client.delete(f"/connectors/{name}")
     return Run(records / elapsed, metrics["rows-read"] / (metrics["processing-time-ms"] / 1000))
 

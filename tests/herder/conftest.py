@@ -15,7 +15,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 if str(REPOSITORY) not in sys.path:
     sys.path.insert(0, str(REPOSITORY))
 
-from tests.runtime.threads import ThreadTaskExecutor  # noqa: E402
+from tests.runtime.threads import ThreadTaskRunner  # noqa: E402
 
 from conveyor.herder.standalone import StandaloneHerder  # noqa: E402
 from conveyor.log import Log, open_log  # noqa: E402
@@ -27,7 +27,7 @@ STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 @dataclass
 class Standalone:
     herder: StandaloneHerder
-    executor: ThreadTaskExecutor
+    runner: ThreadTaskRunner
     log: Log
 
 
@@ -45,11 +45,11 @@ def standalone(tmp_path: Path) -> Iterator[Standalone]:
         }
     )
     log = open_log(config.log_url)
-    executor = ThreadTaskExecutor()
-    herder = StandaloneHerder(config, log, executor, "worker-1:8083")
+    runner = ThreadTaskRunner()
+    herder = StandaloneHerder(config, log, runner, "worker-1:8083")
     herder.start()
     try:
-        yield Standalone(herder, executor, log)
+        yield Standalone(herder, runner, log)
     finally:
         herder.stop()
         log.close()

@@ -36,7 +36,7 @@ def test_a_new_config_restarts_the_tasks_with_it(standalone: Standalone, tmp_pat
     created, _ = herder.put_connector_config(NAME, file_source(tmp_path, "second"), allow_replace=True)
     assert not created
     assert [task.config["topic"] for task in herder.task_configs(NAME)] == ["second"]
-    launched = standalone.executor.launches_of(TaskId(NAME, 0))
+    launched = standalone.runner.launches_of(TaskId(NAME, 0))
     assert [spec.task_config["topic"] for spec in launched] == ["first", "second"]
     wait_for_states(herder, "RUNNING", ["RUNNING"])
 
@@ -57,7 +57,7 @@ def test_a_deleted_connector_is_forgotten_and_its_tasks_stopped(
     herder.delete_connector(NAME)
     assert herder.connectors() == []
     assert herder.worker.tasks_of(NAME) == []
-    assert standalone.executor.metrics(TaskId(NAME, 0)) == {}
+    assert standalone.runner.metrics(TaskId(NAME, 0)) == {}
     with pytest.raises(NotFoundError):
         herder.connector_status(NAME)
 

@@ -17,7 +17,7 @@ TASK = TaskId(NAME, 0)
 
 
 def launches(standalone: Standalone) -> int:
-    return len(standalone.executor.launches_of(TASK))
+    return len(standalone.runner.launches_of(TASK))
 
 
 def with_failed_task(standalone: Standalone, tmp_path: Path) -> StandaloneHerder:
@@ -68,7 +68,7 @@ def test_a_task_restart_starts_a_new_incarnation(standalone: Standalone, tmp_pat
     herder = with_failed_task(standalone, tmp_path)
     herder.restart_task(NAME, 0)
     wait_for_states(herder, "RUNNING", ["RUNNING"])
-    first, second = standalone.executor.launches_of(TASK)
+    first, second = standalone.runner.launches_of(TASK)
     assert first.attempt != second.attempt
 
 

@@ -1,4 +1,4 @@
-"""A real standalone worker (embedded log, Spark task executor, `StandaloneHerder`) behind the REST API.
+"""A real standalone worker (embedded log, Spark task runner, `StandaloneHerder`) behind the REST API.
 
 One worker serves each test module; every test's connectors are deleted after it so their Spark
 slots are free for the next test.

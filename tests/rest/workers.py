@@ -9,8 +9,8 @@ from pathlib import Path
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import open_log
 from conveyor.runtime.worker_config import WorkerConfig
-from conveyor.spark.runner import SparkTaskExecutor
 from conveyor.spark.session import get_or_create_session
+from conveyor.spark.task_runner import SparkTaskRunner
 
 
 @contextmanager
@@ -19,7 +19,7 @@ def unstarted_herder(data_dir: Path) -> Iterator[StandaloneHerder]:
     config = WorkerConfig.from_props({"data.dir": str(data_dir), "offset.flush.interval.ms": "200"})
     log = open_log(config.log_url)
     spark = get_or_create_session(config.spark_master, "conveyor-rest-tests", config.spark_conf())
-    executor = SparkTaskExecutor(spark, lease_s=config.task_lease_ms / 1000)
+    executor = SparkTaskRunner(spark, lease_s=config.task_lease_ms / 1000)
     try:
         yield StandaloneHerder(config, log, executor, config.advertised_worker_id(8083))
     finally:

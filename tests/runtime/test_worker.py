@@ -19,7 +19,7 @@ from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
 
 from .support import STRING_CONVERTER, wait_until
-from .threads import ThreadTaskExecutor
+from .threads import ThreadTaskRunner
 
 NAME = "conn"
 TASK = TaskId(NAME, 0)
@@ -32,7 +32,7 @@ RESTART_DELAY = re.compile(r"Restarting task conn-0 in (\d+) ms")
 @dataclass
 class Placement:
     worker: Worker
-    executor: ThreadTaskExecutor
+    runner: ThreadTaskRunner
     statuses: StatusStore
 
     def task_status(self, task: TaskId = TASK) -> Status | None:
@@ -71,8 +71,8 @@ def make_placement(log: Log, tmp_path: Path, **props: str) -> Placement:
     )
     statuses = StatusStore(log, config.status_topic, config.status_partitions)
     statuses.start()
-    executor = ThreadTaskExecutor()
-    return Placement(Worker(config, executor, statuses, "worker-1"), executor, statuses)
+    runner = ThreadTaskRunner()
+    return Placement(Worker(config, runner, statuses, "worker-1"), runner, statuses)
 
 
 @pytest.fixture
@@ -118,7 +118,7 @@ def test_without_task_restart_a_failed_task_is_not_started_again(log: Log, tmp_p
         placement.start(failing_source(tmp_path, once=False))
         placement.wait_for_task("FAILED")
         threading.Event().wait(0.5)
-        assert len(placement.executor.launches_of(TASK)) == 1
+        assert len(placement.runner.launches_of(TASK)) == 1
         assert placement.worker.task_state(TASK) is not None
     finally:
         placement.worker.close()
@@ -127,9 +127,9 @@ def test_without_task_restart_a_failed_task_is_not_started_again(log: Log, tmp_p
 def test_a_failed_task_is_restarted_after_the_backoff(placement: Placement, tmp_path: Path) -> None:
     placement.start(failing_source(tmp_path, once=True))
     placement.wait_for_task("FAILED")
-    wait_until(lambda: len(placement.executor.launches_of(TASK)) == 2, "a second incarnation")
+    wait_until(lambda: len(placement.runner.launches_of(TASK)) == 2, "a second incarnation")
     placement.wait_for_task("RUNNING")
-    first, second = placement.executor.launches_of(TASK)
+    first, second = placement.runner.launches_of(TASK)
     assert first.attempt != second.attempt
 
 
@@ -139,14 +139,14 @@ def test_a_restart_waits_for_the_initial_backoff(log: Log, tmp_path: Path) -> No
         placement.start(failing_source(tmp_path, once=True))
         placement.wait_for_task("FAILED")
         threading.Event().wait(0.5)
-        assert len(placement.executor.launches_of(TASK)) == 1
+        assert len(placement.runner.launches_of(TASK)) == 1
     finally:
         placement.worker.close()
 
 
 def test_repeated_failures_keep_restarting_the_task(placement: Placement, tmp_path: Path) -> None:
     placement.start(failing_source(tmp_path, once=False))
-    wait_until(lambda: len(placement.executor.launches_of(TASK)) >= 3, "a third incarnation")
+    wait_until(lambda: len(placement.runner.launches_of(TASK)) >= 3, "a third incarnation")
 
 
 def test_pausing_a_connector_pauses_its_tasks_and_resuming_runs_them(
@@ -171,7 +171,7 @@ def test_a_stopped_task_leaves_the_worker_without_failing(placement: Placement, 
     placement.wait_for_task("RUNNING")
     placement.worker.stop_task(TASK)
     assert placement.worker.tasks_of(NAME) == []
-    assert placement.executor.metrics(TASK) == {}
+    assert placement.runner.metrics(TASK) == {}
     status = placement.task_status()
     assert status is not None and status.state != "FAILED"
 
@@ -180,7 +180,7 @@ def test_restarting_a_task_starts_a_new_incarnation(placement: Placement, tmp_pa
     placement.start(file_source(tmp_path))
     placement.wait_for_task("RUNNING")
     placement.worker.restart_task(TASK)
-    first, second = placement.executor.launches_of(TASK)
+    first, second = placement.runner.launches_of(TASK)
     assert first.attempt != second.attempt
     placement.wait_for_task("RUNNING")
     assert placement.worker.tasks_of(NAME) == [TASK]
@@ -217,7 +217,7 @@ def test_restart_backoff_doubles_per_failure_up_to_its_maximum(
     caplog.set_level(logging.INFO, logger="conveyor.runtime.worker")
     try:
         placement.start(failing_source(tmp_path, once=False))
-        wait_until(lambda: len(placement.executor.launches_of(TASK)) >= 4, "a fourth incarnation")
+        wait_until(lambda: len(placement.runner.launches_of(TASK)) >= 4, "a fourth incarnation")
     finally:
         placement.worker.close()
     delays = [int(m.group(1)) for r in caplog.records if (m := RESTART_DELAY.search(r.getMessage()))]

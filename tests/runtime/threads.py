@@ -1,4 +1,4 @@
-"""A `TaskExecutor` that runs each task incarnation in a thread of this process.
+"""A `TaskRunner` that runs each task incarnation in a thread of this process.
 
 It is a second real placement of task loops beside Spark's: the same entry function, driven through
 a `LocalTaskControl` instead of the control channel. The worker and herder tests use it to stay
@@ -7,16 +7,32 @@ free of a SparkSession.
 
 from __future__ import annotations
 
-import importlib
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conveyor.runtime.control import LocalTaskControl, TargetState, TaskControl
-from conveyor.runtime.executor import TaskExecutor, TaskExitCallback, TaskOutcome
+from conveyor.runtime.control import LocalTaskControl, TargetState
+from conveyor.runtime.task_entry import run_task
+from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
+
+
+class _ReportingControl(LocalTaskControl):
+    """A local control that tells the worker at once when the loop reports a new state."""
+
+    def __init__(self, spec: TaskSpec, events: TaskEvents) -> None:
+        super().__init__()
+        self._spec = spec
+        self._events = events
+
+    def report(self, metrics: Mapping[str, Any]) -> None:
+        previous = self.metrics.get("state")
+        super().report(metrics)
+        state = metrics.get("state")
+        if isinstance(state, str) and state != previous:
+            self._events.reported(self._spec, state)
 
 
 @dataclass
@@ -26,33 +42,27 @@ class _RunningThread:
     thread: threading.Thread
 
 
-def _entry(path: str) -> Callable[[TaskSpec, TaskControl], None]:
-    module, _, name = path.partition(":")
-    function: Callable[[TaskSpec, TaskControl], None] = getattr(importlib.import_module(module), name)
-    return function
-
-
-class ThreadTaskExecutor(TaskExecutor):
-    """Runs `spec.entry` in a daemon thread per task; `launches` lists every incarnation started."""
+class ThreadTaskRunner(TaskRunner):
+    """Runs `run_task` in a daemon thread per task; `launches` lists every incarnation started."""
 
     def __init__(self) -> None:
         self._running: dict[TaskId, _RunningThread] = {}
         self._lock = threading.Lock()
         self.launches: list[TaskSpec] = []
 
-    def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
-        control = LocalTaskControl()
+    def start(self, spec: TaskSpec, events: TaskEvents) -> None:
+        control = _ReportingControl(spec, events)
         thread = threading.Thread(
-            target=self._run, args=(spec, control, on_exit), name=f"task-{spec.id}", daemon=True
+            target=self._run, args=(spec, control, events), name=f"task-{spec.id}", daemon=True
         )
         with self._lock:
             self._running[spec.id] = _RunningThread(spec, control, thread)
             self.launches.append(spec)
         thread.start()
 
-    def _run(self, spec: TaskSpec, control: LocalTaskControl, on_exit: TaskExitCallback) -> None:
+    def _run(self, spec: TaskSpec, control: LocalTaskControl, events: TaskEvents) -> None:
         try:
-            _entry(spec.entry)(spec, control)
+            run_task(spec, control)
             outcome = TaskOutcome.stopped()
         except BaseException as exc:
             outcome = TaskOutcome(True, f"{type(exc).__name__}: {exc}", traceback.format_exc())
@@ -60,7 +70,7 @@ class ThreadTaskExecutor(TaskExecutor):
             current = self._running.get(spec.id)
             if current is not None and current.spec.attempt == spec.attempt:
                 del self._running[spec.id]
-        on_exit(spec, outcome)
+        events.exited(spec, outcome)
 
     def _get(self, task: TaskId) -> _RunningThread | None:
         with self._lock:

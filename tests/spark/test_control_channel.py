@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
 from conveyor.runtime.control import TargetState
-from conveyor.spark.control import ControlServer, RemoteTaskControl
+from conveyor.spark.control_channel import ControlServer, RemoteTaskControl
 
 HEARTBEAT_S = 0.02
 
@@ -78,3 +79,80 @@ def test_a_task_that_loses_its_worker_for_longer_than_the_lease_stops_by_itself(
         assert task.worker_lost()
     finally:
         task.close()
+
+
+NO_HEARTBEAT_S = 3600.0
+"""So long that only a push can carry anything after the first exchange."""
+
+
+def connected(server: ControlServer, task: str) -> Callable[[], bool]:
+    return lambda: (state := server.state(task)) is not None and state.last_seen is not None
+
+
+def test_a_new_target_state_reaches_the_task_without_waiting_for_a_heartbeat() -> None:
+    server = ControlServer()
+    server.start()
+    server.register("c-0", "attempt-1")
+    task = RemoteTaskControl(server.address, "c-0", "attempt-1", heartbeat_s=NO_HEARTBEAT_S)
+    try:
+        assert eventually(connected(server, "c-0"))
+        server.set_target("c-0", TargetState.PAUSED)
+        assert eventually(lambda: task.target_state() is TargetState.PAUSED)
+        server.set_target("c-0", TargetState.STARTED)
+        assert eventually(lambda: task.target_state() is TargetState.STARTED)
+    finally:
+        server.set_target("c-0", TargetState.STOPPED)
+        task.close()
+        server.close()
+
+
+def test_a_task_waiting_wakes_when_its_target_state_changes() -> None:
+    server = ControlServer()
+    server.start()
+    server.register("c-0", "attempt-1")
+    task = RemoteTaskControl(server.address, "c-0", "attempt-1", heartbeat_s=NO_HEARTBEAT_S)
+    woke = threading.Event()
+
+    def pause_and_wait() -> None:
+        task.wait(NO_HEARTBEAT_S)
+        woke.set()
+
+    try:
+        assert eventually(connected(server, "c-0"))
+        waiter = threading.Thread(target=pause_and_wait, daemon=True)
+        waiter.start()
+        server.set_target("c-0", TargetState.PAUSED)
+        assert woke.wait(10.0)
+    finally:
+        task.close()
+        server.close()
+
+
+def test_a_new_state_the_task_reports_reaches_the_worker_without_waiting_for_a_heartbeat() -> None:
+    reports: list[tuple[str, str, str]] = []
+    server = ControlServer(on_state_report=lambda *report: reports.append(report))
+    server.start()
+    server.register("c-0", "attempt-1")
+    task = RemoteTaskControl(server.address, "c-0", "attempt-1", heartbeat_s=NO_HEARTBEAT_S)
+    try:
+        assert eventually(connected(server, "c-0"))
+        task.report({"state": "PAUSED"})
+        assert eventually(lambda: reports == [("c-0", "attempt-1", "PAUSED")])
+        assert (state := server.state("c-0")) is not None and state.metrics == {"state": "PAUSED"}
+    finally:
+        task.close()
+        server.close()
+
+
+def test_a_superseded_incarnation_is_told_to_stop_without_waiting_for_a_heartbeat() -> None:
+    server = ControlServer()
+    server.start()
+    server.register("c-0", "old")
+    zombie = RemoteTaskControl(server.address, "c-0", "old", heartbeat_s=NO_HEARTBEAT_S)
+    try:
+        assert eventually(connected(server, "c-0"))
+        server.register("c-0", "new")
+        assert eventually(zombie.should_stop)
+    finally:
+        zombie.close()
+        server.close()

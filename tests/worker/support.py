@@ -120,7 +120,7 @@ def wait_for_states(
 
 
 def task_metrics(worker: StandaloneWorker, name: str, task: int = 0) -> dict[str, Any]:
-    return worker.executor.metrics(TaskId(name, task))
+    return worker.runner.metrics(TaskId(name, task))
 
 
 def task_pid(worker: StandaloneWorker, name: str, task: int = 0) -> int:

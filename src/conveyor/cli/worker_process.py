@@ -1,4 +1,4 @@
-"""A standalone worker process put together: log, Spark, task executor, herder and REST server."""
+"""A standalone worker process put together: log, Spark, task runner, herder and REST server."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ from conveyor.log import Log, open_log
 from conveyor.rest import RestServer, create_app
 from conveyor.runtime.properties import read_properties
 from conveyor.runtime.worker_config import WorkerConfig
-from conveyor.spark.runner import SparkTaskExecutor
 from conveyor.spark.session import get_or_create_session
+from conveyor.spark.task_runner import SparkTaskRunner
 
 log = logging.getLogger(__name__)
-
 
 def read_connector_file(path: Path) -> tuple[str, dict[str, str]]:
     """A connector's name and config from a `.properties` file or a JSON file (`{"name", "config"}`)."""
@@ -44,13 +43,17 @@ class StandaloneWorker:
             log.warning(warning)
         self.log: Log = open_log(config.log_url)
         spark = get_or_create_session(config.spark_master, "conveyor-worker", config.spark_conf())
-        self.executor = SparkTaskExecutor(spark, lease_s=config.task_lease_ms / 1000)
+        self.runner = SparkTaskRunner(
+            spark,
+            lease_s=config.task_lease_ms / 1000,
+            tasks_per_slot=config.tasks_per_slot,
+        )
         self.server: RestServer | None = None
         self.herder: StandaloneHerder | None = None
 
     def start(self) -> StandaloneHerder:
         placeholder_id = self.config.advertised_worker_id(0)
-        herder = StandaloneHerder(self.config, self.log, self.executor, placeholder_id)
+        herder = StandaloneHerder(self.config, self.log, self.runner, placeholder_id)
         self.server = RestServer(create_app(herder), self.config.listeners)
         self.server.start()
         port = int(self.server.url.rsplit(":", 1)[1].rstrip("/"))

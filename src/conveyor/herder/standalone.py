@@ -36,9 +36,9 @@ from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
 from conveyor.plugins import PluginKind, list_plugins
 from conveyor.runtime.connector_config import SinkTopics, SourceTransactionSettings
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.executor import TaskExecutor
 from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.status import State
+from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.runtime.worker_config import WorkerConfig
@@ -57,14 +57,14 @@ NOT_STOPPED = (
 class StandaloneHerder(Herder):
     """Serves every REST operation for the connectors of a single worker."""
 
-    def __init__(self, config: WorkerConfig, log_: Log, executor: TaskExecutor, worker_id: str) -> None:
+    def __init__(self, config: WorkerConfig, log_: Log, runner: TaskRunner, worker_id: str) -> None:
         self.config = config
         self.log = log_
         self._worker_id = worker_id
         self.configs = ConfigStore(log_, config.configs_topic)
         self.offsets = OffsetStore(log_, config.offsets_topic, config.offsets_partitions)
         self.statuses = StatusStore(log_, config.status_topic, config.status_partitions)
-        self.worker = Worker(config, executor, self.statuses, worker_id, self._on_reconfiguration_request)
+        self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
         self._lock = threading.RLock()
         self._ready = threading.Event()
 

@@ -1,7 +1,7 @@
 """How a running task loop learns what its worker wants, and tells the worker how it is doing.
 
 The task loops in this package only see the `TaskControl` interface. On Spark the executor side of
-the worker's control channel implements it (`conveyor.spark.control`); tests may run a loop in
+the worker's control channel implements it (`conveyor.spark.control_channel`); tests may run a loop in
 process with `LocalTaskControl`.
 """
 
@@ -25,7 +25,13 @@ class TargetState(enum.Enum):
 
 
 class TaskControl(ABC):
-    """The task loop's side of the control channel."""
+    """The task loop's side of the control channel.
+
+    An implementation calls `_notify_change` after its target state changes, which wakes `wait`.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
 
     @abstractmethod
     def target_state(self) -> TargetState:
@@ -39,22 +45,27 @@ class TaskControl(ABC):
         return self.target_state() is TargetState.STOPPED
 
     def wait(self, seconds: float) -> bool:
-        """Sleep up to `seconds`, waking early when a stop arrives; returns True if stopping."""
-        event = threading.Event()
-        step = min(seconds, 0.05)
-        waited = 0.0
-        while waited < seconds:
-            if self.should_stop():
-                return True
-            event.wait(step)
-            waited += step
+        """Sleep up to `seconds`, waking as soon as the target state changes; returns True if stopping."""
+        deadline = time.monotonic() + seconds
+        with self._changed:
+            seen = self.target_state()
+            while seen is not TargetState.STOPPED:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self.target_state() is not seen:
+                    break
+                self._changed.wait(remaining)
         return self.should_stop()
+
+    def _notify_change(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
 
 
 class LocalTaskControl(TaskControl):
     """An in-process control: the caller sets the target state, the loop reads it."""
 
     def __init__(self, state: TargetState = TargetState.STARTED) -> None:
+        super().__init__()
         self._state = state
         self._lock = threading.Lock()
         self.metrics: dict[str, Any] = {}
@@ -62,6 +73,7 @@ class LocalTaskControl(TaskControl):
     def set_target_state(self, state: TargetState) -> None:
         with self._lock:
             self._state = state
+        self._notify_change()
 
     def target_state(self) -> TargetState:
         with self._lock:
@@ -75,18 +87,21 @@ class LocalTaskControl(TaskControl):
 class StateReporter:
     """Sends a task loop's state and counters to its worker, at most every `interval_s` unless forced.
 
-    Loops call it every iteration; the throttle keeps the cost off the hot path.
+    Loops call it every iteration; the throttle keeps the cost off the hot path. A change of state is
+    always sent at once, so that a pause or resume shows in the task's status without waiting.
     """
 
     def __init__(self, control: TaskControl, interval_s: float = 0.25) -> None:
         self._control = control
         self._interval_s = interval_s
         self._last = 0.0
+        self._last_state: str | None = None
 
     def __call__(self, state: TargetState, metrics: Mapping[str, Any], force: bool = False) -> None:
+        reported = "PAUSED" if state is TargetState.PAUSED else "RUNNING"
         now = time.monotonic()
-        if not force and now - self._last < self._interval_s:
+        if not force and reported == self._last_state and now - self._last < self._interval_s:
             return
         self._last = now
-        reported = "PAUSED" if state is TargetState.PAUSED else "RUNNING"
+        self._last_state = reported
         self._control.report({"state": reported, "pid": os.getpid(), **metrics})

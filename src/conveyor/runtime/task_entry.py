@@ -1,4 +1,4 @@
-"""The function an executor runs for a task: open the log, build the task's loop, run it to the end."""
+"""The function that runs one task incarnation wherever it is placed: open the log, build its loop, run it."""
 
 from __future__ import annotations
 

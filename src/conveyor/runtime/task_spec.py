@@ -5,7 +5,6 @@ from __future__ import annotations
 import enum
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
 
 from conveyor.runtime.worker_config import WorkerConfig
 
@@ -43,14 +42,3 @@ class TaskSpec:
     worker_config: WorkerConfig
     attempt: str = field(default_factory=lambda: uuid.uuid4().hex)
 
-    @property
-    def entry(self) -> str:
-        """The dotted path of the function that runs this task's loop: `module:function`."""
-        return self.worker_config.task_entry
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": {"connector": self.id.connector, "task": self.id.task},
-            "kind": self.kind.value,
-            "attempt": self.attempt,
-        }

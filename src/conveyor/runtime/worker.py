@@ -1,9 +1,10 @@
 """The worker: runs connectors in its own process and their tasks on Spark, and keeps their status.
 
-The worker is the Spark driver. Connector instances (which only plan tasks) live here; every task
-runs as a long-running Spark job through a `TaskExecutor`. The worker watches the tasks' heartbeats
-to publish RUNNING and PAUSED, records FAILED with the error's trace, and restarts a failed task with
-exponential backoff when `task.restart.enable` is on (Kafka Connect waits for a manual restart).
+The worker is the Spark driver. Connector instances (which only plan tasks) live here; every task runs
+on Spark through a `TaskRunner`. The worker publishes RUNNING and PAUSED as its tasks report them,
+UNASSIGNED with the reason when a task has no room to run, records FAILED with the error's trace, and
+restarts a failed task with exponential backoff when `task.restart.enable` is on (Kafka Connect waits
+for a manual restart).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from conveyor.plugins import load_plugin_class
 from conveyor.runtime.config_providers import ConfigProviders
 from conveyor.runtime.connector_config import TaskCount
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.executor import TaskExecutor, TaskOutcome
 from conveyor.runtime.status import State
+from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
@@ -83,6 +84,7 @@ class RunningTask:
     """The connector and task configs as stored, variables unresolved: each start resolves them anew."""
     state: State = State.UNASSIGNED
     failures: int = 0
+    unplaced: bool = False
     started_at: float = field(default_factory=time.monotonic)
     restart_timer: threading.Timer | None = None
 
@@ -93,13 +95,13 @@ class Worker:
     def __init__(
         self,
         config: WorkerConfig,
-        executor: TaskExecutor,
+        runner: TaskRunner,
         status: StatusStore,
         worker_id: str,
         on_reconfiguration_request: Callable[[str], None] = lambda name: None,
     ) -> None:
         self.config = config
-        self.executor = executor
+        self.runner = runner
         self.status = status
         self.worker_id = worker_id
         self.providers = ConfigProviders.from_worker_props(config.props)
@@ -178,7 +180,7 @@ class Worker:
                 )
             for task in [t for t in self._tasks.values() if t.spec.id.connector == name]:
                 task.target = target
-                self.executor.set_target(task.spec.id, target)
+                self.runner.set_target(task.spec.id, target)
 
     def fail_connector(self, name: str, error: Exception) -> None:
         self._put_connector_status(name, State.FAILED, _trace(error))
@@ -226,9 +228,9 @@ class Worker:
             return None
 
     def _launch(self, spec: TaskSpec, target: TargetState) -> None:
-        self.executor.start(spec, self._on_task_exit)
+        self.runner.start(spec, TaskEvents(self._on_task_exit, self._on_task_report, self._on_task_unplaced))
         if target is not TargetState.STARTED:
-            self.executor.set_target(spec.id, target)
+            self.runner.set_target(spec.id, target)
 
     def stop_task(self, task: TaskId) -> None:
         with self._lock:
@@ -238,7 +240,7 @@ class Worker:
         if running.restart_timer is not None:
             running.restart_timer.cancel()
         timeout = self.config.graceful_shutdown_timeout_ms / 1000
-        if not self.executor.stop(task, timeout):
+        if not self.runner.stop(task, timeout):
             log.warning("Graceful stop of task %s failed; its Spark job was cancelled", task)
 
     def stop_tasks(self, tasks: list[TaskId]) -> None:
@@ -254,7 +256,7 @@ class Worker:
             return sorted((t for t in self._tasks if t.connector == name), key=lambda t: t.task)
 
     def task_metrics(self, task: TaskId) -> dict[str, Any]:
-        return self.executor.metrics(task)
+        return self.runner.metrics(task)
 
     def task_state(self, task: TaskId) -> State | None:
         with self._lock:
@@ -318,27 +320,55 @@ class Worker:
             self._put_task_status(task, State.RESTARTING)
             self._launch(restarted, running.target)
 
+    def _on_task_unplaced(self, spec: TaskSpec, reason: str) -> None:
+        """Say why a task does not run: in the log, and in its status's trace."""
+        log.warning("Task %s is not running: %s", spec.id, reason)
+        with self._lock:
+            running = self._tasks.get(spec.id)
+            if running is not None and running.spec.attempt == spec.attempt:
+                running.state = State.UNASSIGNED
+                running.unplaced = True
+                self._put_task_status(spec.id, State.UNASSIGNED, reason)
+
+    def metrics(self) -> dict[str, int]:
+        """The worker's own gauges: its tasks, and how many of them wait for room to run."""
+        with self._lock:
+            tasks = list(self._tasks.values())
+        return {
+            "task-count": len(tasks),
+            "unplaced-task-count": sum(1 for running in tasks if running.unplaced),
+        }
+
+    def _on_task_report(self, spec: TaskSpec, reported: str) -> None:
+        """Publish RUNNING or PAUSED as soon as the task reports it."""
+        with self._lock:
+            running = self._tasks.get(spec.id)
+            if running is not None and running.spec.attempt == spec.attempt:
+                self._take_reported_state(running, reported)
+
     def _watch_tasks(self) -> None:
-        """Publish RUNNING/PAUSED as the tasks' heartbeats report them."""
+        """Publish again the state each task last reported, should a report have been missed or its
+        status write have failed."""
         while not self._closed.wait(MONITOR_INTERVAL_S):
             with self._lock:
                 tasks = list(self._tasks.values())
             for running in tasks:
                 try:
-                    self._publish_reported_state(running)
+                    reported = self.runner.metrics(running.spec.id).get("state")
+                    with self._lock:
+                        if self._tasks.get(running.spec.id) is running:
+                            self._take_reported_state(running, reported)
                 except Exception:
                     log.exception("Could not publish the state of task %s; will retry", running.spec.id)
 
-    def _publish_reported_state(self, running: RunningTask) -> None:
-        reported = self.executor.metrics(running.spec.id).get("state")
+    def _take_reported_state(self, running: RunningTask, reported: object) -> None:
         if reported not in ("RUNNING", "PAUSED") or running.state is State.FAILED:
             return
         state = State(reported)
+        running.unplaced = False
         if state is not running.state:
-            with self._lock:
-                if self._tasks.get(running.spec.id) is running:
-                    running.state = state
-                    self._put_task_status(running.spec.id, state)
+            self._put_task_status(running.spec.id, state)
+            running.state = state
 
     # Status.
 
@@ -357,5 +387,5 @@ class Worker:
         self.stop_tasks(tasks)
         for name in connectors:
             self.stop_connector(name)
-        self.executor.close()
+        self.runner.close()
         self.providers.close()

@@ -51,7 +51,6 @@ PASS_THROUGH_PREFIXES = (
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
-DEFAULT_TASK_ENTRY = "conveyor.runtime.task_entry:run_task"
 
 
 class ExactlyOnceSourceSupport(enum.StrEnum):
@@ -113,8 +112,9 @@ def _worker_config_def() -> ConfigDef:
         .define("task.restart.backoff.max.ms", ConfigType.LONG, default=60000, validator=non_negative,
                 importance=low)
         .define("task.lease.ms", ConfigType.LONG, default=10000, validator=positive, importance=low)
-        .define("task.entry", ConfigType.STRING, default=DEFAULT_TASK_ENTRY, validator=NonEmptyString(),
-                importance=low, documentation="The function (module:function) that runs a task loop.")
+        .define("tasks.per.slot", ConfigType.INT, default=16, validator=positive, importance=low,
+                documentation="How many tasks may share one Spark task slot, as threads of one Python "
+                "process, once every slot runs a task.")
         .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low)
         .define(CONFIG_PROVIDERS_CONFIG, ConfigType.LIST, default=[], importance=low,
                 documentation="Names of the config providers that resolve ${provider:path:key} variables.")
@@ -156,7 +156,7 @@ class WorkerConfig:
     task_restart_initial_ms: int
     task_restart_max_ms: int
     task_lease_ms: int
-    task_entry: str
+    tasks_per_slot: int
     topic_tracking_enable: bool
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
@@ -224,7 +224,7 @@ class WorkerConfig:
             task_restart_initial_ms=parsed["task.restart.backoff.initial.ms"],
             task_restart_max_ms=parsed["task.restart.backoff.max.ms"],
             task_lease_ms=parsed["task.lease.ms"],
-            task_entry=parsed["task.entry"],
+            tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],
             warnings=tuple(warnings),
         )

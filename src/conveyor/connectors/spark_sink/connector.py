@@ -1,7 +1,7 @@
 """``SparkFileSinkConnector``: topics of the log into Parquet, JSON, CSV or ORC files, by Spark.
 
 Its one task is a Spark Structured Streaming query (see ``conveyor.spark.streaming``) run by the worker
-through its task executor, managed through REST like any other connector.
+through its task runner, managed through REST like any other connector.
 """
 
 from __future__ import annotations

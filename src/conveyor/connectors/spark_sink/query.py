@@ -37,7 +37,7 @@ from conveyor.spark.datasource.decoding import sample_type
 from conveyor.spark.datasource.offsets import subscribed_partitions, to_json_dict
 from conveyor.spark.datasource.options import ConverterSpec
 from conveyor.spark.streaming.python_chain import PythonChainMapper, sample_output_schema
-from conveyor.spark.streaming.runner import subscription_of
+from conveyor.spark.streaming.query_tasks import subscription_of
 from conveyor.spark.streaming.smt_compiler import compile_chain
 from conveyor.transforms import TransformationChain
 

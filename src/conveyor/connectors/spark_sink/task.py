@@ -1,4 +1,4 @@
-"""The task class of Spark sink connectors: a marker the Spark task executor runs as a streaming query."""
+"""The task class of Spark sink connectors: a marker the Spark task runner runs as a streaming query."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 class SparkStreamingSinkTask(SinkTask):
     """Stands for a Spark Structured Streaming query; it never receives records itself.
 
-    ``conveyor.spark.runner.SparkTaskExecutor`` recognises this class in a task's ``task.class`` and
+    ``conveyor.spark.task_runner.SparkTaskRunner`` recognises this class in a task's ``task.class`` and
     starts the connector's streaming query on the driver instead of a record-by-record task loop, so
     ``put`` being called means the task was run by something that does not know it.
     """
@@ -32,7 +32,7 @@ class SparkStreamingSinkTask(SinkTask):
     def put(self, records: Sequence[SinkRecord]) -> None:
         raise ConnectError(
             "SparkStreamingSinkTask runs as a Spark Structured Streaming query and takes no records; "
-            "run it through conveyor.spark.runner.SparkTaskExecutor"
+            "run it through conveyor.spark.task_runner.SparkTaskRunner"
         )
 
     def stop(self) -> None:

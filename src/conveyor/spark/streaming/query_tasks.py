@@ -1,8 +1,8 @@
 """Runs tasks that are Spark Structured Streaming queries, driven from the worker (the Spark driver).
 
 A streaming task's class names a query builder (its ``STREAMING_QUERY`` attribute, ``module:function``);
-the runner calls it to start the query, and one watcher thread per task then drives the query towards
-its target state: PAUSED stops the query and keeps its checkpoint, STARTED starts it again from the
+the `QueryTaskRunner` calls it to start the query, and one watcher thread per task then drives the query
+towards its target state: PAUSED stops the query and keeps its checkpoint, STARTED starts it again from the
 checkpoint, STOPPED stops it for good. After each micro-batch the watcher publishes the progress as the
 task's metrics and commits the query's offsets to the connector's consumer group. A query that fails
 ends the task with a FAILED outcome carrying Spark's error.
@@ -32,8 +32,8 @@ from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import Log, TopicPartition, open_log
 from conveyor.runtime.connector_config import SinkTopics
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.executor import TaskExitCallback, TaskOutcome
 from conveyor.runtime.sink_task import consumer_group
+from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.datasource.options import Subscription
 from conveyor.spark.streaming.progress import BatchProgress, batches_after, commit_to_group, lag
@@ -71,6 +71,11 @@ class _Wakeup(StreamingQueryListener):
         self._wake.set()
 
 
+def is_query_task(spec: TaskSpec) -> bool:
+    """Whether the task's class is a Structured Streaming query rather than a task loop."""
+    return query_builder_of(spec) is not None
+
+
 def query_builder_of(spec: TaskSpec) -> QueryBuilder | None:
     """The query builder a task's class names, or None for an ordinary task."""
     class_name = spec.task_config.get("task.class", "")
@@ -96,18 +101,25 @@ class _QueryTask:
     """One streaming task: its target state, its current query, and the thread that watches it."""
 
     def __init__(
-        self, spark: SparkSession, spec: TaskSpec, build: QueryBuilder, on_exit: TaskExitCallback
+        self,
+        spark: SparkSession,
+        spec: TaskSpec,
+        build: QueryBuilder,
+        events: TaskEvents,
+        previous: _QueryTask | None = None,
     ) -> None:
         self.spec = spec
+        self._previous = previous
         self._spark = spark
         self._build = build
-        self._on_exit = on_exit
+        self._events = events
         self._target = TargetState.STARTED
         self._query: StreamingQuery | None = None
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._listening: tuple[SparkSession, _Wakeup] | None = None
         self._metrics: dict[str, Any] = {"state": "RUNNING"}
+        self._reported_state: str | None = None
         self._last_batch = -1
         self._last_report = ""
         self._rows = 0
@@ -128,6 +140,11 @@ class _QueryTask:
             return dict(self._metrics)
 
     def _watch(self) -> None:
+        if self._previous is not None:
+            # An older incarnation that did not stop in time (e.g. still starting its query) must end
+            # first: Spark refuses a second instance of the same query.
+            self._previous.thread.join()
+            self._previous = None
         outcome = TaskOutcome.stopped()
         try:
             with open_log(self.spec.worker_config.log_url) as log_:
@@ -142,7 +159,7 @@ class _QueryTask:
             self._stop_query()
         if outcome.failed:
             log.error("Task %s failed: %s", self.spec.id, outcome.error)
-        self._on_exit(self.spec, outcome)
+        self._events.exited(self.spec, outcome)
 
     def _drive(self, log_: Log) -> TaskOutcome:
         while True:
@@ -196,6 +213,9 @@ class _QueryTask:
             updates["query-id"] = query.id
         with self._lock:
             self._metrics |= updates
+        if state != self._reported_state:
+            self._reported_state = state
+            self._events.reported(self.spec, state)
 
     def _account(self, log_: Log, finished: list[BatchProgress]) -> None:
         """Count the rows and time of micro-batches that finished since the last look (several may have),
@@ -219,7 +239,7 @@ class _QueryTask:
             session.streams.removeListener(listener)
 
 
-class StreamingQueryRunner:
+class QueryTaskRunner(TaskRunner):
     """Starts, pauses, resumes, stops and watches the streaming queries of streaming tasks."""
 
     def __init__(self, spark: SparkSession) -> None:
@@ -227,24 +247,27 @@ class StreamingQueryRunner:
         self._tasks: dict[TaskId, _QueryTask] = {}
         self._lock = threading.Lock()
 
-    def start(self, spec: TaskSpec, build: QueryBuilder, on_exit: TaskExitCallback) -> None:
-        """Start the task's query in the background; ``on_exit`` is called once when it ends."""
+    def start(self, spec: TaskSpec, events: TaskEvents) -> None:
+        """Start the task's query in the background, telling ``events`` how it goes."""
+        build = query_builder_of(spec)
+        if build is None:
+            raise ValueError(f"Task {spec.id} is not a streaming query: no {STREAMING_QUERY_ATTRIBUTE}")
 
         def exited(ended: TaskSpec, outcome: TaskOutcome) -> None:
             with self._lock:
                 current = self._tasks.get(ended.id)
                 if current is not None and current.spec.attempt == ended.attempt:
                     del self._tasks[ended.id]
-            on_exit(ended, outcome)
+            events.exited(ended, outcome)
 
-        task = _QueryTask(self._spark, spec, build, exited)
         with self._lock:
+            previous = self._tasks.get(spec.id)
+            events_of_task = TaskEvents(exited, events.reported, events.unplaced)
+            task = _QueryTask(self._spark, spec, build, events_of_task, previous)
             self._tasks[spec.id] = task
+        if previous is not None:
+            previous.set_target(TargetState.STOPPED)
         task.thread.start()
-
-    def owns(self, task: TaskId) -> bool:
-        with self._lock:
-            return task in self._tasks
 
     def set_target(self, task: TaskId, state: TargetState) -> None:
         with self._lock:

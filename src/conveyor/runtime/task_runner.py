@@ -1,4 +1,8 @@
-"""Where task loops run: the interface the worker drives, implemented by `conveyor.spark`."""
+"""Where task loops run: the interface the worker drives, implemented by `conveyor.spark`.
+
+Named a *runner*, not an executor: in Conveyor "executor" means only Spark's executor processes, on
+which a `TaskRunner` may (or, for a streaming query driven from the driver, may not) place a task.
+"""
 
 from __future__ import annotations
 
@@ -24,15 +28,24 @@ class TaskOutcome:
         return cls(failed=False)
 
 
-TaskExitCallback = Callable[[TaskSpec, TaskOutcome], None]
+@dataclass(frozen=True)
+class TaskEvents:
+    """What a runner tells the worker about one task incarnation, as it happens."""
+
+    exited: Callable[[TaskSpec, TaskOutcome], None]
+    """Called once, when the incarnation ends."""
+    reported: Callable[[TaskSpec, str], None]
+    """Called when the task reports a new state (RUNNING or PAUSED)."""
+    unplaced: Callable[[TaskSpec, str], None]
+    """Called when the task cannot run yet for lack of room, with the reason; it runs once room frees."""
 
 
-class TaskExecutor(ABC):
+class TaskRunner(ABC):
     """Starts task loops somewhere, relays target states to them, and reports how they end."""
 
     @abstractmethod
-    def start(self, spec: TaskSpec, on_exit: TaskExitCallback) -> None:
-        """Run the task described by `spec` until it is stopped; call `on_exit` once when it ends."""
+    def start(self, spec: TaskSpec, events: TaskEvents) -> None:
+        """Run the task described by `spec` until it is stopped, telling `events` how it goes."""
 
     @abstractmethod
     def set_target(self, task: TaskId, state: TargetState) -> None:
