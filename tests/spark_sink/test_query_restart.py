@@ -9,7 +9,8 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from conveyor.runtime.task_runner import TaskEvents
-from conveyor.runtime.task_spec import TaskId, TaskSpec
+from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
+from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.streaming import QueryTaskRunner
 
 from .support import wait_until
@@ -21,7 +22,9 @@ slow_query = importlib.import_module("tests.spark_sink.slow_query")
 
 def incarnation(log_url: str) -> TaskSpec:
     config = {"connector.class": "SparkFileSink", "topics": "people", "task.class": TASK_CLASS}
-    return TaskSpec(TaskId("slow", 0), "sink", config, config, {"log.url": log_url})
+    return TaskSpec(
+        TaskId("slow", 0), TaskKind.SINK, config, config, WorkerConfig.from_props({"log.url": log_url})
+    )
 
 
 def test_a_new_incarnation_starts_its_query_only_after_the_previous_one_ended(

@@ -12,7 +12,7 @@ from conveyor.connectors.generator.config import TASK_ID_CONFIG
 from conveyor.log import open_log
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome
-from conveyor.runtime.task_spec import TaskId, TaskSpec
+from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.runtime.worker import Worker
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
@@ -55,7 +55,7 @@ def generator_task(data_dir: Path, task: int) -> TaskSpec:
         TASK_ID_CONFIG: str(task),
         "task.class": "conveyor.connectors.generator.task:GeneratorSourceTask",
     }
-    return TaskSpec(TaskId("capacity", task), "source", connector, task_config, worker.executor_props())
+    return TaskSpec(TaskId("capacity", task), TaskKind.SOURCE, connector, task_config, worker)
 
 
 @pytest.fixture
