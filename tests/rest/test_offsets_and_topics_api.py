@@ -106,3 +106,27 @@ def test_resetting_active_topics_answers_202_and_empties_them(client: httpx.Clie
     response = client.put(f"/connectors/{stopped}/topics/reset")
     assert response.status_code == 202
     assert client.get(f"/connectors/{stopped}/topics").json() == {stopped: {"topics": []}}
+
+
+@pytest.fixture
+def stopped_sink(client: httpx.Client, tmp_path: Path) -> str:
+    """A file sink connector created STOPPED, so its offsets can change."""
+    name = unique_name("sink")
+    config = {"connector.class": "FileStreamSink", "file": str(tmp_path / "out.txt"), "topics": "lines"}
+    create_connector(client, name, config, initial_state="STOPPED")
+    return name
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"partition": {"kafka_topic": "lines", "kafka_partition": -1}, "offset": {"kafka_offset": 1}},
+        {"partition": {"kafka_topic": "lines", "kafka_partition": 0}, "offset": {"kafka_offset": -1}},
+        {"partition": {"kafka_topic": "lines", "kafka_partition": 0}, "offset": {"position": 1}},
+    ],
+)
+def test_altering_a_sink_offset_to_a_negative_or_missing_number_is_a_400(
+    client: httpx.Client, stopped_sink: str, entry: dict[str, Any]
+) -> None:
+    response = client.patch(f"/connectors/{stopped_sink}/offsets", json={"offsets": [entry]})
+    assert response.status_code == 400, response.text

@@ -104,6 +104,10 @@ class StandaloneHerder(Herder):
     def _target(self, name: str) -> TargetState:
         return TargetState(self.configs.snapshot().target_state(name))
 
+    def _has_task(self, name: str, task: int) -> bool:
+        """Whether `task` is one of the connector's task ids, 0 to its task count less one."""
+        return 0 <= task < self.configs.snapshot().task_count(name)
+
     def _require(self, name: str) -> dict[str, str]:
         config = self.configs.snapshot().connector_config(name)
         if config is None:
@@ -260,11 +264,9 @@ class StandaloneHerder(Herder):
 
     def task_status(self, name: str, task: int) -> TaskState:
         self._require(name)
-        status = self.statuses.task(name, task)
-        if status is None:
-            if task >= self.configs.snapshot().task_count(name):
-                raise NotFoundError(f"No status found for task {name}-{task}")
-            status = Status(State.UNASSIGNED.value, self._worker_id)
+        if not self._has_task(name, task):
+            raise NotFoundError(f"No status found for task {name}-{task}")
+        status = self.statuses.task(name, task) or Status(State.UNASSIGNED.value, self._worker_id)
         metrics = self.worker.task_metrics(TaskId(name, task))
         return TaskState(status.state, status.worker_id, status.trace, id=task, metrics=_public(metrics))
 
@@ -279,7 +281,7 @@ class StandaloneHerder(Herder):
         with self._lock:
             config = self._require(name)
             task_configs = self.configs.snapshot().task_configs(name)
-            if task >= len(task_configs):
+            if not 0 <= task < len(task_configs):
                 raise NotFoundError(f"Unknown task: {name}-{task}")
             task_id = TaskId(name, task)
             if self.worker.task_state(task_id) is None:
@@ -414,9 +416,19 @@ class StandaloneHerder(Herder):
                     raise BadRequestError(
                         "Sink connector offsets must have the partition keys kafka_topic and kafka_partition"
                     ) from exc
+                if partition.partition < 0:
+                    raise BadRequestError("Kafka partitions must be non-negative numbers")
                 if entry.offset is None:
                     raise BadRequestError("Resetting single sink partitions is not supported yet; use DELETE")
-                updates[partition] = int(entry.offset["kafka_offset"])
+                try:
+                    offset = int(entry.offset["kafka_offset"])
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise BadRequestError(
+                        "Sink connector offsets must have the offset key kafka_offset"
+                    ) from exc
+                if offset < 0:
+                    raise BadRequestError("Kafka offsets must be non-negative numbers")
+                updates[partition] = offset
             altered: dict[ApiTopicPartition, int | None] = {
                 ApiTopicPartition(tp.topic, tp.partition): offset for tp, offset in updates.items()
             }
