@@ -25,7 +25,13 @@ from conveyor.herder.entities import (
     TaskRef,
     TaskState,
 )
-from conveyor.herder.errors import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError
+from conveyor.herder.errors import (
+    AlreadyExistsError,
+    BadRequestError,
+    ConflictError,
+    NotFoundError,
+    NotReadyError,
+)
 from conveyor.herder.validation import connector_class, plugin_config_keys, validate_connector_config
 from conveyor.log import Log, TopicPartition
 from conveyor.plugins import PluginKind, list_plugins
@@ -42,6 +48,10 @@ log = logging.getLogger(__name__)
 
 OFFSETS_ALTERED = "The offsets for this connector have been altered successfully"
 OFFSETS_RESET = "The offsets for this connector have been reset successfully"
+NOT_READY = (
+    "Worker is still starting up: it has not read its internal topics to the end and started its "
+    "connectors yet. Retry once GET /health answers 200."
+)
 NOT_STOPPED = (
     "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
     "the specified connector by issuing a 'PUT' request to the '/connectors/{}/stop' endpoint"
@@ -108,7 +118,13 @@ class StandaloneHerder(Herder):
         """Whether `task` is one of the connector's task ids, 0 to its task count less one."""
         return 0 <= task < self.configs.snapshot().task_count(name)
 
+    def _require_ready(self) -> None:
+        """A 503 until `start()` has read the internal topics and started the connectors."""
+        if not self._ready.is_set():
+            raise NotReadyError(NOT_READY)
+
     def _require(self, name: str) -> dict[str, str]:
+        self._require_ready()
         config = self.configs.snapshot().connector_config(name)
         if config is None:
             raise NotFoundError(f"Connector {name} not found")
@@ -164,6 +180,7 @@ class StandaloneHerder(Herder):
     # Connectors.
 
     def connectors(self) -> list[str]:
+        self._require_ready()
         return sorted(self.configs.snapshot().connectors())
 
     def connector_info(self, name: str) -> ConnectorInfo:
@@ -184,6 +201,7 @@ class StandaloneHerder(Herder):
         self, name: str, config: Mapping[str, str], allow_replace: bool, initial_state: str | None = None
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
+        self._require_ready()
         with self._lock:
             exists = self.configs.snapshot().contains(name)
             if exists and not allow_replace:
