@@ -8,6 +8,7 @@ from conveyor.herder.api import Herder
 from conveyor.rest import server_info
 from conveyor.rest.errors import install_error_handlers
 from conveyor.rest.logger_levels import LoggerLevels
+from conveyor.rest.path_segments import PathSegmentsMiddleware
 from conveyor.rest.request_log import RequestLogMiddleware
 from conveyor.rest.routes.connector_lifecycle import connector_lifecycle_router
 from conveyor.rest.routes.connectors import connectors_router
@@ -34,6 +35,7 @@ def create_app(herder: Herder, *, admin_enabled: bool = True) -> FastAPI:
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
     install_error_handlers(app)
+    app.add_middleware(PathSegmentsMiddleware)
     app.add_middleware(RequestLogMiddleware)
     return app
 

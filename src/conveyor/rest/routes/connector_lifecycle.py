@@ -14,7 +14,7 @@ TAG = "connectors"
 
 
 def connector_lifecycle_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connectors/{connector}", tags=[TAG])
+    router = APIRouter(prefix="/connectors/{connector:segment}", tags=[TAG])
 
     @router.get("/status", summary="The state of a connector and of each of its tasks")
     def connector_status(connector: str) -> dict[str, Any]:

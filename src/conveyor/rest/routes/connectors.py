@@ -45,21 +45,21 @@ def connectors_router(herder: Herder) -> APIRouter:
             headers={"Location": connector_location(str(request.base_url), name)},
         )
 
-    @router.get("/{connector}", summary="A connector's name, config, tasks and type")
+    @router.get("/{connector:segment}", summary="A connector's name, config, tasks and type")
     def connector_info(connector: str) -> dict[str, Any]:
         return herder.connector_info(connector).to_json()
 
-    @router.delete("/{connector}", status_code=204, summary="Delete a connector")
+    @router.delete("/{connector:segment}", status_code=204, summary="Delete a connector")
     def delete_connector(connector: str) -> Response:
         herder.delete_connector(connector)
         return Response(status_code=204)
 
-    @router.get("/{connector}/config", summary="A connector's config")
+    @router.get("/{connector:segment}/config", summary="A connector's config")
     def connector_config(connector: str) -> dict[str, str]:
         return herder.connector_config(connector)
 
     @router.put(
-        "/{connector}/config",
+        "/{connector:segment}/config",
         summary="Create a connector (201) or replace its config (200)",
         responses={201: {"description": "Created"}},
     )
@@ -77,7 +77,9 @@ def connectors_router(herder: Herder) -> APIRouter:
             headers={"Location": connector_location(str(request.base_url), connector)},
         )
 
-    @router.patch("/{connector}/config", summary="Merge keys into a connector's config; null removes a key")
+    @router.patch(
+        "/{connector:segment}/config", summary="Merge keys into a connector's config; null removes a key"
+    )
     def patch_connector_config(connector: str, patch: Annotated[ConfigPatch, Body()]) -> dict[str, Any]:
         return herder.patch_connector_config(connector, patch).to_json()
 

@@ -23,14 +23,16 @@ def loggers_router(levels: LoggerLevels) -> APIRouter:
     def all_levels() -> dict[str, Any]:
         return {name: level.to_json() for name, level in levels.all_levels().items()}
 
-    @router.get("/{name}", summary="One logger's level and last change")
+    @router.get("/{name:segment}", summary="One logger's level and last change")
     def logger_level(name: str) -> dict[str, Any]:
         level = levels.level(name)
         if level is None:
             raise RestError(404, f"Logger {name} not found.")
         return level.to_json()
 
-    @router.put("/{name}", summary="Set a logger and every logger below it to a level; answers those changed")
+    @router.put(
+        "/{name:segment}", summary="Set a logger and every logger below it to a level; answers those changed"
+    )
     def set_level(
         name: str,
         body: LoggerLevelRequest | None = None,

@@ -17,7 +17,7 @@ NO_PARTITION_MESSAGE = "The partition for a connector offset cannot be null or m
 
 
 def offsets_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connectors/{connector}/offsets", tags=[TAG])
+    router = APIRouter(prefix="/connectors/{connector:segment}/offsets", tags=[TAG])
 
     @router.get("", summary="The offsets a connector has committed")
     def connector_offsets(connector: str) -> dict[str, Any]:

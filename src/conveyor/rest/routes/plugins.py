@@ -26,12 +26,12 @@ def plugins_router(herder: Herder) -> APIRouter:
         plugins = herder.plugins(connectors_only=query_bool(connectors_only, default=True))
         return [plugin.to_json() for plugin in plugins]
 
-    @router.get("/{plugin}/config", summary="The config keys a plugin accepts")
+    @router.get("/{plugin:segment}/config", summary="The config keys a plugin accepts")
     def plugin_config(plugin: str) -> list[dict[str, Any]]:
         return herder.plugin_config(plugin)
 
     @router.put(
-        "/{plugin}/config/validate",
+        "/{plugin:segment}/config/validate",
         summary="Validate a connector config; always 200, with error_count and each value's errors",
     )
     def validate_config(plugin: str, config: Annotated[ConnectorConfig, Body()]) -> dict[str, Any]:

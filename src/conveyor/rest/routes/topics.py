@@ -12,7 +12,7 @@ TAG = "topics"
 
 
 def topics_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connectors/{connector}/topics", tags=[TAG])
+    router = APIRouter(prefix="/connectors/{connector:segment}/topics", tags=[TAG])
 
     @router.get("", summary="The topics a connector has produced to or consumed from")
     def active_topics(connector: str) -> dict[str, Any]:
