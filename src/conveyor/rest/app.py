@@ -6,6 +6,7 @@ from fastapi import APIRouter, FastAPI
 
 from conveyor.herder.api import Herder
 from conveyor.rest import server_info
+from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
 from conveyor.rest.errors import install_error_handlers
 from conveyor.rest.logger_levels import LoggerLevels
 from conveyor.rest.path_segments import PathSegmentsMiddleware
@@ -25,8 +26,12 @@ DESCRIPTION = (
 )
 
 
-def create_app(herder: Herder, *, admin_enabled: bool = True) -> FastAPI:
+def create_app(
+    herder: Herder, *, admin_enabled: bool = True, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+) -> FastAPI:
     """The REST app over `herder`; `/admin/*` is served only when `admin_enabled`.
+
+    A request body larger than `max_request_bytes` is answered 413 unread.
 
     Every endpoint is a plain function, so FastAPI runs its blocking herder call on a worker thread
     and a slow call never holds up the others.
@@ -36,6 +41,7 @@ def create_app(herder: Herder, *, admin_enabled: bool = True) -> FastAPI:
         app.include_router(router)
     install_error_handlers(app)
     app.add_middleware(PathSegmentsMiddleware)
+    app.add_middleware(RequestBodyLimitMiddleware, max_bytes=max_request_bytes)
     app.add_middleware(RequestLogMiddleware)
     return app
 

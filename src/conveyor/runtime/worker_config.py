@@ -53,6 +53,7 @@ class WorkerConfig:
     task_restart_max_ms: int
     task_lease_ms: int
     topic_tracking_enable: bool
+    rest_request_max_bytes: int = 1024 * 1024
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -123,6 +124,7 @@ class WorkerConfig:
             task_restart_enabled=_bool(values, "task.restart.enable", True),
             task_restart_initial_ms=_int(values, "task.restart.backoff.initial.ms", 1000),
             task_restart_max_ms=_int(values, "task.restart.backoff.max.ms", 60000),
+            rest_request_max_bytes=_int(values, "rest.request.max.bytes", 1024 * 1024),
             task_lease_ms=_int(values, "task.lease.ms", 10000),
             topic_tracking_enable=_bool(values, "topic.tracking.enable", True),
             warnings=warnings,
