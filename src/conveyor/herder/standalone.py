@@ -15,6 +15,7 @@ from typing import Any
 from conveyor.api import SinkConnector, SourceConnector
 from conveyor.api import TopicPartition as ApiTopicPartition
 from conveyor.herder.api import Herder
+from conveyor.herder.connector_locks import ConnectorLocks
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
@@ -69,7 +70,7 @@ class StandaloneHerder(Herder):
         self.offsets = OffsetStore(log_, config.offsets_topic, config.offsets_partitions)
         self.statuses = StatusStore(log_, config.status_topic, config.status_partitions)
         self.worker = Worker(config, executor, self.statuses, worker_id, self._on_reconfiguration_request)
-        self._lock = threading.RLock()
+        self._locks = ConnectorLocks()
         self._ready = threading.Event()
 
     # Lifecycle.
@@ -84,7 +85,8 @@ class StandaloneHerder(Herder):
         for name in snapshot.connectors():
             config = snapshot.connector_config(name)
             if config is not None:
-                self._start_connector_and_tasks(name, config, self._target(name))
+                with self._locks.holding(name):
+                    self._start_connector_and_tasks(name, config, self._target(name))
         self._ready.set()
 
     def stop(self) -> None:
@@ -170,7 +172,7 @@ class StandaloneHerder(Herder):
 
     def _on_reconfiguration_request(self, name: str) -> None:
         def reconfigure() -> None:
-            with self._lock:
+            with self._locks.holding(name):
                 config = self.configs.snapshot().connector_config(name)
                 if config is not None and self.worker.is_running(name):
                     self._reconfigure_tasks(name, config, self._target(name))
@@ -202,7 +204,7 @@ class StandaloneHerder(Herder):
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
         self._require_ready()
-        with self._lock:
+        with self._locks.holding(name):
             exists = self.configs.snapshot().contains(name)
             if exists and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
@@ -248,7 +250,7 @@ class StandaloneHerder(Herder):
         )
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
-        with self._lock:
+        with self._locks.holding(name):
             config: dict[str, str] = dict(self._require(name))
             for key, value in patch.items():
                 if value is None:
@@ -258,7 +260,7 @@ class StandaloneHerder(Herder):
             return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
-        with self._lock:
+        with self._locks.holding(name):
             self._require(name)
             self.worker.stop_tasks(self.worker.tasks_of(name))
             self.worker.stop_connector(name)
@@ -296,7 +298,7 @@ class StandaloneHerder(Herder):
     # Restarts and target states.
 
     def restart_task(self, name: str, task: int) -> None:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require(name)
             task_configs = self.configs.snapshot().task_configs(name)
             if not 0 <= task < len(task_configs):
@@ -308,7 +310,7 @@ class StandaloneHerder(Herder):
                 self.worker.restart_task(task_id)
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require(name)
             status = self.connector_status(name)
             restart_connector = not only_failed or status.connector.state == State.FAILED.value
@@ -337,7 +339,7 @@ class StandaloneHerder(Herder):
             return ConnectorStateInfo(name, connector_state, restarting, status.type)
 
     def _set_target(self, name: str, target: TargetState) -> None:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require(name)
             previous = self._target(name)
             self.configs.put_target_state(name, target.value)
@@ -397,7 +399,7 @@ class StandaloneHerder(Herder):
         return config
 
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require_stopped(name)
             if not offsets:
                 raise BadRequestError("Partitions / offsets need to be provided for an alter offsets request")
@@ -405,7 +407,7 @@ class StandaloneHerder(Herder):
             return OFFSETS_ALTERED
 
     def reset_connector_offsets(self, name: str) -> str:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require_stopped(name)
             if self._type_of(config) == "sink":
                 admin = self.log.admin()

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
 from conveyor.herder.api import Herder
+from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.query import query_bool
 
 TAG = "connectors"
@@ -38,6 +39,7 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
         return herder.task_status(connector, task).to_json()
 
     @router.post("/tasks/{task}/restart", status_code=204, summary="Restart one task")
+    @on_change_threads
     def restart_task(connector: str, task: int) -> Response:
         herder.restart_task(connector, task)
         return Response(status_code=204)
@@ -47,6 +49,7 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
         summary="Restart a connector; with includeTasks or onlyFailed (KIP-745) answers what restarts",
         responses={202: {"description": "Restart requested; the body shows what will restart"}},
     )
+    @on_change_threads
     def restart_connector(
         connector: str,
         include_tasks: Annotated[str | None, Query(alias="includeTasks", description="true or false")] = None,
@@ -60,16 +63,19 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
         return JSONResponse(status_code=202, content=state.to_json())
 
     @router.put("/pause", status_code=202, summary="Pause a connector and its tasks (idempotent)")
+    @on_change_threads
     def pause_connector(connector: str) -> Response:
         herder.pause_connector(connector)
         return Response(status_code=202)
 
     @router.put("/resume", status_code=202, summary="Resume a paused or stopped connector (idempotent)")
+    @on_change_threads
     def resume_connector(connector: str) -> Response:
         herder.resume_connector(connector)
         return Response(status_code=202)
 
     @router.put("/stop", status_code=204, summary="Stop a connector and shut down its tasks (idempotent)")
+    @on_change_threads
     def stop_connector(connector: str) -> Response:
         herder.stop_connector(connector)
         return Response(status_code=204)

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from conveyor.herder.api import Herder
 from conveyor.herder.errors import NotFoundError
 from conveyor.rest.bodies import ConfigPatch, ConnectorConfig, CreateConnectorRequest
+from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.connector_configs import connector_location, require_connector_class, with_connector_name
 from conveyor.rest.errors import RestError
 
@@ -31,6 +32,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         return _expanded_connectors(herder, expand)
 
     @router.post("", status_code=201, summary="Create a connector")
+    @on_change_threads
     def create_connector(request: Request, body: CreateConnectorRequest) -> JSONResponse:
         name = (body.name or "").strip()
         if body.config is None:
@@ -50,6 +52,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         return herder.connector_info(connector).to_json()
 
     @router.delete("/{connector:segment}", status_code=204, summary="Delete a connector")
+    @on_change_threads
     def delete_connector(connector: str) -> Response:
         herder.delete_connector(connector)
         return Response(status_code=204)
@@ -63,6 +66,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         summary="Create a connector (201) or replace its config (200)",
         responses={201: {"description": "Created"}},
     )
+    @on_change_threads
     def put_connector_config(
         request: Request, connector: str, config: Annotated[ConnectorConfig, Body()]
     ) -> JSONResponse:
@@ -80,6 +84,7 @@ def connectors_router(herder: Herder) -> APIRouter:
     @router.patch(
         "/{connector:segment}/config", summary="Merge keys into a connector's config; null removes a key"
     )
+    @on_change_threads
     def patch_connector_config(connector: str, patch: Annotated[ConfigPatch, Body()]) -> dict[str, Any]:
         return herder.patch_connector_config(connector, patch).to_json()
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from conveyor.herder.api import Herder
 from conveyor.herder.entities import ConnectorOffset
 from conveyor.rest.bodies import ConnectorOffsetsRequest
+from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.errors import RestError
 
 TAG = "offsets"
@@ -24,12 +25,14 @@ def offsets_router(herder: Herder) -> APIRouter:
         return {"offsets": [offset.to_json() for offset in herder.connector_offsets(connector)]}
 
     @router.patch("", summary="Alter the offsets of a stopped connector; a null offset resets its partition")
+    @on_change_threads
     def alter_connector_offsets(
         connector: str, body: ConnectorOffsetsRequest | None = None
     ) -> dict[str, str]:
         return {"message": herder.alter_connector_offsets(connector, _requested_offsets(body))}
 
     @router.delete("", summary="Reset every offset of a stopped connector")
+    @on_change_threads
     def reset_connector_offsets(connector: str) -> dict[str, str]:
         return {"message": herder.reset_connector_offsets(connector)}
 

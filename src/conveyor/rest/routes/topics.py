@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Response
 
 from conveyor.herder.api import Herder
+from conveyor.rest.change_threads import on_change_threads
 
 TAG = "topics"
 
@@ -19,6 +20,7 @@ def topics_router(herder: Herder) -> APIRouter:
         return {connector: {"topics": herder.connector_active_topics(connector)}}
 
     @router.put("/reset", status_code=202, summary="Forget the topics a connector has used")
+    @on_change_threads
     def reset_active_topics(connector: str) -> Response:
         herder.reset_connector_active_topics(connector)
         return Response(status_code=202)
