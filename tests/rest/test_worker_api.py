@@ -50,6 +50,18 @@ def test_the_openapi_description_lists_every_endpoint_with_a_summary_and_tag(cli
     assert all(operation.get("summary") and operation.get("tags") for operation in operations)
 
 
+def test_the_openapi_description_declares_kafka_errors_and_no_422(client: httpx.Client) -> None:
+    document = client.get("/openapi.json").json()
+    operations = [operation for path in document["paths"].values() for operation in path.values()]
+    assert not [operation for operation in operations if "422" in operation["responses"]]
+    delete = document["paths"]["/connectors/{connector}"]["delete"]["responses"]
+    assert "content" not in delete["204"]
+    assert delete["404"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ErrorBody"
+    }
+    assert document["components"]["schemas"]["ErrorBody"]["required"] == ["error_code", "message"]
+
+
 def test_every_endpoint_runs_its_herder_call_on_a_worker_thread(herder: Herder) -> None:
     """Plain functions run on FastAPI's pool; changes are wrapped to run on the change pool."""
     routers = api_routers(herder, admin_enabled=True)

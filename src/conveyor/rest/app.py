@@ -9,6 +9,7 @@ from conveyor.rest import server_info
 from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
 from conveyor.rest.errors import install_error_handlers
 from conveyor.rest.logger_levels import LoggerLevels
+from conveyor.rest.openapi import install_openapi
 from conveyor.rest.path_segments import PathSegmentsMiddleware
 from conveyor.rest.request_log import RequestLogMiddleware
 from conveyor.rest.routes.connector_lifecycle import connector_lifecycle_router
@@ -40,6 +41,7 @@ def create_app(
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
     install_error_handlers(app)
+    install_openapi(app)
     app.add_middleware(PathSegmentsMiddleware)
     app.add_middleware(RequestBodyLimitMiddleware, max_bytes=max_request_bytes)
     app.add_middleware(RequestLogMiddleware)

@@ -9,13 +9,14 @@ from fastapi.responses import JSONResponse
 
 from conveyor.herder.api import Herder
 from conveyor.rest.change_threads import on_change_threads
+from conveyor.rest.openapi import errors, no_body
 from conveyor.rest.query import query_bool
 
 TAG = "connectors"
 
 
 def connector_lifecycle_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connectors/{connector:segment}", tags=[TAG])
+    router = APIRouter(prefix="/connectors/{connector:segment}", tags=[TAG], responses=errors(404, 500, 503))
 
     @router.get("/status", summary="The state of a connector and of each of its tasks")
     def connector_status(connector: str) -> dict[str, Any]:
@@ -38,7 +39,12 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
     def task_status(connector: str, task: int) -> dict[str, Any]:
         return herder.task_status(connector, task).to_json()
 
-    @router.post("/tasks/{task}/restart", status_code=204, summary="Restart one task")
+    @router.post(
+        "/tasks/{task}/restart",
+        status_code=204,
+        summary="Restart one task",
+        responses={**no_body(204, "Restarted"), **errors(409)},
+    )
     @on_change_threads
     def restart_task(connector: str, task: int) -> Response:
         herder.restart_task(connector, task)
@@ -47,7 +53,12 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
     @router.post(
         "/restart",
         summary="Restart a connector; with includeTasks or onlyFailed (KIP-745) answers what restarts",
-        responses={202: {"description": "Restart requested; the body shows what will restart"}},
+        status_code=202,
+        responses={
+            202: {"description": "Restart requested; the body shows what will restart"},
+            **no_body(204, "The connector restarted (neither includeTasks nor onlyFailed)"),
+            **errors(409),
+        },
     )
     @on_change_threads
     def restart_connector(
@@ -62,13 +73,23 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
             return Response(status_code=204)
         return JSONResponse(status_code=202, content=state.to_json())
 
-    @router.put("/pause", status_code=202, summary="Pause a connector and its tasks (idempotent)")
+    @router.put(
+        "/pause",
+        status_code=202,
+        summary="Pause a connector and its tasks (idempotent)",
+        responses=no_body(202, "Pausing"),
+    )
     @on_change_threads
     def pause_connector(connector: str) -> Response:
         herder.pause_connector(connector)
         return Response(status_code=202)
 
-    @router.put("/resume", status_code=202, summary="Resume a paused or stopped connector (idempotent)")
+    @router.put(
+        "/resume",
+        status_code=202,
+        summary="Resume a paused or stopped connector (idempotent)",
+        responses=no_body(202, "Resuming"),
+    )
     @on_change_threads
     def resume_connector(connector: str) -> Response:
         herder.resume_connector(connector)

@@ -14,6 +14,7 @@ from conveyor.rest.bodies import ConfigPatch, ConnectorConfig, CreateConnectorRe
 from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.connector_configs import connector_location, require_connector_class, with_connector_name
 from conveyor.rest.errors import RestError
+from conveyor.rest.openapi import BODY_ERRORS, connector_info_body, errors
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +22,7 @@ TAG = "connectors"
 
 
 def connectors_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connectors", tags=[TAG])
+    router = APIRouter(prefix="/connectors", tags=[TAG], responses=errors(500, 503))
 
     @router.get("", summary="List connectors, optionally expanded with their status and/or info")
     def list_connectors(
@@ -31,7 +32,12 @@ def connectors_router(herder: Herder) -> APIRouter:
             return herder.connectors()
         return _expanded_connectors(herder, expand)
 
-    @router.post("", status_code=201, summary="Create a connector")
+    @router.post(
+        "",
+        status_code=201,
+        summary="Create a connector",
+        responses={**connector_info_body(201, description="Created"), **errors(*BODY_ERRORS, 409)},
+    )
     @on_change_threads
     def create_connector(request: Request, body: CreateConnectorRequest) -> JSONResponse:
         name = (body.name or "").strip()
@@ -47,24 +53,35 @@ def connectors_router(herder: Herder) -> APIRouter:
             headers={"Location": connector_location(str(request.base_url), name)},
         )
 
-    @router.get("/{connector:segment}", summary="A connector's name, config, tasks and type")
+    @router.get(
+        "/{connector:segment}",
+        summary="A connector's name, config, tasks and type",
+        response_model=None,
+        responses={**connector_info_body(200), **errors(404)},
+    )
     def connector_info(connector: str) -> dict[str, Any]:
         return herder.connector_info(connector).to_json()
 
-    @router.delete("/{connector:segment}", status_code=204, summary="Delete a connector")
+    @router.delete(
+        "/{connector:segment}", status_code=204, summary="Delete a connector", responses=errors(404)
+    )
     @on_change_threads
     def delete_connector(connector: str) -> Response:
         herder.delete_connector(connector)
         return Response(status_code=204)
 
-    @router.get("/{connector:segment}/config", summary="A connector's config")
+    @router.get("/{connector:segment}/config", summary="A connector's config", responses=errors(404))
     def connector_config(connector: str) -> dict[str, str]:
         return herder.connector_config(connector)
 
     @router.put(
         "/{connector:segment}/config",
         summary="Create a connector (201) or replace its config (200)",
-        responses={201: {"description": "Created"}},
+        responses={
+            **connector_info_body(200, description="Replaced"),
+            **connector_info_body(201, description="Created"),
+            **errors(*BODY_ERRORS, 409),
+        },
     )
     @on_change_threads
     def put_connector_config(
@@ -82,7 +99,10 @@ def connectors_router(herder: Herder) -> APIRouter:
         )
 
     @router.patch(
-        "/{connector:segment}/config", summary="Merge keys into a connector's config; null removes a key"
+        "/{connector:segment}/config",
+        summary="Merge keys into a connector's config; null removes a key",
+        response_model=None,
+        responses={**connector_info_body(200), **errors(*BODY_ERRORS, 404)},
     )
     @on_change_threads
     def patch_connector_config(connector: str, patch: Annotated[ConfigPatch, Body()]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from conveyor.herder.entities import ConnectorOffset
 from conveyor.rest.bodies import ConnectorOffsetsRequest
 from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.errors import RestError
+from conveyor.rest.openapi import BODY_ERRORS, errors
 
 TAG = "offsets"
 NO_OFFSETS_MESSAGE = "Partitions / offsets need to be provided for an alter offsets request"
@@ -18,20 +19,26 @@ NO_PARTITION_MESSAGE = "The partition for a connector offset cannot be null or m
 
 
 def offsets_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connectors/{connector:segment}/offsets", tags=[TAG])
+    router = APIRouter(
+        prefix="/connectors/{connector:segment}/offsets", tags=[TAG], responses=errors(404, 500, 503)
+    )
 
     @router.get("", summary="The offsets a connector has committed")
     def connector_offsets(connector: str) -> dict[str, Any]:
         return {"offsets": [offset.to_json() for offset in herder.connector_offsets(connector)]}
 
-    @router.patch("", summary="Alter the offsets of a stopped connector; a null offset resets its partition")
+    @router.patch(
+        "",
+        summary="Alter the offsets of a stopped connector; a null offset resets its partition",
+        responses=errors(*BODY_ERRORS),
+    )
     @on_change_threads
     def alter_connector_offsets(
         connector: str, body: ConnectorOffsetsRequest | None = None
     ) -> dict[str, str]:
         return {"message": herder.alter_connector_offsets(connector, _requested_offsets(body))}
 
-    @router.delete("", summary="Reset every offset of a stopped connector")
+    @router.delete("", summary="Reset every offset of a stopped connector", responses=errors(400))
     @on_change_threads
     def reset_connector_offsets(connector: str) -> dict[str, str]:
         return {"message": herder.reset_connector_offsets(connector)}
