@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 ERROR_DESCRIPTIONS = {
     400: "Bad request: an invalid config, body or value",
@@ -49,6 +49,57 @@ def connector_info_body(
 ) -> dict[int | str, dict[str, Any]]:
     """Success answers whose body is a ConnectorInfo."""
     return {code: {"model": ConnectorInfoBody, "description": description} for code in codes}
+
+
+class StateBody(BaseModel):
+    state: str
+    worker_id: str
+    trace: str | None = None
+
+
+class TaskStateBody(StateBody):
+    id: int
+    metrics: dict[str, Any] | None = None
+
+
+class ConnectorStateInfoBody(BaseModel):
+    """A connector's state and each of its tasks', by task id."""
+
+    name: str
+    connector: StateBody
+    tasks: list[TaskStateBody]
+    type: str
+
+
+class TaskInfoBody(BaseModel):
+    id: TaskIdBody
+    config: dict[str, str]
+
+
+class PluginInfoBody(BaseModel):
+    class_: str = Field(alias="class")
+    type: str
+    version: str | None = None
+
+
+class OffsetBody(BaseModel):
+    partition: dict[str, Any]
+    offset: dict[str, Any] | None
+
+
+class OffsetsBody(BaseModel):
+    offsets: list[OffsetBody]
+
+
+class MessageBody(BaseModel):
+    message: str
+
+
+def body(
+    model: Any, *codes: int, description: str = "Successful Response"
+) -> dict[int | str, dict[str, Any]]:
+    """Success answers whose body has `model`'s schema (declared only: the route builds the body)."""
+    return {code: {"model": model, "description": description} for code in codes}
 
 
 class WorkerHealth(BaseModel):

@@ -9,7 +9,14 @@ from fastapi.responses import JSONResponse
 
 from conveyor.herder.api import Herder
 from conveyor.rest.change_threads import on_change_threads
-from conveyor.rest.openapi import errors, no_body
+from conveyor.rest.openapi import (
+    ConnectorStateInfoBody,
+    TaskInfoBody,
+    TaskStateBody,
+    body,
+    errors,
+    no_body,
+)
 from conveyor.rest.query import query_bool
 
 TAG = "connectors"
@@ -18,11 +25,21 @@ TAG = "connectors"
 def connector_lifecycle_router(herder: Herder) -> APIRouter:
     router = APIRouter(prefix="/connectors/{connector:segment}", tags=[TAG], responses=errors(404, 500, 503))
 
-    @router.get("/status", summary="The state of a connector and of each of its tasks")
+    @router.get(
+        "/status",
+        summary="The state of a connector and of each of its tasks",
+        response_model=None,
+        responses=body(ConnectorStateInfoBody, 200),
+    )
     def connector_status(connector: str) -> dict[str, Any]:
         return herder.connector_status(connector).to_json()
 
-    @router.get("/tasks", summary="A connector's tasks and their configs")
+    @router.get(
+        "/tasks",
+        summary="A connector's tasks and their configs",
+        response_model=None,
+        responses=body(list[TaskInfoBody], 200),
+    )
     def task_configs(connector: str) -> list[dict[str, Any]]:
         return [task.to_json() for task in herder.task_configs(connector)]
 
@@ -35,7 +52,12 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
         tasks = herder.task_configs(connector)
         return {f"{task.id.connector}-{task.id.task}": dict(task.config) for task in tasks}
 
-    @router.get("/tasks/{task}/status", summary="The state of one task")
+    @router.get(
+        "/tasks/{task}/status",
+        summary="The state of one task",
+        response_model=None,
+        responses=body(TaskStateBody, 200),
+    )
     def task_status(connector: str, task: int) -> dict[str, Any]:
         return herder.task_status(connector, task).to_json()
 
@@ -55,7 +77,9 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
         summary="Restart a connector; with includeTasks or onlyFailed (KIP-745) answers what restarts",
         status_code=202,
         responses={
-            202: {"description": "Restart requested; the body shows what will restart"},
+            **body(
+                ConnectorStateInfoBody, 202, description="Restart requested; the body shows what will restart"
+            ),
             **no_body(204, "The connector restarted (neither includeTasks nor onlyFailed)"),
             **errors(409),
         },

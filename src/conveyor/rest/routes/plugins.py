@@ -10,7 +10,7 @@ from conveyor.herder.api import Herder
 from conveyor.rest.bodies import ConnectorConfig
 from conveyor.rest.connector_configs import CONNECTOR_CLASS_CONFIG, require_connector_class
 from conveyor.rest.errors import RestError
-from conveyor.rest.openapi import BODY_ERRORS, errors
+from conveyor.rest.openapi import BODY_ERRORS, PluginInfoBody, body, errors
 from conveyor.rest.query import query_bool
 
 TAG = "connector-plugins"
@@ -20,7 +20,12 @@ ALIAS_SUFFIX = "Connector"
 def plugins_router(herder: Herder) -> APIRouter:
     router = APIRouter(prefix="/connector-plugins", tags=[TAG], responses=errors(500))
 
-    @router.get("", summary="The plugins on this worker; all kinds with connectorsOnly=false")
+    @router.get(
+        "",
+        summary="The plugins on this worker; all kinds with connectorsOnly=false",
+        response_model=None,
+        responses=body(list[PluginInfoBody], 200),
+    )
     def list_plugins(
         connectors_only: Annotated[str | None, Query(alias="connectorsOnly")] = None,
     ) -> list[dict[str, Any]]:
