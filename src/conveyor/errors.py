@@ -13,6 +13,7 @@ re-exports these names and ``conveyor.data`` the root. Each package adds its own
     │   ├── PluginNotFoundError         conveyor.plugins
     │   └── ClassNotFound               conveyor.api.config
     ├── AlreadyExistsError          a connector of that name exists already
+    ├── NotReadyError               the worker cannot serve the request yet (it is still starting)
     ├── RetriableError              conveyor.api: a failure that may pass if retried
     ├── IllegalWorkerStateError     conveyor.api
     ├── DataError                   conveyor.data: a bad value, schema or serialized record
@@ -35,6 +36,7 @@ __all__ = [
     "ConfigError",
     "ConnectError",
     "NotFoundError",
+    "NotReadyError",
 ]
 
 _NO_VALUE: Any = object()
@@ -82,3 +84,7 @@ class NotFoundError(ConnectError):
 
 class AlreadyExistsError(ConnectError):
     """A connector with that name already exists (Kafka's ``AlreadyExistsException``)."""
+
+
+class NotReadyError(ConnectError):
+    """The worker cannot serve the request yet: it has not read its internal topics to the end."""

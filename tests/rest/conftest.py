@@ -7,6 +7,7 @@ slots are free for the next test.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -38,4 +39,4 @@ def client(served: httpx.Client) -> Iterator[httpx.Client]:
     """The REST client of this module's worker; the connectors a test creates are deleted after it."""
     yield served
     for name in served.get("/connectors").json():
-        served.delete(f"/connectors/{name}")
+        served.delete(f"/connectors/{quote(name, safe='')}")

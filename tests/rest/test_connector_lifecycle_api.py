@@ -7,6 +7,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from conveyor.herder.standalone import StandaloneHerder
+from conveyor.runtime.task_spec import TaskId
+
 from .connectors import create_connector, file_source_config, unique_name, wait_for_status
 
 
@@ -57,9 +60,19 @@ def test_an_unknown_task_is_a_404(client: httpx.Client, running: str) -> None:
     assert client.post(f"/connectors/{running}/tasks/7/restart").status_code == 404
 
 
-def test_a_negative_task_id_is_an_unknown_task(client: httpx.Client, running: str) -> None:
-    assert client.get(f"/connectors/{running}/tasks/-1/status").status_code == 404
-    assert client.post(f"/connectors/{running}/tasks/-1/restart").status_code == 404
+@pytest.mark.parametrize("task", ["-1", "-2", "1"])
+def test_a_task_id_outside_the_connectors_tasks_is_a_404(
+    client: httpx.Client, running: str, task: str
+) -> None:
+    assert client.get(f"/connectors/{running}/tasks/{task}/status").status_code == 404
+    assert client.post(f"/connectors/{running}/tasks/{task}/restart").status_code == 404
+
+
+def test_restarting_a_negative_task_id_starts_no_task(
+    client: httpx.Client, herder: StandaloneHerder, running: str
+) -> None:
+    client.post(f"/connectors/{running}/tasks/-1/restart")
+    assert herder.worker.tasks_of(running) == [TaskId(running, 0)]
 
 
 def test_restarting_a_task_answers_204(client: httpx.Client, running: str) -> None:

@@ -240,3 +240,32 @@ def test_creating_a_sink_with_an_uncompilable_topics_regex_and_a_dead_letter_que
     response = client.post("/connectors", json={"name": unique_name(), "config": config})
     assert response.status_code == 400, response.text
     assert "topics.regex" in response.json()["message"]
+
+
+def test_a_connector_whose_name_holds_a_slash_is_reached_with_an_encoded_slash(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    name = f"{unique_name()}/b"
+    created = client.post("/connectors", json={"name": name, "config": file_source_config(tmp_path)})
+    assert created.status_code == 201
+    path = f"/connectors/{name.replace('/', '%2F')}"
+    assert created.headers["Location"] == f"{client.base_url}{path}"
+    assert client.get(path).json()["name"] == name
+    assert client.get(f"{path}/status").json()["name"] == name
+    assert client.delete(path).status_code == 204
+    assert name not in client.get("/connectors").json()
+
+
+def test_a_connector_whose_name_holds_a_percent_sign_is_reached_with_it_encoded(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    name = f"{unique_name()}%2F"
+    create_connector(client, name, file_source_config(tmp_path))
+    assert client.get(f"/connectors/{name.replace('%', '%25')}/config").json()["name"] == name
+
+
+def test_a_name_with_a_control_character_is_refused(client: httpx.Client, tmp_path: Path) -> None:
+    response = client.post("/connectors", json={"name": "a\nb", "config": file_source_config(tmp_path)})
+    assert response.status_code == 400
+    assert "control" in response.json()["message"]
+    assert client.put("/connectors/a%0Ab/config", json=file_source_config(tmp_path)).status_code == 400

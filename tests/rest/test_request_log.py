@@ -49,3 +49,17 @@ def test_a_request_body_is_never_logged(
     web_records = [record for record in caplog.records if record.name.startswith(WEB_LOGGERS)]
     assert web_records
     assert not [record for record in web_records if secret in record.getMessage()]
+
+
+def test_the_path_is_logged_percent_encoded_so_it_cannot_forge_a_line(
+    client: httpx.Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    name = unique_name("missing")
+    forged = f"{name}%0A%5B2026-01-01%5D%20ERROR%20forged"
+    with caplog.at_level(logging.INFO, logger=REQUEST_LOGGER):
+        client.get(f"/connectors/{forged}/status?x=%0D")
+        lines = _request_lines(caplog, name)
+    assert lines == [lines[0]]
+    assert "\n" not in lines[0] and "\r" not in lines[0]
+    assert lines[0].startswith(f"GET /connectors/{forged}/status?x=%0D 404 ")
+    assert lines[0].endswith(f"connector={forged}")

@@ -9,6 +9,8 @@ import os
 import re
 import time
 
+from conveyor.log_lines import EscapeControlCharacters
+
 connector_context: contextvars.ContextVar[str | None] = contextvars.ContextVar("connector", default=None)
 
 _TASK_NAME = re.compile(r"(?:spark-job|reconfigure|conveyor-control)-(?P<connector>.+?)(?:-(?P<task>\d+))?$")
@@ -50,6 +52,7 @@ def configure_logging(level: str = "INFO", json_lines: bool | None = None) -> No
         json_lines = os.environ.get("CONVEYOR_LOG_FORMAT", "").lower() == "json"
     handler = logging.StreamHandler()
     handler.addFilter(ContextFilter())
+    handler.addFilter(EscapeControlCharacters())
     if json_lines:
         handler.setFormatter(JsonFormatter())
     else:

@@ -54,7 +54,8 @@ class StandaloneWorker:
     def start(self) -> StandaloneHerder:
         placeholder_id = self.config.advertised_worker_id(0)
         herder = StandaloneHerder(self.config, self.log, self.runner, placeholder_id)
-        self.server = RestServer(create_app(herder), self.config.listeners)
+        app = create_app(herder, max_request_bytes=self.config.rest_request_max_bytes)
+        self.server = RestServer(app, self.config.listeners)
         self.server.start()
         port = int(self.server.url.rsplit(":", 1)[1].rstrip("/"))
         herder.set_worker_id(self.config.advertised_worker_id(port))

@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from conveyor.api import SinkConnector, SourceConnector
-from conveyor.errors import AlreadyExistsError, BadRequestError, NotFoundError
+from conveyor.errors import AlreadyExistsError, BadRequestError, NotFoundError, NotReadyError
 from conveyor.herder.api import Herder
+from conveyor.herder.connector_locks import ConnectorLocks
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
@@ -48,6 +49,10 @@ log = logging.getLogger(__name__)
 
 OFFSETS_ALTERED = "The offsets for this connector have been altered successfully"
 OFFSETS_RESET = "The offsets for this connector have been reset successfully"
+NOT_READY = (
+    "Worker is still starting up: it has not read its internal topics to the end and started its "
+    "connectors yet. Retry once GET /health answers 200."
+)
 NOT_STOPPED = (
     "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
     "the specified connector by issuing a 'PUT' request to the '/connectors/{}/stop' endpoint"
@@ -65,7 +70,7 @@ class StandaloneHerder(Herder):
         self.offsets = OffsetStore(log_, config.offsets_topic, config.offsets_partitions)
         self.statuses = StatusStore(log_, config.status_topic, config.status_partitions)
         self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
-        self._lock = threading.RLock()
+        self._locks = ConnectorLocks()
         self._ready = threading.Event()
 
     # Lifecycle.
@@ -80,7 +85,8 @@ class StandaloneHerder(Herder):
         for name in snapshot.connectors():
             config = snapshot.connector_config(name)
             if config is not None:
-                self._start_connector_and_tasks(name, config, self._target(name))
+                with self._locks.holding(name):
+                    self._start_connector_and_tasks(name, config, self._target(name))
         self._ready.set()
 
     def stop(self) -> None:
@@ -110,7 +116,17 @@ class StandaloneHerder(Herder):
     def _target(self, name: str) -> TargetState:
         return TargetState(self.configs.snapshot().target_state(name))
 
+    def _has_task(self, name: str, task: int) -> bool:
+        """Whether `task` is one of the connector's task ids, 0 to its task count less one."""
+        return 0 <= task < self.configs.snapshot().task_count(name)
+
+    def _require_ready(self) -> None:
+        """A 503 until `start()` has read the internal topics and started the connectors."""
+        if not self._ready.is_set():
+            raise NotReadyError(NOT_READY)
+
     def _require(self, name: str) -> dict[str, str]:
+        self._require_ready()
         config = self.configs.snapshot().connector_config(name)
         if config is None:
             raise NotFoundError(f"Connector {name} not found")
@@ -156,7 +172,7 @@ class StandaloneHerder(Herder):
 
     def _on_reconfiguration_request(self, name: str) -> None:
         def reconfigure() -> None:
-            with self._lock:
+            with self._locks.holding(name):
                 config = self.configs.snapshot().connector_config(name)
                 if config is not None and self.worker.is_running(name):
                     self._reconfigure_tasks(name, config, self._target(name))
@@ -166,6 +182,7 @@ class StandaloneHerder(Herder):
     # Connectors.
 
     def connectors(self) -> list[str]:
+        self._require_ready()
         return sorted(self.configs.snapshot().connectors())
 
     def connector_info(self, name: str) -> ConnectorInfo:
@@ -186,7 +203,8 @@ class StandaloneHerder(Herder):
         self, name: str, config: Mapping[str, str], allow_replace: bool, initial_state: str | None = None
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
-        with self._lock:
+        self._require_ready()
+        with self._locks.holding(name):
             exists = self.configs.snapshot().contains(name)
             if exists and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
@@ -233,7 +251,7 @@ class StandaloneHerder(Herder):
         )
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
-        with self._lock:
+        with self._locks.holding(name):
             stored = self._require(name)
             config: dict[str, str] = dict(stored)
             for key, value in patch.items():
@@ -246,7 +264,7 @@ class StandaloneHerder(Herder):
             return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
-        with self._lock:
+        with self._locks.holding(name):
             self._require(name)
             self.worker.stop_tasks(self.worker.tasks_of(name))
             self.worker.stop_connector(name)
@@ -270,11 +288,9 @@ class StandaloneHerder(Herder):
 
     def task_status(self, name: str, task: int) -> TaskState:
         self._require(name)
-        status = self.statuses.task(name, task)
-        if status is None:
-            if not 0 <= task < self.configs.snapshot().task_count(name):
-                raise NotFoundError(f"No status found for task {name}-{task}")
-            status = Status(State.UNASSIGNED.value, self._worker_id)
+        if not self._has_task(name, task):
+            raise NotFoundError(f"No status found for task {name}-{task}")
+        status = self.statuses.task(name, task) or Status(State.UNASSIGNED.value, self._worker_id)
         metrics = self.worker.task_metrics(TaskId(name, task))
         return TaskState(status.state, status.worker_id, status.trace, id=task, metrics=_public(metrics))
 
@@ -286,7 +302,7 @@ class StandaloneHerder(Herder):
     # Restarts and target states.
 
     def restart_task(self, name: str, task: int) -> None:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require(name)
             task_configs = self.configs.snapshot().task_configs(name)
             if not 0 <= task < len(task_configs):
@@ -298,7 +314,7 @@ class StandaloneHerder(Herder):
                 self.worker.restart_task(task_id)
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require(name)
             status = self.connector_status(name)
             restart_connector = not only_failed or status.connector.state == State.FAILED.value
@@ -327,7 +343,7 @@ class StandaloneHerder(Herder):
             return ConnectorStateInfo(name, connector_state, restarting, status.type)
 
     def _set_target(self, name: str, target: TargetState) -> None:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require(name)
             previous = self._target(name)
             self.configs.put_target_state(name, target.value)
@@ -387,7 +403,7 @@ class StandaloneHerder(Herder):
         return config
 
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require_stopped(name)
             if not offsets:
                 raise BadRequestError("Partitions / offsets need to be provided for an alter offsets request")
@@ -395,7 +411,7 @@ class StandaloneHerder(Herder):
             return OFFSETS_ALTERED
 
     def reset_connector_offsets(self, name: str) -> str:
-        with self._lock:
+        with self._locks.holding(name):
             config = self._require_stopped(name)
             if self._type_of(config) is ConnectorType.SINK:
                 admin = self.log.admin()

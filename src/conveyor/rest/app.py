@@ -6,8 +6,11 @@ from fastapi import APIRouter, FastAPI
 
 from conveyor.herder.api import Herder
 from conveyor.rest import server_info
+from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
 from conveyor.rest.errors import install_error_handlers
 from conveyor.rest.logger_levels import LoggerLevels
+from conveyor.rest.openapi import install_openapi
+from conveyor.rest.path_segments import PathSegmentsMiddleware
 from conveyor.rest.request_log import RequestLogMiddleware
 from conveyor.rest.routes.connector_lifecycle import connector_lifecycle_router
 from conveyor.rest.routes.connectors import connectors_router
@@ -24,8 +27,12 @@ DESCRIPTION = (
 )
 
 
-def create_app(herder: Herder, *, admin_enabled: bool = True) -> FastAPI:
+def create_app(
+    herder: Herder, *, admin_enabled: bool = True, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+) -> FastAPI:
     """The REST app over `herder`; `/admin/*` is served only when `admin_enabled`.
+
+    A request body larger than `max_request_bytes` is answered 413 unread.
 
     Every endpoint is a plain function, so FastAPI runs its blocking herder call on a worker thread
     and a slow call never holds up the others.
@@ -34,6 +41,9 @@ def create_app(herder: Herder, *, admin_enabled: bool = True) -> FastAPI:
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
     install_error_handlers(app)
+    install_openapi(app)
+    app.add_middleware(PathSegmentsMiddleware)
+    app.add_middleware(RequestBodyLimitMiddleware, max_bytes=max_request_bytes)
     app.add_middleware(RequestLogMiddleware)
     return app
 

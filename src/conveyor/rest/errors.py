@@ -18,7 +18,14 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from conveyor.errors import AlreadyExistsError, BadRequestError, ConfigError, ConnectError, NotFoundError
+from conveyor.errors import (
+    AlreadyExistsError,
+    BadRequestError,
+    ConfigError,
+    ConnectError,
+    NotFoundError,
+    NotReadyError,
+)
 from conveyor.log import RebalanceInProgressError
 
 log = logging.getLogger(__name__)
@@ -31,6 +38,7 @@ STATUS_OF_ERROR: dict[type[ConnectError], int] = {
     NotFoundError: 404,
     AlreadyExistsError: 409,
     RebalanceInProgressError: 409,
+    NotReadyError: 503,
 }
 """The status of each kind of error; an error takes the entry of its nearest listed class, else 500."""
 

@@ -1,5 +1,6 @@
 """One log line per request: method, path, status, duration, and the connector named in the path.
 
+The path is logged as it was sent, percent-encoded, so no decoded character can break the line.
 Request bodies are never logged: connector configs may hold passwords.
 """
 
@@ -8,8 +9,11 @@ from __future__ import annotations
 import logging
 import re
 import time
+from urllib.parse import quote
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from conveyor.log_lines import escape_control_characters
 
 log = logging.getLogger("conveyor.rest.requests")
 
@@ -48,8 +52,9 @@ class RequestLogMiddleware:
 
     @staticmethod
     def _log(scope: Scope, status: int, elapsed_s: float) -> None:
-        path: str = scope.get("path", "")
-        query = scope.get("query_string", b"").decode("latin-1")
+        raw_path: bytes = scope.get("raw_path") or quote(scope.get("path", "")).encode()
+        path = escape_control_characters(raw_path.decode("latin-1"))
+        query = escape_control_characters(scope.get("query_string", b"").decode("latin-1"))
         target = f"{path}?{query}" if query else path
         connector = connector_in_path(path)
         suffix = f" connector={connector}" if connector is not None else ""

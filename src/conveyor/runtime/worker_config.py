@@ -112,6 +112,9 @@ def _worker_config_def() -> ConfigDef:
         .define("task.restart.backoff.max.ms", ConfigType.LONG, default=60000, validator=non_negative,
                 importance=low)
         .define("task.lease.ms", ConfigType.LONG, default=10000, validator=positive, importance=low)
+        .define("rest.request.max.bytes", ConfigType.INT, default=1024 * 1024, validator=positive,
+                importance=low, documentation="The largest request body the REST API accepts; a larger "
+                "one is answered 413.")
         .define("tasks.per.slot", ConfigType.INT, default=16, validator=positive, importance=low,
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
                 "process, once every slot runs a task.")
@@ -158,6 +161,7 @@ class WorkerConfig:
     task_lease_ms: int
     tasks_per_slot: int
     topic_tracking_enable: bool
+    rest_request_max_bytes: int
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -223,6 +227,7 @@ class WorkerConfig:
             task_restart_enabled=parsed["task.restart.enable"],
             task_restart_initial_ms=parsed["task.restart.backoff.initial.ms"],
             task_restart_max_ms=parsed["task.restart.backoff.max.ms"],
+            rest_request_max_bytes=parsed["rest.request.max.bytes"],
             task_lease_ms=parsed["task.lease.ms"],
             tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],

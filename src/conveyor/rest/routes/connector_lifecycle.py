@@ -8,19 +8,38 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
 from conveyor.herder.api import Herder
+from conveyor.rest.change_threads import on_change_threads
+from conveyor.rest.openapi import (
+    ConnectorStateInfoBody,
+    TaskInfoBody,
+    TaskStateBody,
+    body,
+    errors,
+    no_body,
+)
 from conveyor.rest.query import query_bool
 
 TAG = "connectors"
 
 
 def connector_lifecycle_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connectors/{connector}", tags=[TAG])
+    router = APIRouter(prefix="/connectors/{connector:segment}", tags=[TAG], responses=errors(404, 500, 503))
 
-    @router.get("/status", summary="The state of a connector and of each of its tasks")
+    @router.get(
+        "/status",
+        summary="The state of a connector and of each of its tasks",
+        response_model=None,
+        responses=body(ConnectorStateInfoBody, 200),
+    )
     def connector_status(connector: str) -> dict[str, Any]:
         return herder.connector_status(connector).to_json()
 
-    @router.get("/tasks", summary="A connector's tasks and their configs")
+    @router.get(
+        "/tasks",
+        summary="A connector's tasks and their configs",
+        response_model=None,
+        responses=body(list[TaskInfoBody], 200),
+    )
     def task_configs(connector: str) -> list[dict[str, Any]]:
         return [task.to_json() for task in herder.task_configs(connector)]
 
@@ -33,11 +52,22 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
         tasks = herder.task_configs(connector)
         return {f"{task.id.connector}-{task.id.task}": dict(task.config) for task in tasks}
 
-    @router.get("/tasks/{task}/status", summary="The state of one task")
+    @router.get(
+        "/tasks/{task}/status",
+        summary="The state of one task",
+        response_model=None,
+        responses=body(TaskStateBody, 200),
+    )
     def task_status(connector: str, task: int) -> dict[str, Any]:
         return herder.task_status(connector, task).to_json()
 
-    @router.post("/tasks/{task}/restart", status_code=204, summary="Restart one task")
+    @router.post(
+        "/tasks/{task}/restart",
+        status_code=204,
+        summary="Restart one task",
+        responses={**no_body(204, "Restarted"), **errors(409)},
+    )
+    @on_change_threads
     def restart_task(connector: str, task: int) -> Response:
         herder.restart_task(connector, task)
         return Response(status_code=204)
@@ -45,8 +75,16 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
     @router.post(
         "/restart",
         summary="Restart a connector; with includeTasks or onlyFailed (KIP-745) answers what restarts",
-        responses={202: {"description": "Restart requested; the body shows what will restart"}},
+        status_code=202,
+        responses={
+            **body(
+                ConnectorStateInfoBody, 202, description="Restart requested; the body shows what will restart"
+            ),
+            **no_body(204, "The connector restarted (neither includeTasks nor onlyFailed)"),
+            **errors(409),
+        },
     )
+    @on_change_threads
     def restart_connector(
         connector: str,
         include_tasks: Annotated[str | None, Query(alias="includeTasks", description="true or false")] = None,
@@ -59,17 +97,30 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
             return Response(status_code=204)
         return JSONResponse(status_code=202, content=state.to_json())
 
-    @router.put("/pause", status_code=202, summary="Pause a connector and its tasks (idempotent)")
+    @router.put(
+        "/pause",
+        status_code=202,
+        summary="Pause a connector and its tasks (idempotent)",
+        responses=no_body(202, "Pausing"),
+    )
+    @on_change_threads
     def pause_connector(connector: str) -> Response:
         herder.pause_connector(connector)
         return Response(status_code=202)
 
-    @router.put("/resume", status_code=202, summary="Resume a paused or stopped connector (idempotent)")
+    @router.put(
+        "/resume",
+        status_code=202,
+        summary="Resume a paused or stopped connector (idempotent)",
+        responses=no_body(202, "Resuming"),
+    )
+    @on_change_threads
     def resume_connector(connector: str) -> Response:
         herder.resume_connector(connector)
         return Response(status_code=202)
 
     @router.put("/stop", status_code=204, summary="Stop a connector and shut down its tasks (idempotent)")
+    @on_change_threads
     def stop_connector(connector: str) -> Response:
         herder.stop_connector(connector)
         return Response(status_code=204)

@@ -11,7 +11,9 @@ from fastapi.responses import JSONResponse
 from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.herder.api import Herder
 from conveyor.rest.bodies import ConfigPatch, ConnectorConfig, CreateConnectorRequest
+from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.connector_configs import connector_location, require_connector_class, with_connector_name
+from conveyor.rest.openapi import BODY_ERRORS, connector_info_body, errors
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +21,7 @@ TAG = "connectors"
 
 
 def connectors_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connectors", tags=[TAG])
+    router = APIRouter(prefix="/connectors", tags=[TAG], responses=errors(500, 503))
 
     @router.get("", summary="List connectors, optionally expanded with their status and/or info")
     def list_connectors(
@@ -29,7 +31,13 @@ def connectors_router(herder: Herder) -> APIRouter:
             return herder.connectors()
         return _expanded_connectors(herder, expand)
 
-    @router.post("", status_code=201, summary="Create a connector")
+    @router.post(
+        "",
+        status_code=201,
+        summary="Create a connector",
+        responses={**connector_info_body(201, description="Created"), **errors(*BODY_ERRORS, 409)},
+    )
+    @on_change_threads
     def create_connector(request: Request, body: CreateConnectorRequest) -> JSONResponse:
         name = (body.name or "").strip()
         if body.config is None:
@@ -44,24 +52,37 @@ def connectors_router(herder: Herder) -> APIRouter:
             headers={"Location": connector_location(str(request.base_url), name)},
         )
 
-    @router.get("/{connector}", summary="A connector's name, config, tasks and type")
+    @router.get(
+        "/{connector:segment}",
+        summary="A connector's name, config, tasks and type",
+        response_model=None,
+        responses={**connector_info_body(200), **errors(404)},
+    )
     def connector_info(connector: str) -> dict[str, Any]:
         return herder.connector_info(connector).to_json()
 
-    @router.delete("/{connector}", status_code=204, summary="Delete a connector")
+    @router.delete(
+        "/{connector:segment}", status_code=204, summary="Delete a connector", responses=errors(404)
+    )
+    @on_change_threads
     def delete_connector(connector: str) -> Response:
         herder.delete_connector(connector)
         return Response(status_code=204)
 
-    @router.get("/{connector}/config", summary="A connector's config")
+    @router.get("/{connector:segment}/config", summary="A connector's config", responses=errors(404))
     def connector_config(connector: str) -> dict[str, str]:
         return herder.connector_config(connector)
 
     @router.put(
-        "/{connector}/config",
+        "/{connector:segment}/config",
         summary="Create a connector (201) or replace its config (200)",
-        responses={201: {"description": "Created"}},
+        responses={
+            **connector_info_body(200, description="Replaced"),
+            **connector_info_body(201, description="Created"),
+            **errors(*BODY_ERRORS, 409),
+        },
     )
+    @on_change_threads
     def put_connector_config(
         request: Request, connector: str, config: Annotated[ConnectorConfig, Body()]
     ) -> JSONResponse:
@@ -76,7 +97,13 @@ def connectors_router(herder: Herder) -> APIRouter:
             headers={"Location": connector_location(str(request.base_url), connector)},
         )
 
-    @router.patch("/{connector}/config", summary="Merge keys into a connector's config; null removes a key")
+    @router.patch(
+        "/{connector:segment}/config",
+        summary="Merge keys into a connector's config; null removes a key",
+        response_model=None,
+        responses={**connector_info_body(200), **errors(*BODY_ERRORS, 404)},
+    )
+    @on_change_threads
     def patch_connector_config(connector: str, patch: Annotated[ConfigPatch, Body()]) -> dict[str, Any]:
         return herder.patch_connector_config(connector, patch).to_json()
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.rest.bodies import LoggerLevelRequest
 from conveyor.rest.logger_levels import LoggerLevels, is_valid_level
+from conveyor.rest.openapi import BODY_ERRORS, errors
 
 log = logging.getLogger(__name__)
 
@@ -17,20 +18,24 @@ TAG = "admin"
 
 
 def loggers_router(levels: LoggerLevels) -> APIRouter:
-    router = APIRouter(prefix="/admin/loggers", tags=[TAG])
+    router = APIRouter(prefix="/admin/loggers", tags=[TAG], responses=errors(500))
 
     @router.get("", summary="Every logger whose level is not OFF, with its level and last change")
     def all_levels() -> dict[str, Any]:
         return {name: level.to_json() for name, level in levels.all_levels().items()}
 
-    @router.get("/{name}", summary="One logger's level and last change")
+    @router.get("/{name:segment}", summary="One logger's level and last change", responses=errors(404))
     def logger_level(name: str) -> dict[str, Any]:
         level = levels.level(name)
         if level is None:
             raise NotFoundError(f"Logger {name} not found.")
         return level.to_json()
 
-    @router.put("/{name}", summary="Set a logger and every logger below it to a level; answers those changed")
+    @router.put(
+        "/{name:segment}",
+        summary="Set a logger and every logger below it to a level; answers those changed",
+        responses=errors(*BODY_ERRORS, 404),
+    )
     def set_level(
         name: str,
         body: LoggerLevelRequest | None = None,

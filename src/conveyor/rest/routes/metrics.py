@@ -14,6 +14,7 @@ from fastapi.responses import PlainTextResponse
 
 from conveyor.errors import NotFoundError
 from conveyor.herder.api import Herder
+from conveyor.rest.openapi import errors
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _INVALID = re.compile(r"[^a-zA-Z0-9_]")
@@ -53,7 +54,7 @@ def exposition(herder: Herder) -> str:
 
 
 def metrics_router(herder: Herder) -> APIRouter:
-    router = APIRouter(tags=["worker"])
+    router = APIRouter(tags=["worker"], responses=errors(500, 503))
 
     @router.get(
         "/metrics",

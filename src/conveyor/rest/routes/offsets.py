@@ -10,6 +10,8 @@ from conveyor.errors import BadRequestError
 from conveyor.herder.api import Herder
 from conveyor.herder.entities import ConnectorOffset
 from conveyor.rest.bodies import ConnectorOffsetsRequest
+from conveyor.rest.change_threads import on_change_threads
+from conveyor.rest.openapi import BODY_ERRORS, MessageBody, OffsetsBody, body, errors
 
 TAG = "offsets"
 NO_OFFSETS_MESSAGE = "Partitions / offsets need to be provided for an alter offsets request"
@@ -17,19 +19,38 @@ NO_PARTITION_MESSAGE = "The partition for a connector offset cannot be null or m
 
 
 def offsets_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connectors/{connector}/offsets", tags=[TAG])
+    router = APIRouter(
+        prefix="/connectors/{connector:segment}/offsets", tags=[TAG], responses=errors(404, 500, 503)
+    )
 
-    @router.get("", summary="The offsets a connector has committed")
+    @router.get(
+        "",
+        summary="The offsets a connector has committed",
+        response_model=None,
+        responses=body(OffsetsBody, 200),
+    )
     def connector_offsets(connector: str) -> dict[str, Any]:
         return {"offsets": [offset.to_json() for offset in herder.connector_offsets(connector)]}
 
-    @router.patch("", summary="Alter the offsets of a stopped connector; a null offset resets its partition")
+    @router.patch(
+        "",
+        summary="Alter the offsets of a stopped connector; a null offset resets its partition",
+        response_model=None,
+        responses={**body(MessageBody, 200), **errors(*BODY_ERRORS)},
+    )
+    @on_change_threads
     def alter_connector_offsets(
         connector: str, body: ConnectorOffsetsRequest | None = None
     ) -> dict[str, str]:
         return {"message": herder.alter_connector_offsets(connector, _requested_offsets(body))}
 
-    @router.delete("", summary="Reset every offset of a stopped connector")
+    @router.delete(
+        "",
+        summary="Reset every offset of a stopped connector",
+        response_model=None,
+        responses={**body(MessageBody, 200), **errors(400)},
+    )
+    @on_change_threads
     def reset_connector_offsets(connector: str) -> dict[str, str]:
         return {"message": herder.reset_connector_offsets(connector)}
 

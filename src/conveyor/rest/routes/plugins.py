@@ -10,6 +10,7 @@ from conveyor.errors import BadRequestError
 from conveyor.herder.api import Herder
 from conveyor.rest.bodies import ConnectorConfig
 from conveyor.rest.connector_configs import CONNECTOR_CLASS_CONFIG, require_connector_class
+from conveyor.rest.openapi import BODY_ERRORS, PluginInfoBody, body, errors
 from conveyor.rest.query import query_bool
 
 TAG = "connector-plugins"
@@ -17,22 +18,30 @@ ALIAS_SUFFIX = "Connector"
 
 
 def plugins_router(herder: Herder) -> APIRouter:
-    router = APIRouter(prefix="/connector-plugins", tags=[TAG])
+    router = APIRouter(prefix="/connector-plugins", tags=[TAG], responses=errors(500))
 
-    @router.get("", summary="The plugins on this worker; all kinds with connectorsOnly=false")
+    @router.get(
+        "",
+        summary="The plugins on this worker; all kinds with connectorsOnly=false",
+        response_model=None,
+        responses=body(list[PluginInfoBody], 200),
+    )
     def list_plugins(
         connectors_only: Annotated[str | None, Query(alias="connectorsOnly")] = None,
     ) -> list[dict[str, Any]]:
         plugins = herder.plugins(connectors_only=query_bool(connectors_only, default=True))
         return [plugin.to_json() for plugin in plugins]
 
-    @router.get("/{plugin}/config", summary="The config keys a plugin accepts")
+    @router.get(
+        "/{plugin:segment}/config", summary="The config keys a plugin accepts", responses=errors(400, 404)
+    )
     def plugin_config(plugin: str) -> list[dict[str, Any]]:
         return herder.plugin_config(plugin)
 
     @router.put(
-        "/{plugin}/config/validate",
+        "/{plugin:segment}/config/validate",
         summary="Validate a connector config; always 200, with error_count and each value's errors",
+        responses=errors(*BODY_ERRORS, 404),
     )
     def validate_config(plugin: str, config: Annotated[ConnectorConfig, Body()]) -> dict[str, Any]:
         require_connector_class(config)

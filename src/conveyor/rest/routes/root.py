@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from conveyor.herder.api import Herder
 from conveyor.rest import server_info
+from conveyor.rest.openapi import WorkerHealth, errors
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +20,7 @@ UNHEALTHY_MESSAGE = "Worker was unable to handle this request and may be unable 
 
 
 def root_router(herder: Herder) -> APIRouter:
-    router = APIRouter(tags=["worker"])
+    router = APIRouter(tags=["worker"], responses=errors(500))
 
     @router.get("/", summary="Version, commit and log cluster id of this worker")
     def server_information() -> dict[str, Any]:
@@ -32,7 +33,11 @@ def root_router(herder: Herder) -> APIRouter:
     @router.get(
         "/health",
         summary="Whether the worker has started and can serve requests",
-        responses={503: {"description": "Still starting"}, 500: {"description": "Unhealthy"}},
+        response_model=WorkerHealth,
+        responses={
+            503: {"model": WorkerHealth, "description": "Still starting"},
+            500: {"model": WorkerHealth, "description": "Unhealthy"},
+        },
     )
     def health() -> JSONResponse:
         try:
