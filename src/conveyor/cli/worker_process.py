@@ -17,7 +17,7 @@ from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_runner import SparkTaskRunner
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 def read_connector_file(path: Path) -> tuple[str, dict[str, str]]:
     """A connector's name and config from a `.properties` file or a JSON file (`{"name", "config"}`)."""
@@ -40,7 +40,7 @@ class StandaloneWorker:
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
         for warning in config.warnings:
-            log.warning(warning)
+            logger.warning(warning)
         self.log: Log = open_log(config.log_url)
         spark = get_or_create_session(config.spark_master, "conveyor-worker", config.spark_conf())
         self.runner = SparkTaskRunner(
@@ -61,7 +61,7 @@ class StandaloneWorker:
         herder.set_worker_id(self.config.advertised_worker_id(port))
         herder.start()
         self.herder = herder
-        log.info("Conveyor worker %s serving the REST API at %s", herder.worker_id, self.server.url)
+        logger.info("Conveyor worker %s serving the REST API at %s", herder.worker_id, self.server.url)
         return herder
 
     @property

@@ -45,7 +45,7 @@ from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 OFFSETS_ALTERED = "The offsets for this connector have been altered successfully"
 OFFSETS_RESET = "The offsets for this connector have been reset successfully"
@@ -62,13 +62,13 @@ NOT_STOPPED = (
 class StandaloneHerder(Herder):
     """Serves every REST operation for the connectors of a single worker."""
 
-    def __init__(self, config: WorkerConfig, log_: Log, runner: TaskRunner, worker_id: str) -> None:
+    def __init__(self, config: WorkerConfig, log: Log, runner: TaskRunner, worker_id: str) -> None:
         self.config = config
-        self.log = log_
+        self.log = log
         self._worker_id = worker_id
-        self.configs = ConfigStore(log_, config.configs_topic)
-        self.offsets = OffsetStore(log_, config.offsets_topic, config.offsets_partitions)
-        self.statuses = StatusStore(log_, config.status_topic, config.status_partitions)
+        self.configs = ConfigStore(log, config.configs_topic)
+        self.offsets = OffsetStore(log, config.offsets_topic, config.offsets_partitions)
+        self.statuses = StatusStore(log, config.status_topic, config.status_partitions)
         self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
         self._locks = ConnectorLocks()
         self._ready = threading.Event()
@@ -81,7 +81,7 @@ class StandaloneHerder(Herder):
         self.offsets.start()
         self.statuses.start()
         snapshot = self.configs.snapshot()
-        log.info("Starting connectors and tasks using config offset %s", snapshot.offset)
+        logger.info("Starting connectors and tasks using config offset %s", snapshot.offset)
         for name in snapshot.connectors():
             config = snapshot.connector_config(name)
             if config is not None:

@@ -6,13 +6,14 @@ import contextlib
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from conveyor.errors import ConnectError
 from conveyor.rest.errors import error_response
 
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 """1 MiB, the largest record Kafka's config topic takes by default: no bigger config could be stored."""
 
 
-class _BodyTooLarge(Exception):
+class _BodyTooLarge(ConnectError):
     """Stops the app reading; whatever it answers then (FastAPI makes it a 400) is replaced by the 413."""
 
 

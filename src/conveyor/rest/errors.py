@@ -28,7 +28,7 @@ from conveyor.errors import (
 )
 from conveyor.log import RebalanceInProgressError
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 INTERNAL_SERVER_ERROR = 500
 
@@ -68,7 +68,7 @@ async def _connect_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ConnectError)
     status = status_of(exc)
     if status >= INTERNAL_SERVER_ERROR:
-        log.error("Error in REST call to %s", request.url.path, exc_info=exc)
+        logger.error("Error in REST call to %s", request.url.path, exc_info=exc)
     return error_response(status, str(exc) or type(exc).__name__)
 
 
@@ -136,7 +136,7 @@ class UnexpectedErrorMiddleware:
         try:
             await self.app(scope, receive, send_tracking_start)
         except Exception as exc:
-            log.error("Uncaught exception in REST call to %s", scope.get("path"), exc_info=exc)
+            logger.error("Uncaught exception in REST call to %s", scope.get("path"), exc_info=exc)
             if response_started:
                 raise
             await error_response(500, str(exc) or type(exc).__name__)(scope, receive, send)

@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from conveyor.log_lines import escape_control_characters
 
-log = logging.getLogger("conveyor.rest.requests")
+logger = logging.getLogger("conveyor.rest.requests")
 
 _CONNECTOR_IN_PATH = re.compile(r"^/connectors/([^/]+)")
 
@@ -58,4 +58,4 @@ class RequestLogMiddleware:
         target = f"{path}?{query}" if query else path
         connector = connector_in_path(path)
         suffix = f" connector={connector}" if connector is not None else ""
-        log.info("%s %s %d %.0fms%s", scope.get("method"), target, status, elapsed_s * 1000, suffix)
+        logger.info("%s %s %d %.0fms%s", scope.get("method"), target, status, elapsed_s * 1000, suffix)

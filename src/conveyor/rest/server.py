@@ -12,7 +12,7 @@ from fastapi import FastAPI
 
 from conveyor.rest.listeners import DEFAULT_LISTENERS, Listener, parse_listeners
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 30.0
@@ -62,7 +62,7 @@ class RestServer:
         )
         self._thread.start()
         self._wait_until_started(server, self._thread)
-        log.info("REST server listening at %s", self.url)
+        logger.info("REST server listening at %s", self.url)
 
     def stop(self) -> None:
         """Stop accepting requests, let running ones finish (up to a grace period), and close the sockets."""
@@ -72,7 +72,7 @@ class RestServer:
         self._thread.join(STOP_TIMEOUT_S)
         self._close_sockets()
         if self._thread.is_alive():
-            log.warning("REST server thread did not stop within %.0f s", STOP_TIMEOUT_S)
+            logger.warning("REST server thread did not stop within %.0f s", STOP_TIMEOUT_S)
         self._server = None
         self._thread = None
 

@@ -21,7 +21,7 @@ from conveyor.log import Log, Producer
 from conveyor.runtime.connector_config import ErrorSettings, ToleranceType
 from conveyor.runtime.topics import TopicCreator
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -153,7 +153,7 @@ class ErrorHandler:
             )
             if self.policy.log_include_messages:
                 message += f" with {record.description}"
-            log.error(message, exc_info=exc)
+            logger.error(message, exc_info=exc)
         if self._dlq is None:
             return
         if self._topics is not None:

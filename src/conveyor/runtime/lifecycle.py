@@ -12,7 +12,7 @@ from conveyor.log.api import Closeable
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 TaskT = TypeVar("TaskT", bound=Task)
 
@@ -63,7 +63,7 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
                 if first_error is None and raise_errors:
                     first_error = error
                 else:
-                    log.error("Releasing task %s failed", self.spec.id, exc_info=error)
+                    logger.error("Releasing task %s failed", self.spec.id, exc_info=error)
         if first_error is not None:
             raise first_error
 

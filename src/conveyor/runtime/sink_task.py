@@ -34,7 +34,7 @@ from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 MAX_POLL_WAIT_S = 0.2
 TOPIC_REFRESH_S = 2.0
@@ -117,10 +117,10 @@ class RuntimeSinkTaskContext(SinkTaskContext):
 class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
     """Runs one sink task until its control says stop; raises when the task fails."""
 
-    def __init__(self, spec: TaskSpec, control: TaskControl, log_: Log, task: SinkTask) -> None:
+    def __init__(self, spec: TaskSpec, control: TaskControl, log: Log, task: SinkTask) -> None:
         self.spec = spec
         self.control = control
-        self.log = log_
+        self.log = log
         self.task = task
         config, worker = spec.connector_config, spec.worker_config
         self.connector = spec.id.connector
@@ -134,7 +134,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self.connector,
             spec.id.task,
             self.log.producer(),
-            TopicCreator(log_, config),
+            TopicCreator(log, config),
         )
         self.pipeline = RecordPipeline.for_connector(config, worker, self.errors)
         policy = self.errors.policy
@@ -235,7 +235,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         try:
             self.task.put(records)
         except RetriableError as exc:
-            log.warning("%s-%d: put failed and will be retried: %s", self.connector, self.task_index, exc)
+            logger.warning("%s-%d: put failed and will be retried: %s", self.connector, self.task_index, exc)
             # The positions stay where they were until a put succeeds: a commit meanwhile must not
             # cover records the task has not taken (Kafka advances its current offsets only then).
             self.redeliver, self.redeliver_advances = list(records), dict(advanced)
@@ -279,11 +279,11 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             offsets = self.task.pre_commit(dict(requested))
         except Exception as exc:
             if closing:
-                log.warning(
+                logger.warning(
                     "%s-%d: pre_commit failed while closing: %s", self.connector, self.task_index, exc
                 )
                 return
-            log.error(
+            logger.error(
                 "%s-%d: pre_commit failed; rewinding to the last committed offsets",
                 self.connector,
                 self.task_index,

@@ -34,7 +34,7 @@ from conveyor.runtime.topics import TopicCreator
 from conveyor.runtime.transactions import TransactionRequests
 from conveyor.storage import OffsetStore, StoreOffsetStorageReader
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 PAUSED_WAIT_S = 0.1
 
@@ -64,10 +64,10 @@ def _partition_key(partition: Mapping[str, Any]) -> str:
 class SourceTaskLoop(TaskLoop[SourceTask]):
     """Runs one source task until its control says stop; raises when the task fails."""
 
-    def __init__(self, spec: TaskSpec, control: TaskControl, log_: Log, task: SourceTask) -> None:
+    def __init__(self, spec: TaskSpec, control: TaskControl, log: Log, task: SourceTask) -> None:
         self.spec = spec
         self.control = control
-        self.log = log_
+        self.log = log
         self.task = task
         config, worker = spec.connector_config, spec.worker_config
         self.connector = spec.id.connector
@@ -80,9 +80,9 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             interval_ms if interval_ms is not None else worker.offset_flush_interval_ms
         ) / 1000
         self.offsets_topic = transactions.offsets_topic or worker.offsets_topic
-        self.offsets = OffsetStore(log_, self.offsets_topic, partitions=worker.offsets_partitions)
+        self.offsets = OffsetStore(log, self.offsets_topic, partitions=worker.offsets_partitions)
         self.producer: Producer = self._create_producer()
-        self.topics = TopicCreator(log_, config)
+        self.topics = TopicCreator(log, config)
         self.errors = ErrorHandler(
             ErrorPolicy.from_connector_config(config),
             self.connector,
@@ -261,7 +261,9 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         """Discard the open transaction's records, but still commit the offsets they advanced (KIP-618):
         the task asked for those records to be dropped, and without the offsets it would poll them again."""
         if not self.transaction_open:
-            log.warning("Ignoring request by task to abort transaction as the current transaction is empty")
+            logger.warning(
+                "Ignoring request by task to abort transaction as the current transaction is empty"
+            )
             return
         self.producer.abort_transaction()
         self.transaction_open = False

@@ -12,7 +12,7 @@ from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
 from conveyor.runtime.task_spec import TaskSpec
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 TASK_CLASS_CONFIG = "task.class"
 
@@ -21,10 +21,10 @@ def run_task(spec: TaskSpec, control: TaskControl) -> None:
     """Run one task incarnation until its control says stop; raises if the task fails."""
     task_class = import_dotted_class(spec.task_config[TASK_CLASS_CONFIG])
     task = task_class()
-    with open_log(spec.worker_config.log_url) as log_:
+    with open_log(spec.worker_config.log_url) as log:
         if isinstance(task, SourceTask):
-            SourceTaskLoop(spec, control, log_, task).run()
+            SourceTaskLoop(spec, control, log, task).run()
         elif isinstance(task, SinkTask):
-            SinkTaskLoop(spec, control, log_, task).run()
+            SinkTaskLoop(spec, control, log, task).run()
         else:
             raise TypeError(f"{spec.task_config[TASK_CLASS_CONFIG]} is neither a SourceTask nor a SinkTask")

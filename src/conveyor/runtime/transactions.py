@@ -7,7 +7,7 @@ import logging
 from conveyor.api import TransactionContext
 from conveyor.data import ConnectError, SourceRecord
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 
 class TransactionRequests(TransactionContext):

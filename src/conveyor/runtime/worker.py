@@ -30,7 +30,7 @@ from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 MONITOR_INTERVAL_S = 0.25
 HEALTHY_RUN_RESETS_BACKOFF_S = 60.0
@@ -128,7 +128,7 @@ class Worker:
                 connector.initialize(WorkerConnectorContext(self, name))
                 connector.start(resolved)
             except Exception as exc:
-                log.error("Failed to start connector %s", name, exc_info=exc)
+                logger.error("Failed to start connector %s", name, exc_info=exc)
                 self._put_connector_status(name, State.FAILED, _trace(exc))
                 return False
             self._connectors[name] = connector
@@ -170,7 +170,7 @@ class Worker:
             try:
                 connector.stop()
             except Exception as exc:
-                log.error("Connector %s failed to stop cleanly", name, exc_info=exc)
+                logger.error("Connector %s failed to stop cleanly", name, exc_info=exc)
 
     def set_connector_target(self, name: str, target: TargetState) -> None:
         with self._lock:
@@ -223,7 +223,7 @@ class Worker:
                 self.config,
             )
         except Exception as exc:
-            log.error("Failed to start task %s", task, exc_info=exc)
+            logger.error("Failed to start task %s", task, exc_info=exc)
             self._put_task_status(task, State.FAILED, _trace(exc))
             return None
 
@@ -241,7 +241,7 @@ class Worker:
             running.restart_timer.cancel()
         timeout = self.config.graceful_shutdown_timeout_ms / 1000
         if not self.runner.stop(task, timeout):
-            log.warning("Graceful stop of task %s failed; its Spark job was cancelled", task)
+            logger.warning("Graceful stop of task %s failed; its Spark job was cancelled", task)
 
     def stop_tasks(self, tasks: list[TaskId]) -> None:
         """Stop several tasks at once: ask them all first, then wait."""
@@ -271,7 +271,7 @@ class Worker:
                 if current:
                     self._tasks.pop(spec.id, None)
                 return
-            log.error("Task %s failed: %s", spec.id, outcome.error)
+            logger.error("Task %s failed: %s", spec.id, outcome.error)
             if not current or running is None:
                 return
             running.state = State.FAILED
@@ -284,7 +284,7 @@ class Worker:
                 self.config.task_restart_initial_ms * 2**running.failures, self.config.task_restart_max_ms
             )
             running.failures += 1
-            log.info("Restarting task %s in %d ms (failure %d)", spec.id, delay_ms, running.failures)
+            logger.info("Restarting task %s in %d ms (failure %d)", spec.id, delay_ms, running.failures)
             timer = threading.Timer(delay_ms / 1000, self._restart_failed, args=(spec.id, spec.attempt))
             timer.daemon = True
             running.restart_timer = timer
@@ -322,7 +322,7 @@ class Worker:
 
     def _on_task_unplaced(self, spec: TaskSpec, reason: str) -> None:
         """Say why a task does not run: in the log, and in its status's trace."""
-        log.warning("Task %s is not running: %s", spec.id, reason)
+        logger.warning("Task %s is not running: %s", spec.id, reason)
         with self._lock:
             running = self._tasks.get(spec.id)
             if running is not None and running.spec.attempt == spec.attempt:
@@ -359,7 +359,7 @@ class Worker:
                         if self._tasks.get(running.spec.id) is running:
                             self._take_reported_state(running, reported)
                 except Exception:
-                    log.exception("Could not publish the state of task %s; will retry", running.spec.id)
+                    logger.exception("Could not publish the state of task %s; will retry", running.spec.id)
 
     def _take_reported_state(self, running: RunningTask, reported: object) -> None:
         if reported not in ("RUNNING", "PAUSED") or running.state is State.FAILED:

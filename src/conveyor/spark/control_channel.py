@@ -24,7 +24,7 @@ from typing import Any
 
 from conveyor.runtime.control import TargetState, TaskControl
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 FINISH_TIMEOUT_S = 5.0
 """How long a closing task waits for its worker to take its last report."""
@@ -198,13 +198,13 @@ class ControlServer:
             try:
                 self._on_state_report(task, attempt, str(reported))
             except Exception:
-                log.exception("Could not take the state task %s reported", task)
+                logger.exception("Could not take the state task %s reported", task)
         outcome = message.get("outcome")
         if isinstance(outcome, Mapping):
             try:
                 self._on_task_end(task, attempt, outcome)
             except Exception:
-                log.exception("Could not take the outcome of task %s", task)
+                logger.exception("Could not take the outcome of task %s", task)
         return reply
 
     def _on_host_hello(self, host: str, peer: _Peer) -> None:
@@ -213,7 +213,7 @@ class ControlServer:
         try:
             self._on_host(host)
         except Exception:
-            log.exception("Could not hand task host %s its tasks", host)
+            logger.exception("Could not hand task host %s its tasks", host)
 
     def _forget_peer(self, peer: _Peer) -> None:
         with self._lock:
@@ -336,7 +336,7 @@ class RemoteTaskControl(TaskControl):
                 link.send(message)
                 sent = True
             except OSError as exc:
-                log.debug("control channel to %s: %s", self._address, exc)
+                logger.debug("control channel to %s: %s", self._address, exc)
                 if link is not None:
                     link.close()
                 link = None
@@ -369,7 +369,7 @@ class RemoteTaskControl(TaskControl):
                 if changed:
                     self._notify_change()
         except (OSError, ValueError, KeyError) as exc:
-            log.debug("control channel to %s: %s", self._address, exc)
+            logger.debug("control channel to %s: %s", self._address, exc)
         finally:
             link.broken.set()
             self._send_now.set()

@@ -23,7 +23,7 @@ from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.control_channel import ControlServer
 from conveyor.spark.task_partition import HostLaunch, run_task_host, spec_message
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 DEFAULT_TASKS_PER_SLOT = 16
 
@@ -232,12 +232,12 @@ class TaskJobRunner(TaskRunner):
                 self._hosts.remove(host)
         self._control.forget(str(task))
         if alone and host is not None:
-            log.warning("task %s did not stop within %.1f s; cancelling its Spark job", task, timeout_s)
+            logger.warning("task %s did not stop within %.1f s; cancelling its Spark job", task, timeout_s)
             self._spark.sparkContext.cancelJobGroup(host.job_group)
             if host.thread is not None:
                 host.thread.join(timeout_s)
         else:
-            log.warning("task %s did not stop within %.1f s; abandoning its thread", task, timeout_s)
+            logger.warning("task %s did not stop within %.1f s; abandoning its thread", task, timeout_s)
         self._end(placed, TaskOutcome(True, f"Task {task} did not stop within {timeout_s:.1f} s"))
         return False
 

@@ -29,7 +29,7 @@ from conveyor.runtime.task_entry import run_task
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.spark.control_channel import RemoteTaskControl
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -88,11 +88,13 @@ class TaskHost:
                     break
                 lost_since = None
             except (OSError, ValueError, KeyError) as exc:
-                log.debug("task host %s: %s", self._launch.host, exc)
+                logger.debug("task host %s: %s", self._launch.host, exc)
             now = time.monotonic()
             lost_since = lost_since or now
             if now - lost_since > self._launch.lease_s:
-                log.warning("task host %s lost its worker; its tasks stop by their leases", self._launch.host)
+                logger.warning(
+                    "task host %s lost its worker; its tasks stop by their leases", self._launch.host
+                )
                 break
             time.sleep(min(self._launch.heartbeat_s, 1.0))
         for thread in self._threads:

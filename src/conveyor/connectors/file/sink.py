@@ -13,7 +13,7 @@ from conveyor.api import ConfigDef, ConnectError, SinkConnector, SinkTask, Task,
 from conveyor.connectors.file.config import FILE_CONFIG, SINK_CONFIG_DEF
 from conveyor.data import SinkRecord
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 
 class FileStreamSinkConnector(SinkConnector):
@@ -80,7 +80,7 @@ class FileStreamSinkTask(SinkTask):
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         output = self._require_output()
-        log.debug("Flushing output stream for %s", self._filename or "stdout")
+        logger.debug("Flushing output stream for %s", self._filename or "stdout")
         output.flush()
         if self._filename is not None:
             os.fsync(output.fileno())

@@ -33,7 +33,7 @@ from conveyor.connectors.file.lines import LineBuffer
 from conveyor.connectors.source_keys import TOPIC_CONFIG
 from conveyor.data import STRING_SCHEMA, SourceRecord
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 READ_CHUNK_BYTES = 64 * 1024
 
@@ -154,7 +154,7 @@ class FileStreamSourceTask(SourceTask):
             with self._lock:
                 records = self._read_records()
         except (OSError, ValueError):
-            log.debug("The input of %s was closed while reading", self._display_name())
+            logger.debug("The input of %s was closed while reading", self._display_name())
             return None
         if not records:
             self._stopping.wait(self.idle_wait_seconds)
@@ -174,7 +174,7 @@ class FileStreamSourceTask(SourceTask):
         try:
             stream = open(self._filename, "rb", buffering=0)  # noqa: SIM115 - held open until stop()
         except FileNotFoundError:
-            log.warning("Couldn't find file %s, waiting for it to be created", self._filename)
+            logger.warning("Couldn't find file %s, waiting for it to be created", self._filename)
             return False
         position = self._committed_position()
         stream.seek(position)
@@ -182,7 +182,7 @@ class FileStreamSourceTask(SourceTask):
             self._stream = stream
             self._lines = LineBuffer(position)
             self._tracks_position = True
-        log.debug("Opened %s for reading at position %d", self._filename, position)
+        logger.debug("Opened %s for reading at position %d", self._filename, position)
         return True
 
     def _committed_position(self) -> int:

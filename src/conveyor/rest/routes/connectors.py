@@ -15,7 +15,7 @@ from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.connector_configs import connector_location, require_connector_class, with_connector_name
 from conveyor.rest.openapi import BODY_ERRORS, connector_info_body, errors
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 TAG = "connectors"
 
@@ -122,8 +122,8 @@ def _expanded_connectors(herder: Herder, expansions: list[str]) -> dict[str, dic
                 elif expansion == "info":
                     views["info"] = herder.connector_info(name).to_json()
                 else:
-                    log.info("Ignoring unknown expansion type %s", expansion)
+                    logger.info("Ignoring unknown expansion type %s", expansion)
             expanded[name] = views
         except NotFoundError:
-            log.debug("Connector %s disappeared while listing connectors", name)
+            logger.debug("Connector %s disappeared while listing connectors", name)
     return expanded

@@ -12,7 +12,7 @@ from conveyor.rest.bodies import LoggerLevelRequest
 from conveyor.rest.logger_levels import LoggerLevels, is_valid_level
 from conveyor.rest.openapi import BODY_ERRORS, errors
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 TAG = "admin"
 
@@ -46,7 +46,7 @@ def loggers_router(levels: LoggerLevels) -> APIRouter:
         if not is_valid_level(body.level):
             raise NotFoundError(f"invalid log level '{body.level}'.")
         if scope is not None and scope.lower() == "cluster":
-            log.info("Cluster-scoped logging is not supported yet; setting %s on this worker only", name)
+            logger.info("Cluster-scoped logging is not supported yet; setting %s on this worker only", name)
         return levels.set_level(name, body.level)
 
     return router

@@ -12,7 +12,7 @@ from conveyor.herder.api import Herder
 from conveyor.rest import server_info
 from conveyor.rest.openapi import WorkerHealth, errors
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 HEALTHY_MESSAGE = "Worker has completed startup and is ready to handle requests."
 STARTING_MESSAGE = "Worker is still starting up."
@@ -43,7 +43,7 @@ def root_router(herder: Herder) -> APIRouter:
         try:
             ready = herder.ready()
         except Exception:
-            log.exception("Health check failed")
+            logger.exception("Health check failed")
             return _worker_status(500, "unhealthy", UNHEALTHY_MESSAGE)
         if not ready:
             return _worker_status(503, "starting", STARTING_MESSAGE)

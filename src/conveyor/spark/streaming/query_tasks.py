@@ -38,7 +38,7 @@ from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.spark.datasource.options import Subscription
 from conveyor.spark.streaming.progress import BatchProgress, batches_after, commit_to_group, lag
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 STREAMING_QUERY_ATTRIBUTE: Final = "STREAMING_QUERY"
 """The attribute of a task class naming its query builder; its presence makes the task a query."""
@@ -147,8 +147,8 @@ class _QueryTask:
             self._previous = None
         outcome = TaskOutcome.stopped()
         try:
-            with open_log(self.spec.worker_config.log_url) as log_:
-                outcome = self._drive(log_)
+            with open_log(self.spec.worker_config.log_url) as log:
+                outcome = self._drive(log)
         except Exception as exc:
             outcome = TaskOutcome(
                 True,
@@ -158,10 +158,10 @@ class _QueryTask:
         finally:
             self._stop_query()
         if outcome.failed:
-            log.error("Task %s failed: %s", self.spec.id, outcome.error)
+            logger.error("Task %s failed: %s", self.spec.id, outcome.error)
         self._events.exited(self.spec, outcome)
 
-    def _drive(self, log_: Log) -> TaskOutcome:
+    def _drive(self, log: Log) -> TaskOutcome:
         while True:
             with self._lock:
                 target = self._target
@@ -169,13 +169,13 @@ class _QueryTask:
                 return TaskOutcome.stopped()
             if target is TargetState.PAUSED:
                 self._stop_query()
-                self._publish(log_, "PAUSED")
+                self._publish(log, "PAUSED")
             else:
                 if self._query is None:
                     self._query = self._build(self._session(), self.spec)
                 elif not self._query.isActive:
                     return self._failure(self._query)
-                self._publish(log_, "RUNNING")
+                self._publish(log, "RUNNING")
             self._wake.wait(WATCH_INTERVAL_S)
             self._wake.clear()
 
@@ -194,7 +194,7 @@ class _QueryTask:
         message = str(error) if error is not None else "the query stopped on its own"
         return TaskOutcome(True, f"Streaming query of task {self.spec.id} failed: {message}", message)
 
-    def _publish(self, log_: Log, state: str) -> None:
+    def _publish(self, log: Log, state: str) -> None:
         query = self._query
         updates: dict[str, Any] = {"state": state}
         latest = query.lastProgress if query is not None else None
@@ -203,10 +203,10 @@ class _QueryTask:
             updates |= report.metrics()
             if report.timestamp != self._last_report:
                 self._last_report = report.timestamp
-                self._account(log_, batches_after(self._last_batch, query.recentProgress))
+                self._account(log, batches_after(self._last_batch, query.recentProgress))
         if time.monotonic() >= self._next_lag:
             self._next_lag = time.monotonic() + LAG_INTERVAL_S
-            updates["lag"] = lag(log_.admin(), self._subscription, self._positions)
+            updates["lag"] = lag(log.admin(), self._subscription, self._positions)
         updates["rows-read"] = self._rows
         updates["processing-time-ms"] = self._processing_ms
         if query is not None:
@@ -217,7 +217,7 @@ class _QueryTask:
             self._reported_state = state
             self._events.reported(self.spec, state)
 
-    def _account(self, log_: Log, finished: list[BatchProgress]) -> None:
+    def _account(self, log: Log, finished: list[BatchProgress]) -> None:
         """Count the rows and time of micro-batches that finished since the last look (several may have),
         and commit the positions the last one reached."""
         for batch in finished:
@@ -227,7 +227,7 @@ class _QueryTask:
             self._last_batch = finished[-1].batch_id
             if finished[-1].end_offsets and finished[-1].end_offsets != self._positions:
                 self._positions = dict(finished[-1].end_offsets)
-                commit_to_group(log_.admin(), self._group, self._positions)
+                commit_to_group(log.admin(), self._group, self._positions)
 
     def _stop_query(self) -> None:
         query, self._query = self._query, None
