@@ -120,6 +120,7 @@ def test_without_tolerance_the_task_fails_and_only_the_first_bad_record_is_in_th
     create_connector(client, name, json_sink(half_bad_topic, sink, dlq, "none"))
     wait_for_states(client, name, "RUNNING", ["FAILED"])
     assert "Tolerance exceeded" in status(client, name)["tasks"][0]["trace"]
+    wait_until(lambda: read_values(worker.log, dlq), "the bad record in the dead letter queue")
     assert read_values(worker.log, dlq) == BAD[:1]
     assert file_lines(sink) == []
 
