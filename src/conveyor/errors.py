@@ -9,10 +9,12 @@ re-exports these names and ``conveyor.data`` the root. Each package adds its own
     │   ├── InvalidLogUrlError          conveyor.log: the log URL
     │   └── ConveyorOptionError         conveyor.spark.datasource: an option of the Spark data source
     ├── BadRequestError             a request that cannot be served as made (Kafka's BadRequestException)
+    ├── ForbiddenError              a request this worker refuses, such as a badly signed internal request
     ├── NotFoundError               a connector, task, plugin or class that does not exist
     │   ├── PluginNotFoundError         conveyor.plugins
     │   └── ClassNotFound               conveyor.api.config
     ├── AlreadyExistsError          a connector of that name exists already
+    ├── ServiceUnavailableError     a request this worker cannot serve yet, such as before it has a session key
     ├── RetriableError              conveyor.api: a failure that may pass if retried
     ├── IllegalWorkerStateError     conveyor.api
     ├── DataError                   conveyor.data: a bad value, schema or serialized record
@@ -34,7 +36,9 @@ __all__ = [
     "BadRequestError",
     "ConfigError",
     "ConnectError",
+    "ForbiddenError",
     "NotFoundError",
+    "ServiceUnavailableError",
 ]
 
 _NO_VALUE: Any = object()
@@ -76,9 +80,17 @@ class BadRequestError(ConnectError):
     """A request that cannot be served as it was made (Kafka's ``BadRequestException``)."""
 
 
+class ForbiddenError(ConnectError):
+    """A request this worker refuses to serve, such as an internal request with a bad signature (403)."""
+
+
 class NotFoundError(ConnectError):
     """A connector, task or plugin that was asked for does not exist (Kafka's ``NotFoundException``)."""
 
 
 class AlreadyExistsError(ConnectError):
     """A connector with that name already exists (Kafka's ``AlreadyExistsException``)."""
+
+
+class ServiceUnavailableError(ConnectError):
+    """A request this worker cannot serve yet, such as an internal request before it has a session key (503)."""

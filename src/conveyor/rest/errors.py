@@ -18,7 +18,15 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from conveyor.errors import AlreadyExistsError, BadRequestError, ConfigError, ConnectError, NotFoundError
+from conveyor.errors import (
+    AlreadyExistsError,
+    BadRequestError,
+    ConfigError,
+    ConnectError,
+    ForbiddenError,
+    NotFoundError,
+    ServiceUnavailableError,
+)
 from conveyor.log import RebalanceInProgressError
 
 log = logging.getLogger(__name__)
@@ -28,9 +36,11 @@ INTERNAL_SERVER_ERROR = 500
 STATUS_OF_ERROR: dict[type[ConnectError], int] = {
     BadRequestError: 400,
     ConfigError: 400,
+    ForbiddenError: 403,
     NotFoundError: 404,
     AlreadyExistsError: 409,
     RebalanceInProgressError: 409,
+    ServiceUnavailableError: 503,
 }
 """The status of each kind of error; an error takes the entry of its nearest listed class, else 500."""
 
