@@ -14,7 +14,7 @@ re-exports these names and ``conveyor.data`` the root. Each package adds its own
     │   ├── PluginNotFoundError         conveyor.plugins
     │   └── ClassNotFound               conveyor.api.config
     ├── AlreadyExistsError          a connector of that name exists already
-    ├── ServiceUnavailableError     a request this worker cannot serve yet, such as before it has a session key
+    ├── ServiceUnavailableError     a request this worker cannot serve yet (no session key)
     ├── RetriableError              conveyor.api: a failure that may pass if retried
     ├── IllegalWorkerStateError     conveyor.api
     ├── DataError                   conveyor.data: a bad value, schema or serialized record
@@ -93,4 +93,4 @@ class AlreadyExistsError(ConnectError):
 
 
 class ServiceUnavailableError(ConnectError):
-    """A request this worker cannot serve yet, such as an internal request before it has a session key (503)."""
+    """A request this worker cannot serve yet, such as an internal one before it has a session key (503)."""
