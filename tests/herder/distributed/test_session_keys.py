@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conveyor.errors import ConfigError
 from conveyor.herder.distributed.session_keys import SessionKey, SessionKeyGenerator, SessionKeyRotation
+from conveyor.runtime.worker_config import WorkerConfig
 
 CREATED = 1_700_000_000_000
 TTL_MS = 60_000
@@ -94,3 +97,17 @@ def test_rotation_is_due_for_a_key_of_another_size() -> None:
 def test_a_negative_ttl_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"inter\.worker.key\.ttl\.ms"):
         SessionKeyRotation(SessionKeyGenerator(), ttl_ms=-1)
+
+
+def test_the_worker_config_chooses_the_algorithm_size_and_ttl(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props(
+        {
+            "data.dir": str(tmp_path),
+            "inter.worker.key.generation.algorithm": "HmacSHA384",
+            "inter.worker.key.size": "256",
+            "inter.worker.key.ttl.ms": "1000",
+        }
+    )
+    rotation = SessionKeyRotation.for_worker(config, clock=FakeClock(CREATED))
+    key = rotation.new_key()
+    assert (key.algorithm, len(key.key), rotation.expiration(key)) == ("HmacSHA384", 32, CREATED + 1000)

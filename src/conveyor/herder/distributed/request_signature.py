@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from conveyor.errors import BadRequestError, ForbiddenError, ServiceUnavailableError
-from conveyor.herder.distributed.session_keys import HMAC_DIGESTS
+from conveyor.runtime.mac_algorithms import HMAC_DIGESTS
 from conveyor.storage.config_records import SessionKey
 
 SIGNATURE_HEADER = "X-Connect-Authorization"

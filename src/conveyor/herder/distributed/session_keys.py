@@ -14,13 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from conveyor.errors import ConfigError
+from conveyor.runtime.mac_algorithms import key_size_bytes
+from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage.config_records import SessionKey
 
 __all__ = [
     "DEFAULT_KEY_GENERATION_ALGORITHM",
     "DEFAULT_KEY_TTL_MS",
-    "HMAC_DIGESTS",
-    "MIN_KEY_SIZE_BITS",
     "Clock",
     "SessionKey",
     "SessionKeyGenerator",
@@ -30,36 +30,6 @@ __all__ = [
 
 DEFAULT_KEY_GENERATION_ALGORITHM = "HmacSHA256"
 DEFAULT_KEY_TTL_MS = 60 * 60 * 1000
-MIN_KEY_SIZE_BITS = 40
-"""The smallest key the JVM's HMAC key generators accept."""
-
-HMAC_DIGESTS: dict[str, str] = {
-    "HmacMD5": "md5",
-    "HmacSHA1": "sha1",
-    "HmacSHA224": "sha224",
-    "HmacSHA256": "sha256",
-    "HmacSHA384": "sha384",
-    "HmacSHA512": "sha512",
-    "HmacSHA3-224": "sha3_224",
-    "HmacSHA3-256": "sha3_256",
-    "HmacSHA3-384": "sha3_384",
-    "HmacSHA3-512": "sha3_512",
-}
-"""The JVM's standard HMAC algorithm names, each with the ``hashlib`` digest that computes it."""
-
-_DEFAULT_KEY_SIZE_BYTES: dict[str, int] = {
-    "HmacMD5": 64,
-    "HmacSHA1": 64,
-    "HmacSHA224": 28,
-    "HmacSHA256": 32,
-    "HmacSHA384": 48,
-    "HmacSHA512": 64,
-    "HmacSHA3-224": 28,
-    "HmacSHA3-256": 32,
-    "HmacSHA3-384": 48,
-    "HmacSHA3-512": 64,
-}
-"""The key length each JVM key generator produces when no ``inter.worker.key.size`` is given."""
 
 Clock = Callable[[], int]
 """Wall-clock time in epoch milliseconds, the unit of a session key's creation timestamp."""
@@ -67,18 +37,6 @@ Clock = Callable[[], int]
 
 def system_clock_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def supported_algorithm(name: str, algorithm: str) -> str:
-    """``algorithm`` if Conveyor can compute it, else the ``ConfigError`` Kafka raises for an unknown one."""
-    if algorithm not in HMAC_DIGESTS:
-        raise ConfigError(
-            name,
-            algorithm,
-            f"the algorithm is not supported by this worker; the supported algorithms are: "
-            f"{list(HMAC_DIGESTS)}",
-        )
-    return algorithm
 
 
 @dataclass(frozen=True)
@@ -89,18 +47,11 @@ class SessionKeyGenerator:
     key_size_bits: int | None = None
 
     def __post_init__(self) -> None:
-        supported_algorithm("inter.worker.key.generation.algorithm", self.algorithm)
-        if self.key_size_bits is not None and self.key_size_bits < MIN_KEY_SIZE_BITS:
-            raise ConfigError(
-                f"Unable to create key generator with algorithm {self.algorithm} and key size "
-                f"{self.key_size_bits}: Key length must be at least {MIN_KEY_SIZE_BITS} bits"
-            )
+        key_size_bytes(self.algorithm, self.key_size_bits)
 
     @property
     def key_size_bytes(self) -> int:
-        if self.key_size_bits is None:
-            return _DEFAULT_KEY_SIZE_BYTES[self.algorithm]
-        return (self.key_size_bits + 7) // 8
+        return key_size_bytes(self.algorithm, self.key_size_bits)
 
     def generate(self, creation_timestamp: int) -> SessionKey:
         """A new key from the operating system's secure random source, made at ``creation_timestamp``."""
@@ -122,6 +73,12 @@ class SessionKeyRotation:
     generator: SessionKeyGenerator
     ttl_ms: int = DEFAULT_KEY_TTL_MS
     clock: Clock = system_clock_ms
+
+    @classmethod
+    def for_worker(cls, config: WorkerConfig, clock: Clock = system_clock_ms) -> SessionKeyRotation:
+        """The rotation the worker's ``inter.worker.key.*`` settings ask for."""
+        generator = SessionKeyGenerator(config.key_generation_algorithm, config.key_size_bits)
+        return cls(generator, ttl_ms=config.key_ttl_ms, clock=clock)
 
     def __post_init__(self) -> None:
         if self.ttl_ms < 0:
