@@ -14,7 +14,7 @@ re-exports these names and ``conveyor.data`` the root. Each package adds its own
     │   ├── PluginNotFoundError         conveyor.plugins
     │   └── ClassNotFound               conveyor.api.config
     ├── AlreadyExistsError          a connector of that name exists already
-    ├── ServiceUnavailableError     a request this worker cannot serve yet (no session key)
+    ├── NotReadyError               the worker cannot serve the request yet (it is still starting)
     ├── RetriableError              conveyor.api: a failure that may pass if retried
     ├── IllegalWorkerStateError     conveyor.api
     ├── DataError                   conveyor.data: a bad value, schema or serialized record
@@ -38,7 +38,7 @@ __all__ = [
     "ConnectError",
     "ForbiddenError",
     "NotFoundError",
-    "ServiceUnavailableError",
+    "NotReadyError",
 ]
 
 _NO_VALUE: Any = object()
@@ -92,5 +92,5 @@ class AlreadyExistsError(ConnectError):
     """A connector with that name already exists (Kafka's ``AlreadyExistsException``)."""
 
 
-class ServiceUnavailableError(ConnectError):
-    """A request this worker cannot serve yet, such as an internal one before it has a session key (503)."""
+class NotReadyError(ConnectError):
+    """The worker cannot serve the request yet: it has not read its internal topics to the end."""

@@ -12,7 +12,7 @@ from conveyor.errors import (
     ConnectError,
     ForbiddenError,
     NotFoundError,
-    ServiceUnavailableError,
+    NotReadyError,
 )
 from conveyor.log import InvalidConfigError, RebalanceInProgressError
 from conveyor.plugins import PluginNotFoundError
@@ -58,7 +58,7 @@ ERRORS = [
     (NotFoundError("refused by NotFoundError"), 404),
     (AlreadyExistsError("refused by AlreadyExistsError"), 409),
     (RebalanceInProgressError("refused by RebalanceInProgressError"), 409),
-    (ServiceUnavailableError("refused by ServiceUnavailableError"), 503),
+    (NotReadyError("refused by NotReadyError"), 503),
     (ConnectError("refused by ConnectError"), 500),
 ]
 

@@ -25,7 +25,7 @@ from conveyor.errors import (
     ConnectError,
     ForbiddenError,
     NotFoundError,
-    ServiceUnavailableError,
+    NotReadyError,
 )
 from conveyor.log import RebalanceInProgressError
 
@@ -40,7 +40,7 @@ STATUS_OF_ERROR: dict[type[ConnectError], int] = {
     NotFoundError: 404,
     AlreadyExistsError: 409,
     RebalanceInProgressError: 409,
-    ServiceUnavailableError: 503,
+    NotReadyError: 503,
 }
 """The status of each kind of error; an error takes the entry of its nearest listed class, else 500."""
 

@@ -8,7 +8,7 @@ import hmac
 
 import pytest
 
-from conveyor.errors import BadRequestError, ForbiddenError, ServiceUnavailableError
+from conveyor.errors import BadRequestError, ForbiddenError, NotReadyError
 from conveyor.herder.distributed.request_signature import (
     SIGNATURE_ALGORITHM_HEADER,
     SIGNATURE_HEADER,
@@ -80,7 +80,7 @@ def test_a_signature_that_is_not_base64_is_a_bad_request() -> None:
 
 
 def test_a_worker_without_a_session_key_is_unavailable() -> None:
-    with pytest.raises(ServiceUnavailableError, match="session key"):
+    with pytest.raises(NotReadyError, match="session key"):
         verify_signature(received(BODY), None, VERIFIED)
 
 

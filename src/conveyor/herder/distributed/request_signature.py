@@ -15,7 +15,7 @@ import hmac
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from conveyor.errors import BadRequestError, ForbiddenError, ServiceUnavailableError
+from conveyor.errors import BadRequestError, ForbiddenError, NotReadyError
 from conveyor.runtime.mac_algorithms import HMAC_DIGESTS
 from conveyor.storage.config_records import SessionKey
 
@@ -90,7 +90,7 @@ def verify_signature(
             "any misconfigured worker and restart it."
         )
     if session_key is None:
-        raise ServiceUnavailableError(
+        raise NotReadyError(
             "This worker is still starting up and has not been able to read a session key from the config "
             "topic yet"
         )
