@@ -178,6 +178,11 @@ class WorkerConfig:
     graceful_shutdown_timeout_ms: int
     exactly_once_source_support: ExactlyOnceSourceSupport
     producer_transaction_timeout_ms: int
+    key_generation_algorithm: str
+    key_size_bits: int | None
+    key_ttl_ms: int
+    signature_algorithm: str
+    verification_algorithms: tuple[str, ...]
     key_converter: str
     value_converter: str
     header_converter: str
@@ -188,11 +193,6 @@ class WorkerConfig:
     task_lease_ms: int
     tasks_per_slot: int
     topic_tracking_enable: bool
-    key_generation_algorithm: str
-    key_size_bits: int | None
-    key_ttl_ms: int
-    signature_algorithm: str
-    verification_algorithms: tuple[str, ...]
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -252,6 +252,11 @@ class WorkerConfig:
                 parsed["exactly.once.source.support"].lower()
             ),
             producer_transaction_timeout_ms=parsed["producer.transaction.timeout.ms"],
+            key_generation_algorithm=parsed[INTER_WORKER_KEY_GENERATION_ALGORITHM],
+            key_size_bits=parsed[INTER_WORKER_KEY_SIZE],
+            key_ttl_ms=parsed[INTER_WORKER_KEY_TTL_MS],
+            signature_algorithm=parsed[INTER_WORKER_SIGNATURE_ALGORITHM],
+            verification_algorithms=tuple(parsed[INTER_WORKER_VERIFICATION_ALGORITHMS]),
             key_converter=parsed["key.converter"],
             value_converter=parsed["value.converter"],
             header_converter=parsed["header.converter"],
@@ -262,11 +267,6 @@ class WorkerConfig:
             task_lease_ms=parsed["task.lease.ms"],
             tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],
-            key_generation_algorithm=parsed[INTER_WORKER_KEY_GENERATION_ALGORITHM],
-            key_size_bits=parsed[INTER_WORKER_KEY_SIZE],
-            key_ttl_ms=parsed[INTER_WORKER_KEY_TTL_MS],
-            signature_algorithm=parsed[INTER_WORKER_SIGNATURE_ALGORITHM],
-            verification_algorithms=tuple(parsed[INTER_WORKER_VERIFICATION_ALGORITHMS]),
             warnings=tuple(warnings),
         )
 
