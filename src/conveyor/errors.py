@@ -9,6 +9,7 @@ re-exports these names and ``conveyor.data`` the root. Each package adds its own
     │   ├── InvalidLogUrlError          conveyor.log: the log URL
     │   └── ConveyorOptionError         conveyor.spark.datasource: an option of the Spark data source
     ├── BadRequestError             a request that cannot be served as made (Kafka's BadRequestException)
+    ├── ForbiddenError              a request this worker refuses, such as a badly signed internal request
     ├── NotFoundError               a connector, task, plugin or class that does not exist
     │   ├── PluginNotFoundError         conveyor.plugins
     │   └── ClassNotFound               conveyor.api.config
@@ -35,6 +36,7 @@ __all__ = [
     "BadRequestError",
     "ConfigError",
     "ConnectError",
+    "ForbiddenError",
     "NotFoundError",
     "NotReadyError",
 ]
@@ -76,6 +78,10 @@ class ConfigError(ConnectError):
 
 class BadRequestError(ConnectError):
     """A request that cannot be served as it was made (Kafka's ``BadRequestException``)."""
+
+
+class ForbiddenError(ConnectError):
+    """A request this worker refuses to serve, such as an internal request with a bad signature (403)."""
 
 
 class NotFoundError(ConnectError):

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from conveyor.api.config import ClassNotFound
-from conveyor.errors import AlreadyExistsError, BadRequestError, ConfigError, ConnectError, NotFoundError
+from conveyor.errors import (
+    AlreadyExistsError,
+    BadRequestError,
+    ConfigError,
+    ConnectError,
+    ForbiddenError,
+    NotFoundError,
+    NotReadyError,
+)
 from conveyor.log import InvalidConfigError, RebalanceInProgressError
 from conveyor.plugins import PluginNotFoundError
 from conveyor.storage import StorageError, StorageTimeoutError
@@ -46,9 +54,11 @@ HERDER_CALLS = [
 ERRORS = [
     (BadRequestError("refused by BadRequestError"), 400),
     (ConfigError("refused by ConfigError"), 400),
+    (ForbiddenError("refused by ForbiddenError"), 403),
     (NotFoundError("refused by NotFoundError"), 404),
     (AlreadyExistsError("refused by AlreadyExistsError"), 409),
     (RebalanceInProgressError("refused by RebalanceInProgressError"), 409),
+    (NotReadyError("refused by NotReadyError"), 503),
     (ConnectError("refused by ConnectError"), 500),
 ]
 

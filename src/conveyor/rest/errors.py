@@ -23,6 +23,7 @@ from conveyor.errors import (
     BadRequestError,
     ConfigError,
     ConnectError,
+    ForbiddenError,
     NotFoundError,
     NotReadyError,
 )
@@ -35,6 +36,7 @@ INTERNAL_SERVER_ERROR = 500
 STATUS_OF_ERROR: dict[type[ConnectError], int] = {
     BadRequestError: 400,
     ConfigError: 400,
+    ForbiddenError: 403,
     NotFoundError: 404,
     AlreadyExistsError: 409,
     RebalanceInProgressError: 409,

@@ -20,10 +20,13 @@ from conveyor.api.config import (
     ConfigDef,
     ConfigType,
     Importance,
+    LambdaValidator,
     NonEmptyString,
     Range,
 )
+from conveyor.errors import ConfigError
 from conveyor.runtime.config_providers import CONFIG_PROVIDERS_CONFIG, ConfigProviders
+from conveyor.runtime.mac_algorithms import ensure_mac_algorithm, ensure_mac_algorithms, key_size_bytes
 
 #: Keys Kafka Connect removed or that mean nothing here: accepted with a warning, never a failure.
 IGNORED_KEYS: dict[str, str] = {
@@ -49,6 +52,13 @@ PASS_THROUGH_PREFIXES = (
     f"{CONFIG_PROVIDERS_CONFIG}.",
 )
 
+INTER_WORKER_KEY_GENERATION_ALGORITHM = "inter.worker.key.generation.algorithm"
+INTER_WORKER_KEY_SIZE = "inter.worker.key.size"
+INTER_WORKER_KEY_TTL_MS = "inter.worker.key.ttl.ms"
+INTER_WORKER_SIGNATURE_ALGORITHM = "inter.worker.signature.algorithm"
+INTER_WORKER_VERIFICATION_ALGORITHMS = "inter.worker.verification.algorithms"
+DEFAULT_MAC_ALGORITHM = "HmacSHA256"
+
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
@@ -66,6 +76,8 @@ def _worker_config_def() -> ConfigDef:
     high, medium, low = Importance.HIGH, Importance.MEDIUM, Importance.LOW
     positive = Range.at_least(1)
     non_negative = Range.at_least(0)
+    mac_algorithm = LambdaValidator(ensure_mac_algorithm, "Any HMAC algorithm supported by the worker")
+    mac_algorithms = LambdaValidator(ensure_mac_algorithms, "One or more HMAC algorithms the worker supports")
     return (
         ConfigDef()
         .define("group.id", ConfigType.STRING, default=None, importance=high,
@@ -121,6 +133,24 @@ def _worker_config_def() -> ConfigDef:
         .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low)
         .define(CONFIG_PROVIDERS_CONFIG, ConfigType.LIST, default=[], importance=low,
                 documentation="Names of the config providers that resolve ${provider:path:key} variables.")
+        .define(INTER_WORKER_KEY_TTL_MS, ConfigType.INT, default=3_600_000,
+                validator=Range.between(0, 2**31 - 1), importance=low,
+                documentation="The TTL of generated session keys used for internal request validation "
+                "(in milliseconds)")
+        .define(INTER_WORKER_KEY_GENERATION_ALGORITHM, ConfigType.STRING, default=DEFAULT_MAC_ALGORITHM,
+                validator=mac_algorithm,
+                importance=low, documentation="The algorithm to use for generating internal request keys.")
+        .define(INTER_WORKER_KEY_SIZE, ConfigType.INT, default=None, importance=low,
+                documentation="The size of the key to use for signing internal requests, in bits. If null, "
+                "the default key size for the key generation algorithm will be used.")
+        .define(INTER_WORKER_SIGNATURE_ALGORITHM, ConfigType.STRING, default=DEFAULT_MAC_ALGORITHM,
+                validator=mac_algorithm,
+                importance=low, documentation="The algorithm used to sign internal requests.")
+        .define(INTER_WORKER_VERIFICATION_ALGORITHMS, ConfigType.LIST, default=[DEFAULT_MAC_ALGORITHM],
+                validator=mac_algorithms,
+                importance=low,
+                documentation="A list of permitted algorithms for verifying internal requests, which must "
+                f"include the algorithm used for the {INTER_WORKER_SIGNATURE_ALGORITHM} property.")
     )  # fmt: skip
 
 
@@ -151,6 +181,11 @@ class WorkerConfig:
     graceful_shutdown_timeout_ms: int
     exactly_once_source_support: ExactlyOnceSourceSupport
     producer_transaction_timeout_ms: int
+    key_generation_algorithm: str
+    key_size_bits: int | None
+    key_ttl_ms: int
+    signature_algorithm: str
+    verification_algorithms: tuple[str, ...]
     key_converter: str
     value_converter: str
     header_converter: str
@@ -189,6 +224,7 @@ class WorkerConfig:
         with ConfigProviders.from_worker_props(raw) as providers:
             values = providers.transform(raw)
         parsed = WORKER_CONFIG_DEF.parse(values)
+        _check_inter_worker_keys(parsed)
         warnings = _warnings(values)
         data_dir = Path(parsed["data.dir"] or os.path.join(os.getcwd(), "conveyor-data")).resolve()
         log_url = parsed["log.url"]
@@ -220,6 +256,11 @@ class WorkerConfig:
                 parsed["exactly.once.source.support"].lower()
             ),
             producer_transaction_timeout_ms=parsed["producer.transaction.timeout.ms"],
+            key_generation_algorithm=parsed[INTER_WORKER_KEY_GENERATION_ALGORITHM],
+            key_size_bits=parsed[INTER_WORKER_KEY_SIZE],
+            key_ttl_ms=parsed[INTER_WORKER_KEY_TTL_MS],
+            signature_algorithm=parsed[INTER_WORKER_SIGNATURE_ALGORITHM],
+            verification_algorithms=tuple(parsed[INTER_WORKER_VERIFICATION_ALGORITHMS]),
             key_converter=parsed["key.converter"],
             value_converter=parsed["value.converter"],
             header_converter=parsed["header.converter"],
@@ -237,6 +278,18 @@ class WorkerConfig:
     def advertised_worker_id(self, port: int) -> str:
         host = self.advertised_host or socket.gethostname()
         return f"{host}:{self.advertised_port if self.advertised_port is not None else port}"
+
+
+def _check_inter_worker_keys(parsed: Mapping[str, Any]) -> None:
+    """Kafka's own cross-checks: keys can be generated, and the worker verifies what it signs with."""
+    key_size_bytes(parsed[INTER_WORKER_KEY_GENERATION_ALGORITHM], parsed[INTER_WORKER_KEY_SIZE])
+    signature_algorithm = parsed[INTER_WORKER_SIGNATURE_ALGORITHM]
+    if signature_algorithm not in parsed[INTER_WORKER_VERIFICATION_ALGORITHMS]:
+        raise ConfigError(
+            INTER_WORKER_SIGNATURE_ALGORITHM,
+            signature_algorithm,
+            f"Signature algorithm must be present in {INTER_WORKER_VERIFICATION_ALGORITHMS} list",
+        )
 
 
 def _warnings(values: Mapping[str, Any]) -> list[str]:

@@ -2,7 +2,7 @@
 
 from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import ConfigUpdateListener
-from conveyor.storage.config_records import PAUSED, STARTED, STOPPED, RestartRequest, TargetState
+from conveyor.storage.config_records import PAUSED, STARTED, STOPPED, RestartRequest, SessionKey, TargetState
 from conveyor.storage.config_store import DEFAULT_CONFIG_TOPIC, ConfigStore
 from conveyor.storage.connector_offset_store import ConnectorOffsetStore
 from conveyor.storage.errors import PrivilegedWriteError, StorageError, StorageTimeoutError
@@ -29,6 +29,7 @@ __all__ = [
     "PartitionKey",
     "PrivilegedWriteError",
     "RestartRequest",
+    "SessionKey",
     "SourceOffset",
     "Status",
     "StatusStore",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from conveyor.storage.config_records import STARTED, TargetState
+from conveyor.storage.config_records import STARTED, SessionKey, TargetState
 
 Properties = Mapping[str, str]
 
@@ -34,6 +34,8 @@ class ClusterConfigState:
     task_count_records: Mapping[str, int] = field(default_factory=_empty)
     connectors_pending_fencing: frozenset[str] = frozenset()
     inconsistent_connectors: frozenset[str] = frozenset()
+    session_key: SessionKey | None = None
+    """The latest session key read (KIP-507), or None before the leader has distributed one."""
 
     def connectors(self) -> list[str]:
         """Names of the configured connectors, sorted."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from conveyor.storage.config_records import RestartRequest
+from conveyor.storage.config_records import RestartRequest, SessionKey
 
 
 class ConfigUpdateListener:
@@ -24,6 +24,9 @@ class ConfigUpdateListener:
 
     def on_restart_request(self, request: RestartRequest) -> None:
         """A restart was requested."""
+
+    def on_session_key_update(self, session_key: SessionKey) -> None:
+        """The leader distributed a new session key (KIP-507)."""
 
 
 Notification = Callable[[ConfigUpdateListener], None]

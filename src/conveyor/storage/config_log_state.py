@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -10,7 +12,7 @@ from typing import Any
 from conveyor.storage import config_records as records
 from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import Notification
-from conveyor.storage.config_records import PAUSED, STARTED, STOPPED, RestartRequest, TargetState
+from conveyor.storage.config_records import PAUSED, STARTED, STOPPED, RestartRequest, SessionKey, TargetState
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +31,7 @@ class ConfigLogState:
         self._task_count_records: dict[str, int] = {}
         self._pending_fencing: set[str] = set()
         self._inconsistent: set[str] = set()
+        self._session_key: SessionKey | None = None
 
     def snapshot(self) -> ClusterConfigState:
         return ClusterConfigState(
@@ -41,6 +44,7 @@ class ConfigLogState:
             task_count_records=MappingProxyType(dict(self._task_count_records)),
             connectors_pending_fencing=frozenset(self._pending_fencing),
             inconsistent_connectors=frozenset(self._inconsistent),
+            session_key=self._session_key,
         )
 
     def apply(self, offset: int, key: str, value: Any) -> Notification | None:
@@ -58,6 +62,8 @@ class ConfigLogState:
             return self._restart_request(key[len(records.RESTART_PREFIX) :], value)
         if key.startswith(records.TASK_COUNT_RECORD_PREFIX):
             return self._apply_task_count_record(key[len(records.TASK_COUNT_RECORD_PREFIX) :], value)
+        if key == records.SESSION_KEY_KEY:
+            return self._apply_session_key(value)
         logger.debug("Ignoring config record with a key Conveyor does not use: %s", key)
         return None
 
@@ -136,6 +142,14 @@ class ConfigLogState:
         self._task_count_records[connector] = task_count
         return None
 
+    def _apply_session_key(self, value: Any) -> Notification | None:
+        session_key = _session_key(value)
+        if session_key is None:
+            logger.error("Ignoring session key record: malformed value")
+            return None
+        self._session_key = session_key
+        return lambda listener: listener.on_session_key_update(session_key)
+
     @staticmethod
     def _restart_request(connector: str, value: Any) -> Notification | None:
         if not isinstance(value, dict):
@@ -171,3 +185,18 @@ def _target_state(value: Any) -> TargetState | None:
 def _int_field(value: Any, name: str) -> int | None:
     number = value.get(name) if isinstance(value, dict) else None
     return number if isinstance(number, int) and not isinstance(number, bool) else None
+
+
+def _session_key(value: Any) -> SessionKey | None:
+    """The session key in Kafka's ``SESSION_KEY_V0`` JSON, or None if any field is missing or mistyped."""
+    if not isinstance(value, dict):
+        return None
+    encoded, algorithm = value.get("key"), value.get("algorithm")
+    creation_timestamp = _int_field(value, "creation-timestamp")
+    if not isinstance(encoded, str) or not isinstance(algorithm, str) or creation_timestamp is None:
+        return None
+    try:
+        key = base64.b64decode(encoded, validate=True)
+    except binascii.Error:
+        return None
+    return SessionKey(key, algorithm, creation_timestamp)

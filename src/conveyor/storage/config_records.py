@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from conveyor.storage.json_values import to_json_bytes
@@ -20,6 +21,7 @@ COMMIT_TASKS_PREFIX: Final = "commit-"
 TARGET_STATE_PREFIX: Final = "target-state-"
 TASK_COUNT_RECORD_PREFIX: Final = "tasks-fencing-"
 RESTART_PREFIX: Final = "restart-connector-"
+SESSION_KEY_KEY: Final = "session-key"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +31,19 @@ class RestartRequest:
     connector: str
     include_tasks: bool = False
     only_failed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SessionKey:
+    """The cluster's KIP-507 secret for signing internal requests, and when (epoch ms) the leader made it.
+
+    ``algorithm`` is the key's own algorithm (``inter.worker.key.generation.algorithm``), as Kafka's
+    ``SecretKey`` carries it. The key bytes are kept out of ``repr`` so that they never reach a log.
+    """
+
+    key: bytes = field(repr=False)
+    algorithm: str
+    creation_timestamp: int
 
 
 def connector_key(connector: str) -> bytes:
@@ -78,6 +93,17 @@ def task_count_record_value(task_count: int) -> bytes:
 
 def restart_value(include_tasks: bool, only_failed: bool) -> bytes:
     return to_json_bytes({"include-tasks": include_tasks, "only-failed": only_failed})
+
+
+def session_key_value(session_key: SessionKey) -> bytes:
+    """``{"key": <base64>, "algorithm": ..., "creation-timestamp": ...}``, Kafka's ``SESSION_KEY_V0``."""
+    return to_json_bytes(
+        {
+            "key": base64.b64encode(session_key.key).decode("ascii"),
+            "algorithm": session_key.algorithm,
+            "creation-timestamp": session_key.creation_timestamp,
+        }
+    )
 
 
 def parse_task_key(key: str) -> tuple[str, int] | None:

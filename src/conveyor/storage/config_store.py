@@ -1,4 +1,4 @@
-"""The config store: connector and task configs, target states, task counts and restarts, on the log."""
+"""The config store: connector and task configs, target states, task counts, restarts and session keys."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from conveyor.storage import config_records as records
 from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import ConfigUpdateListener, Notification
 from conveyor.storage.config_log_state import ConfigLogState
-from conveyor.storage.config_records import TargetState
+from conveyor.storage.config_records import SessionKey, TargetState
 from conveyor.storage.config_writer import ConfigWriter, KeyValue, ProducerFactory
 from conveyor.storage.errors import StorageError
 from conveyor.storage.json_values import from_json_bytes
@@ -132,6 +132,10 @@ class ConfigStore:
 
     def put_restart_request(self, connector: str, include_tasks: bool, only_failed: bool) -> None:
         self._write([(records.restart_key(connector), records.restart_value(include_tasks, only_failed))])
+
+    def put_session_key(self, session_key: SessionKey) -> None:
+        """As the leader, distribute a new session key (KIP-507); a privileged write, as in Kafka."""
+        self._write([(records.SESSION_KEY_KEY.encode(), records.session_key_value(session_key))])
 
     def _write(self, batch: Sequence[KeyValue]) -> None:
         self._writer.send_privileged(batch)
