@@ -82,6 +82,7 @@ class SinkEvent:
     values: list[Any] = field(default_factory=list)
     offsets: dict[TopicPartition, int] = field(default_factory=dict)
     closing: bool = False
+    """What `context.is_closing()` said during the call."""
     observed: Any = None
 
 
@@ -101,12 +102,16 @@ class RecordingSinkTask(SinkTask):
         commit_at: Callable[[dict[TopicPartition, int]], dict[TopicPartition, int]] | None = None,
         observe: Callable[[], Any] | None = None,
         on_put: Callable[[RecordingSinkTask, Sequence[SinkRecord]], None] | None = None,
+        on_start: Callable[[RecordingSinkTask], None] | None = None,
+        on_open: Callable[[RecordingSinkTask, Collection[TopicPartition]], None] | None = None,
     ) -> None:
         self._retriable_puts = retriable_puts
         self._fail_put = fail_put
         self._commit_at = commit_at
         self._observe = observe
         self._on_put = on_put
+        self._on_start = on_start
+        self._on_open = on_open
         self._lock = threading.Lock()
         self.events: list[SinkEvent] = []
 
@@ -114,9 +119,12 @@ class RecordingSinkTask(SinkTask):
         return "1.0"
 
     def start(self, props: Mapping[str, str]) -> None:
-        """Nothing to set up."""
+        self._add(SinkEvent("start"))
+        if self._on_start is not None:
+            self._on_start(self)
 
     def _add(self, event: SinkEvent) -> None:
+        event.closing = self.context.is_closing()
         with self._lock:
             self.events.append(event)
 
@@ -144,13 +152,13 @@ class RecordingSinkTask(SinkTask):
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
         offsets = dict(current_offsets)
         observed = None if self._observe is None else self._observe()
-        self._add(
-            SinkEvent("pre_commit", offsets=offsets, closing=self.context.is_closing(), observed=observed)
-        )
+        self._add(SinkEvent("pre_commit", offsets=offsets, observed=observed))
         return offsets if self._commit_at is None else self._commit_at(offsets)
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
         self._add(SinkEvent("open", offsets={p: -1 for p in partitions}))
+        if self._on_open is not None:
+            self._on_open(self, partitions)
 
     def close(self, partitions: Collection[TopicPartition]) -> None:
         self._add(SinkEvent("close", offsets={p: -1 for p in partitions}))
