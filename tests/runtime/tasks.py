@@ -165,3 +165,79 @@ class RecordingSinkTask(SinkTask):
 
     def stop(self) -> None:
         self._add(SinkEvent("stop"))
+
+
+@dataclass
+class FileStore:
+    """What buffering sinks share: the files they wrote, every record they accepted, failures to inject."""
+
+    files: list[list[tuple[TopicPartition, int]]] = field(default_factory=list)
+    consumed: list[tuple[TopicPartition, int]] = field(default_factory=list)
+    fail_on_value: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def duplicates(self) -> int:
+        """How many accepted records had been accepted before (by this task or another)."""
+        return len(self.consumed) - len(set(self.consumed))
+
+    def written(self) -> list[tuple[TopicPartition, int]]:
+        return sorted(record for file in self.files for record in file)
+
+
+class BufferingFileSink(SinkTask):
+    """Writes `records_per_file` records per file, in `pre_commit` once a file is full, and returns the
+    offsets written so far (as archiving sinks such as an S3 sink do).
+
+    With `respect_closing` a closing `pre_commit` also writes the partial file, so a rebalance or
+    shutdown keeps the progress; without it the buffer is dropped on `close` and read again. A put of
+    the store's `fail_on_value` fails the task, once.
+    """
+
+    def __init__(self, store: FileStore, records_per_file: int, *, respect_closing: bool) -> None:
+        self._store = store
+        self._records_per_file = records_per_file
+        self._respect_closing = respect_closing
+        self._buffers: dict[TopicPartition, list[int]] = {}
+        self._written: dict[TopicPartition, int] = {}
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        """Nothing to set up."""
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        for partition in partitions:
+            self._buffers[partition] = []
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        with self._store.lock:
+            if self._store.fail_on_value in [record.value for record in records]:
+                self._store.fail_on_value = None
+                raise ConnectionError("the object store timed out")
+            for record in records:
+                partition = TopicPartition(record.topic, record.kafka_partition)
+                self._buffers[partition].append(record.kafka_offset)
+                self._store.consumed.append((partition, record.kafka_offset))
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        closing = self._respect_closing and self.context.is_closing()
+        for partition in current_offsets:
+            buffer = self._buffers.get(partition, [])
+            while len(buffer) >= self._records_per_file or (closing and buffer):
+                self._write(partition, buffer[: self._records_per_file])
+                del buffer[: self._records_per_file]
+        return {p: o for p, o in self._written.items() if p in current_offsets}
+
+    def _write(self, partition: TopicPartition, offsets: list[int]) -> None:
+        with self._store.lock:
+            self._store.files.append([(partition, offset) for offset in offsets])
+        self._written[partition] = offsets[-1] + 1
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        for partition in partitions:
+            self._buffers.pop(partition, None)
+            self._written.pop(partition, None)
+
+    def stop(self) -> None:
+        """Nothing to release."""
