@@ -263,3 +263,20 @@ def test_partitions_revoked_by_a_joining_task_are_committed_through_a_closing_pr
             assert first.events[first.events.index(closing[0]) + 1].name == "close"
             assert committed(log) == 2
             assert not any(event.closing for event in second.events)
+
+
+def test_partitions_lost_after_the_session_timed_out_are_closed_without_a_commit(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask()
+    # Heartbeats further apart than the session: the group evicts the task at its first heartbeat.
+    overrides = {
+        "consumer.override.session.timeout.ms": "100",
+        "consumer.override.heartbeat.interval.ms": "300",
+    }
+    loop, control = sink_loop(log, task, config=overrides)
+    with running(loop, control):
+        wait_until(lambda: task.put_values() == ["a"], "the record put")
+        wait_until(lambda: len(task.of("open")) == 2, "the partition lost and assigned again")
+        assert committed(log) is None
+    lost_at = task.events.index(task.of("close")[0])
+    assert "pre_commit" not in [event.name for event in task.events[:lost_at]]

@@ -48,6 +48,19 @@ def consumer_group(connector: str) -> str:
     return f"connect-{connector}"
 
 
+CONSUMER_OVERRIDE_PREFIX = "consumer.override."
+
+
+def consumer_overrides(config: Mapping[str, str]) -> dict[str, str]:
+    """The connector's `consumer.override.*` settings for its sink consumer (as Kafka's default `All`
+    client config override policy allows), e.g. the group's `session.timeout.ms`."""
+    return {
+        key.removeprefix(CONSUMER_OVERRIDE_PREFIX): value
+        for key, value in config.items()
+        if key.startswith(CONSUMER_OVERRIDE_PREFIX)
+    }
+
+
 class RuntimeErrantRecordReporter(ErrantRecordReporter):
     def __init__(self, errors: ErrorHandler, pipeline: RecordPipeline) -> None:
         self._errors = errors
@@ -147,11 +160,12 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             else None
         )
         self.context = RuntimeSinkTaskContext(spec.task_config, self.reporter)
-        isolation = config.get("consumer.override.isolation.level", "read_committed")
+        overrides = consumer_overrides(config)
+        isolation = overrides.pop("isolation.level", "read_committed")
         self.consumer: Consumer = self.log.consumer(
             consumer_group(self.connector),
             "read_uncommitted" if isolation == "read_uncommitted" else "read_committed",
-            **{"auto.offset.reset": "earliest"},
+            **{"auto.offset.reset": "earliest", **overrides},
         )
         self.subscribed: list[str] = []
         self.topic_layout: dict[str, int] | None = None
