@@ -34,12 +34,16 @@ class RecordingListener(RebalanceListener):
     def __init__(self) -> None:
         self.assigned: list[set[TopicPartition]] = []
         self.revoked: list[set[TopicPartition]] = []
+        self.lost: list[set[TopicPartition]] = []
 
     def on_partitions_assigned(self, partitions: set[TopicPartition]) -> None:
         self.assigned.append(partitions)
 
     def on_partitions_revoked(self, partitions: set[TopicPartition]) -> None:
         self.revoked.append(partitions)
+
+    def on_partitions_lost(self, partitions: set[TopicPartition]) -> None:
+        self.lost.append(partitions)
 
 
 def keep_polling(consumer: Consumer, stop: threading.Event) -> None:
@@ -100,6 +104,24 @@ def test_two_subscribers_split_the_partitions_and_the_survivor_takes_them_all(lo
     polling.join()
     assert len(first.assignment()) == 3
     first.close()
+
+
+def test_a_member_evicted_after_its_session_timeout_is_told_its_partitions_are_lost(
+    log: Log, topic: str
+) -> None:
+    listener = RecordingListener()
+    # Heartbeats further apart than the session: the member's own heartbeat finds it evicted.
+    consumer = log.consumer("evicted", heartbeat_interval_ms=300, session_timeout_ms=100)
+    consumer.subscribe([topic], listener)
+    consumer.poll(timeout=0)
+    held = consumer.assignment()
+    assert listener.assigned == [held] and held
+    deadline = time.monotonic() + 30
+    while not listener.lost and time.monotonic() < deadline:
+        consumer.poll(timeout=0.05)
+    assert listener.lost[0] == held
+    assert listener.revoked == []
+    consumer.close()
 
 
 def test_subscribe_needs_a_group_id(log: Log, topic: str) -> None:

@@ -175,7 +175,7 @@ def test_no_call_reaches_the_task_after_its_stop(log: Log) -> None:
     assert task.events[-1].name == "stop"
 
 
-def test_a_failure_after_successful_puts_commits_nothing_on_the_way_out(log: Log) -> None:
+def test_a_failure_closes_the_partitions_through_a_closing_pre_commit_of_what_was_put(log: Log) -> None:
     def fail_on_second(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
         if task.of("put"):
             raise ValueError("the sink broke")
@@ -187,5 +187,96 @@ def test_a_failure_after_successful_puts_commits_nothing_on_the_way_out(log: Log
         wait_until(lambda: task.put_values() == ["a"], "the first record put")
         produce(log, TOPIC, [b"b"])
         assert isinstance(handle.join(), ConnectError)
-    assert committed(log) is None
-    assert "pre_commit" not in [event.name for event in task.events]
+    names = [event.name for event in task.events]
+    assert names[-3:] == ["pre_commit", "close", "stop"]
+    closing = task.events[-3]
+    assert closing.closing and closing.offsets == {PARTITION: 1}
+    assert committed(log) == 1
+
+
+def test_an_offset_given_in_start_applies_before_the_first_put(log: Log) -> None:
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask(on_start=lambda task: task.context.offset({PARTITION: 2}))
+    loop, control = sink_loop(log, task)
+    with running(loop, control):
+        wait_until(lambda: task.put_values() == ["c"], "the record after offset 2 put")
+        produce(log, TOPIC, [b"d"])
+        wait_until(lambda: task.put_values() == ["c", "d"], "the next record put")
+
+
+def test_an_offset_given_in_open_applies_before_the_first_put(log: Log) -> None:
+    def skip_to_1(task: RecordingSinkTask, partitions: object) -> None:
+        task.context.offset({PARTITION: 1})
+
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask(on_open=skip_to_1)
+    loop, control = sink_loop(log, task)
+    with running(loop, control):
+        wait_until(lambda: task.put_values() == ["b", "c"], "the records after offset 1 put")
+
+
+def test_is_closing_is_false_in_every_call_but_the_pre_commit_of_a_stop(log: Log) -> None:
+    produce(log, TOPIC, [b"a", b"b", b"c"])
+    task = RecordingSinkTask()
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": "100"})
+    with running(loop, control) as handle:
+        wait_until(lambda: committed(log) == 3, "a periodic commit")
+        handle.set_target(TargetState.PAUSED)
+        handle.wait_for_state("PAUSED")
+        handle.set_target(TargetState.STARTED)
+        handle.wait_for_state("RUNNING")
+        handle.stop()
+    closing = [index for index, event in enumerate(task.events) if event.closing]
+    assert closing == [len(task.events) - 3]
+    assert task.events[closing[0]].name == "pre_commit"
+    assert [e.name for e in task.events[-2:]] == ["close", "stop"]
+    assert any(not event.closing for event in task.of("pre_commit"))
+
+
+def test_a_pause_commits_without_closing(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask()
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": NEVER_MS})
+    with running(loop, control) as handle:
+        wait_until(lambda: task.put_values() == ["a"], "the record put")
+        handle.set_target(TargetState.PAUSED)
+        wait_until(lambda: committed(log) == 1, "offset 1 committed on the pause")
+        assert [event.closing for event in task.of("pre_commit")] == [False]
+        assert task.of("close") == []
+
+
+def test_partitions_revoked_by_a_joining_task_are_committed_through_a_closing_pre_commit(log: Log) -> None:
+    produce(log, TOPIC, [b"a", b"b"], partitions=2)
+    first = RecordingSinkTask()
+    second = RecordingSinkTask()
+    loop, control = sink_loop(log, first)
+    with running(loop, control):
+        wait_until(lambda: first.put_values() == ["a", "b"], "the first task's puts")
+        joining, joining_control = sink_loop(log, second)
+        with running(joining, joining_control):
+            wait_until(lambda: first.of("close"), "the first task closing its partitions")
+            wait_until(lambda: second.of("open"), "the second task opening its partition")
+            wait_until(lambda: len(first.of("open")) == 2, "the first task reopening a partition")
+            closing = [event for event in first.events if event.closing]
+            assert [event.name for event in closing] == ["pre_commit"]
+            assert closing[0].offsets == {PARTITION: 2, ApiPartition(TOPIC, 1): 0}
+            assert first.events[first.events.index(closing[0]) + 1].name == "close"
+            assert committed(log) == 2
+            assert not any(event.closing for event in second.events)
+
+
+def test_partitions_lost_after_the_session_timed_out_are_closed_without_a_commit(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask()
+    # Heartbeats further apart than the session: the group evicts the task at its first heartbeat.
+    overrides = {
+        "consumer.override.session.timeout.ms": "100",
+        "consumer.override.heartbeat.interval.ms": "300",
+    }
+    loop, control = sink_loop(log, task, config=overrides)
+    with running(loop, control):
+        wait_until(lambda: task.put_values() == ["a"], "the record put")
+        wait_until(lambda: len(task.of("open")) == 2, "the partition lost and assigned again")
+        assert committed(log) is None
+    lost_at = task.events.index(task.of("close")[0])
+    assert "pre_commit" not in [event.name for event in task.events[:lost_at]]

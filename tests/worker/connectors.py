@@ -175,3 +175,81 @@ class RecordingSinkTask(SinkTask):
 
     def stop(self) -> None:
         self._values.close()
+
+
+BUFFERING_SINK = "tests.worker.connectors:BufferingFileSinkConnector"
+OUTPUT_DIR_CONFIG = "output.dir"
+RECORDS_PER_FILE_CONFIG = "records.per.file"
+RESPECT_CLOSING_CONFIG = "respect.closing"
+
+
+class BufferingFileSinkConnector(SinkConnector):
+    """An archiving sink (KAFKA-6725): tasks write `records.per.file` records per file in `pre_commit`,
+    commit only what they wrote, and note every record `put` in `consumed-<task>.txt`.
+
+    With `respect.closing=true` a closing `pre_commit` writes the partial file too."""
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._props = dict(props)
+
+    def task_class(self) -> type[Task]:
+        return BufferingFileSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{**self._props, "buffering.task": str(i)} for i in range(max_tasks)]
+
+    def stop(self) -> None:
+        pass
+
+    def config(self) -> ConfigDef:
+        return (
+            ConfigDef()
+            .define(OUTPUT_DIR_CONFIG, ConfigType.STRING, importance=Importance.HIGH)
+            .define(RECORDS_PER_FILE_CONFIG, ConfigType.INT, importance=Importance.HIGH)
+            .define(RESPECT_CLOSING_CONFIG, ConfigType.BOOLEAN, importance=Importance.HIGH)
+        )
+
+
+class BufferingFileSinkTask(SinkTask):
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._dir = Path(props[OUTPUT_DIR_CONFIG])
+        self._per_file = int(props[RECORDS_PER_FILE_CONFIG])
+        self._respect_closing = props[RESPECT_CLOSING_CONFIG] == "true"
+        self._consumed = (self._dir / f"consumed-{props['buffering.task']}.txt").open("a")
+        self._buffers: dict[TopicPartition, list[int]] = {}
+        self._written: dict[TopicPartition, int] = {}
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        for partition in partitions:
+            self._buffers[partition] = []
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        for record in records:
+            self._buffers[TopicPartition(record.topic, record.kafka_partition)].append(record.kafka_offset)
+        self._consumed.writelines(f"{r.kafka_partition}:{r.kafka_offset}\n" for r in records)
+        self._consumed.flush()
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        closing = self._respect_closing and self.context.is_closing()
+        for partition in current_offsets:
+            buffer = self._buffers.get(partition, [])
+            while len(buffer) >= self._per_file or (closing and buffer):
+                chunk, buffer[:] = buffer[: self._per_file], buffer[self._per_file :]
+                name = f"file-{partition.partition}-{chunk[0]}-{chunk[-1]}.txt"
+                (self._dir / name).write_text("".join(f"{offset}\n" for offset in chunk))
+                self._written[partition] = chunk[-1] + 1
+        return {p: o for p, o in self._written.items() if p in current_offsets}
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        for partition in partitions:
+            self._buffers.pop(partition, None)
+            self._written.pop(partition, None)
+
+    def stop(self) -> None:
+        self._consumed.close()

@@ -123,11 +123,14 @@ def test_a_stopped_sink_task_closes_its_partitions_once_and_then_stops(log: Log,
     assert task.calls.count("close") == 1
 
 
-def test_a_failed_sink_task_gets_no_call_after_stop(log: Log, tmp_path: Path) -> None:
+def test_a_failed_sink_task_closes_its_partitions_once_and_gets_no_call_after_stop(
+    log: Log, tmp_path: Path
+) -> None:
     task = CallRecordingSinkTask(fail_put=True)
     errors = run_until_put(log, tmp_path, task)
     assert [type(error) for error in errors] == [ConnectError]
-    assert task.calls[-2:] == ["put", "stop"]
+    assert task.calls[-4:] == ["put", "pre_commit", "close", "stop"]
+    assert task.calls.count("close") == 1
 
 
 def test_a_batch_to_redeliver_is_not_committed_before_put_succeeds(log: Log, tmp_path: Path) -> None:

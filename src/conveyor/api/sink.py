@@ -47,8 +47,10 @@ class SinkTaskContext(abc.ABC):
     def offset(self, offsets: Mapping[TopicPartition, int]) -> None:
         """Rewind or skip: consumption of each partition restarts at the given offset.
 
-        Applied before the next fetch, to partitions still assigned; a batch waiting to be
-        delivered again after a ``RetriableError`` is dropped.
+        Applied before the next fetch to partitions the task holds; offsets given in ``start`` or
+        ``open`` wait for their partitions and apply right after ``open``, before their first
+        ``put``. Offsets for partitions the next assignment leaves out are dropped. A batch waiting
+        to be delivered again after a ``RetriableError`` is dropped.
         """
 
     @abc.abstractmethod
@@ -81,10 +83,12 @@ class SinkTaskContext(abc.ABC):
 
     @abc.abstractmethod
     def is_closing(self) -> bool:
-        """True only while ``pre_commit`` runs because partitions are about to be closed.
+        """True exactly while ``pre_commit`` runs because partitions are about to be closed.
 
-        That happens on a rebalance or a shutdown (KAFKA-6725); a task that buffers records can then
-        write them out and return their offsets, instead of losing the progress.
+        That is for the partitions revoked in a rebalance, and for all of them when the task stops
+        or fails (KAFKA-6725); a pause, a periodic or a requested commit is not closing, and neither
+        is any other call. A task that buffers records can then write them out and return their
+        offsets, instead of losing the progress.
         """
 
 
@@ -146,7 +150,8 @@ class SinkTask(Task):
         """The offsets safe to commit; by default flushes and returns ``current_offsets``.
 
         Called every ``offset.flush.interval.ms`` (60 s by default), soon after ``request_commit``,
-        and before partitions are closed (a rebalance, or the task's clean stop), when
+        when the connector is paused, and before partitions are closed (a rebalance, or the task's
+        stop or failure), when
         ``context.is_closing()`` is true. ``current_offsets`` maps each partition to the offset after
         the last record ``put``. Conveyor commits the returned offsets to the consumer group, ignoring
         partitions it did not ask about and offsets beyond the ones given; return an empty mapping to
@@ -163,6 +168,7 @@ class SinkTask(Task):
         """These partitions were taken away; drop their writers.
 
         Called right after the closing ``pre_commit`` (even if it raised), on a rebalance or the
-        task's clean stop, before ``stop``. Not called after a failure: ``stop`` is then the only
-        call left. No ``put`` follows for these partitions unless they are opened again.
+        task's stop or failure, before ``stop``; called alone for partitions lost (the task was
+        evicted from its group, and they may belong to another task already). No ``put`` follows
+        for these partitions unless they are opened again.
         """

@@ -35,10 +35,11 @@ class Task(abc.ABC):
     def stop(self) -> None:
         """Release what ``start`` acquired; called once, last, on the task's own thread.
 
-        It comes after the loop ended: after the final commit when the task was asked to stop, or
-        right after a failure, with nothing more committed. No call follows it. Unlike Kafka's, it is
-        never called from another thread while ``poll`` or ``put`` runs, so those calls must return
-        on their own. The worker waits ``task.shutdown.graceful.timeout.ms`` (5 s by default) for the
-        loop to end, commit and stop; then it cancels the Spark job, and whatever was not committed
-        is redone by the next incarnation.
+        It comes after the loop ended: after the final commit when the task was asked to stop; after
+        a failure, right after the sink task's closing ``pre_commit`` and ``close`` of its partitions
+        (as Kafka's), and with nothing more committed for a source task. No call follows it. Unlike
+        Kafka's, it is never called from another thread while ``poll`` or ``put`` runs, so those calls
+        must return on their own. The worker waits ``task.shutdown.graceful.timeout.ms`` (5 s by
+        default) for the loop to end, commit and stop; then it cancels the Spark job, and whatever was
+        not committed is redone by the next incarnation.
         """

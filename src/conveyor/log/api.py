@@ -276,6 +276,12 @@ class RebalanceListener:
     def on_partitions_assigned(self, partitions: set[TopicPartition]) -> None:
         """Called after a rebalance with the partitions now held."""
 
+    def on_partitions_lost(self, partitions: set[TopicPartition]) -> None:
+        """Called instead of ``on_partitions_revoked`` when the member was evicted from its group (its
+        session timed out): the partitions may be owned by others already, so committing is too late.
+        As Kafka's ``ConsumerRebalanceListener``, it defaults to ``on_partitions_revoked``."""
+        self.on_partitions_revoked(partitions)
+
 
 class Consumer(Closeable):
     """Reads assigned partitions from a position; commits offsets for its group.

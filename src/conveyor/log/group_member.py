@@ -54,6 +54,7 @@ class GroupMember:
         assignor: Assignor,
         on_assigned: Callable[[Assignment], None],
         on_revoked: Callable[[Assignment], None] | None = None,
+        on_lost: Callable[[Assignment], None] | None = None,
         session_timeout_ms: int = 10_000,
         rebalance_timeout_ms: int = 60_000,
         heartbeat_interval_ms: int = 3_000,
@@ -65,6 +66,8 @@ class GroupMember:
         self._assignor = assignor
         self._on_assigned = on_assigned
         self._on_revoked = on_revoked
+        self._on_lost = on_lost
+        self._lost = False
         self._session_timeout_ms = session_timeout_ms
         self._rebalance_timeout_ms = rebalance_timeout_ms
         self._heartbeat_interval_s = heartbeat_interval_ms / 1000
@@ -101,7 +104,10 @@ class GroupMember:
             self._rejoin_needed.clear()
             if self._assignment is not None:
                 previous, self._assignment = self._assignment, None
-                if self._on_revoked is not None:
+                lost, self._lost = self._lost, False
+                if lost and self._on_lost is not None:
+                    self._on_lost(previous)
+                elif self._on_revoked is not None:
                     self._on_revoked(previous)
             try:
                 assignment = self._join_and_sync()
@@ -158,11 +164,19 @@ class GroupMember:
                 continue
             try:
                 self._coordinator.heartbeat(self.group_id, assignment.generation, assignment.member_id)
-            except (RebalanceInProgressError, IllegalGenerationError):
+            except RebalanceInProgressError:
                 self._rejoin_needed.set()
+            except IllegalGenerationError:
+                self._lose_assignment()
             except UnknownMemberIdError:
                 self._member_id = None
-                self._rejoin_needed.set()
+                self._lose_assignment()
             except Exception:
                 _logger.exception("Heartbeat of group %s failed; rejoining", self.group_id)
                 self._rejoin_needed.set()
+
+    def _lose_assignment(self) -> None:
+        """The group moved on without this member (evicted, or a generation it missed): what it held
+        may be owned by others already, so the next rejoin reports it lost rather than revoked."""
+        self._lost = True
+        self._rejoin_needed.set()

@@ -1,4 +1,5 @@
-"""The run every task loop shares: start, loop, a final commit only after a clean end, then release."""
+"""The run every task loop shares: start, loop, a final commit (or the loop's own ending after a
+failure), then release."""
 
 from __future__ import annotations
 
@@ -32,15 +33,18 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
 
     def run(self) -> None:
         """Initialize and start the task; loop; if the loop returned (a stop, not a failure) commit a
-        last time; then, whatever happened, release in order: the last status report, the task's `stop`,
-        the record pipeline, the log client. A failure propagates after the release, so the task is
-        reported FAILED; nothing is committed after a failure, so the next incarnation redoes that work
-        rather than skipping it."""
+        last time, else let the loop end its work after the failure; then, whatever happened, release
+        in order: the last status report, the task's `stop`, the record pipeline, the log client. A
+        failure propagates after the release, so the task is reported FAILED."""
         self._initialize_task()
         self.task.start(self.spec.task_config)
         ended_cleanly = False
         try:
-            self._loop()
+            try:
+                self._loop()
+            except Exception:
+                self._finish_quietly()
+                raise
             self._commit_final()
             ended_cleanly = True
         finally:
@@ -66,6 +70,16 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
                     logger.error("Releasing task %s failed", self.spec.id, exc_info=error)
         if first_error is not None:
             raise first_error
+
+    def _finish_quietly(self) -> None:
+        try:
+            self._finish_after_failure()
+        except Exception as error:
+            log.error("Ending task %s after its failure failed", self.spec.id, exc_info=error)
+
+    def _finish_after_failure(self) -> None:
+        """What is done before `stop` when the loop failed: nothing by default, so the next
+        incarnation redoes the work rather than skipping it (a failed source task commits nothing)."""
 
     def _stop_task(self) -> None:
         self.task_stopped = True

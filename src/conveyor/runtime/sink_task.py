@@ -2,13 +2,16 @@
 
 Follows Kafka Connect's `WorkerSinkTask`: the consumer group is `connect-<connector>`, offsets are
 committed every `offset.flush.interval.ms` (or when the task asks) for what `pre_commit` returns,
-capped at what was consumed; `SinkTaskContext.offset()` rewinds before the next poll; a
-`RetriableError` from `put` pauses consumption and redelivers the same batch. When partitions are
-about to be closed (a stop here), `is_closing()` is true during that last `pre_commit`.
+capped at what was consumed; `SinkTaskContext.offset()` rewinds before the next poll, or right
+after `open` for partitions not assigned yet; a `RetriableError` from `put` pauses consumption and
+redelivers the same batch. `is_closing()` is true exactly while `pre_commit` runs for partitions about
+to be closed: revoked in a rebalance, or all of them when the task stops or fails. A pause commits
+without closing; partitions lost (the member was evicted from the group) are closed without a commit.
 
 The tasks of a connector are the members of that consumer group: partitions are shared out by the
 group and move on a rebalance, when the task gets `pre_commit` (with `is_closing()` true) and `close`
-for the partitions it loses, then `open` for the ones it gains. `topics.regex` is matched against the
+for the partitions it loses, then `open` for the ones it gains (and `close` alone for partitions
+it lost). `topics.regex` is matched against the
 log's topics periodically and the subscription follows.
 """
 
@@ -43,6 +46,19 @@ TOPIC_REFRESH_S = 2.0
 def consumer_group(connector: str) -> str:
     """Kafka Connect's default sink consumer group (`SinkUtils.consumerGroupId`)."""
     return f"connect-{connector}"
+
+
+CONSUMER_OVERRIDE_PREFIX = "consumer.override."
+
+
+def consumer_overrides(config: Mapping[str, str]) -> dict[str, str]:
+    """The connector's `consumer.override.*` settings for its sink consumer (as Kafka's default `All`
+    client config override policy allows), e.g. the group's `session.timeout.ms`."""
+    return {
+        key.removeprefix(CONSUMER_OVERRIDE_PREFIX): value
+        for key, value in config.items()
+        if key.startswith(CONSUMER_OVERRIDE_PREFIX)
+    }
 
 
 class RuntimeErrantRecordReporter(ErrantRecordReporter):
@@ -144,11 +160,12 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             else None
         )
         self.context = RuntimeSinkTaskContext(spec.task_config, self.reporter)
-        isolation = config.get("consumer.override.isolation.level", "read_committed")
+        overrides = consumer_overrides(config)
+        isolation = overrides.pop("isolation.level", "read_committed")
         self.consumer: Consumer = self.log.consumer(
             consumer_group(self.connector),
             "read_uncommitted" if isolation == "read_uncommitted" else "read_committed",
-            **{"auto.offset.reset": "earliest"},
+            **{"auto.offset.reset": "earliest", **overrides},
         )
         self.subscribed: list[str] = []
         self.topic_layout: dict[str, int] | None = None
@@ -168,6 +185,12 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
     def _commit_final(self) -> None:
         self._close_partitions(set(self.context.assigned))
 
+    def _finish_after_failure(self) -> None:
+        """A failed sink task still commits through a closing `pre_commit` and closes its partitions,
+        as WorkerSinkTask's `closeAllPartitions` runs whatever ends its loop: only what was `put` is
+        offered, and the task decides what is durable."""
+        self._close_partitions(set(self.context.assigned))
+
     def _log_client(self) -> Closeable:
         return self.consumer
 
@@ -181,6 +204,9 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
                 self._follow_topics()
             if self.context.commit_requested or now >= self.next_commit:
                 self._commit(closing=False)
+            if target is TargetState.PAUSED and self.state is TargetState.STARTED:
+                # As WorkerSinkTask on a pause: commit soon, but nothing is being closed.
+                self.context.commit_requested = True
             self.state = TargetState.PAUSED if target is TargetState.PAUSED else TargetState.STARTED
             self._apply_pauses()
             self._rewind()
@@ -312,14 +338,30 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
 
     def on_partitions_revoked(self, partitions: set[LogPartition]) -> None:
         if self.task_stopped:
-            # Closing the consumer gives the partitions up after the task stopped (and after a
-            # failure, with nothing committed): as Kafka's WorkerSinkTask, ask the task nothing more.
+            # Closing the consumer gives the partitions up after the task stopped (its partitions were
+            # closed before `stop`): as Kafka's WorkerSinkTask, ask the task nothing more.
             return
         revoked = {ApiPartition(p.topic, p.partition) for p in partitions} & self.context.assigned
         self.redeliver = None
         self._close_partitions(revoked)
-        self.context.assigned -= revoked
-        self.context.paused -= revoked
+        self._forget(revoked)
+
+    def on_partitions_lost(self, partitions: set[LogPartition]) -> None:
+        """The group gave these partitions to others already: `close` them, commit nothing."""
+        if self.task_stopped:
+            return
+        lost = {ApiPartition(p.topic, p.partition) for p in partitions} & self.context.assigned
+        self.redeliver = None
+        if lost:
+            self.task.close(sorted(lost))
+        for partition in lost:
+            self.current.pop(partition, None)
+            self.last_committed.pop(partition, None)
+        self._forget(lost)
+
+    def _forget(self, partitions: set[ApiPartition]) -> None:
+        self.context.assigned -= partitions
+        self.context.paused -= partitions
 
     def on_partitions_assigned(self, partitions: set[LogPartition]) -> None:
         if self.task_stopped:
@@ -334,16 +376,33 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.context.assigned |= set(added)
         if added:
             self.task.open(sorted(added))
+            # Offsets given in `start` or `open` apply before the first `put` of these partitions.
+            self._rewind()
+            self._drop_unassigned_rewinds()
 
     def _rewind(self) -> None:
-        if not self.context.rewinds:
+        """Seek to the offsets the task gave, for the partitions it holds; the others wait for their
+        assignment (an offset given in `start` names partitions the group has not handed out yet)."""
+        ready = {p: o for p, o in self.context.rewinds.items() if p in self.context.assigned}
+        if not ready:
             return
-        for partition, offset in self.context.rewinds.items():
-            if partition in self.context.assigned:
-                self.consumer.seek(LogPartition(partition.topic, partition.partition), offset)
-                self.current[partition] = offset
-        self.context.rewinds.clear()
+        for partition, offset in ready.items():
+            self.consumer.seek(LogPartition(partition.topic, partition.partition), offset)
+            self.current[partition] = offset
+            self.last_committed[partition] = offset
+            del self.context.rewinds[partition]
         self.redeliver = None
+
+    def _drop_unassigned_rewinds(self) -> None:
+        """After an assignment, offsets for partitions this task did not get are not its to apply."""
+        for partition in list(self.context.rewinds):
+            log.warning(
+                "%s-%d: ignoring the offset %d given for %s, which is not assigned to this task",
+                self.connector,
+                self.task_index,
+                self.context.rewinds.pop(partition),
+                partition,
+            )
 
     def _report(self, force: bool = False) -> None:
         metrics = {"partition-count": len(self.context.assigned), **self.counters, **self.errors.metrics()}

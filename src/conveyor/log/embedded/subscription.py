@@ -45,6 +45,7 @@ class GroupSubscription:
             range_assignor(self._partition_count),
             self._assigned,
             self._revoked,
+            self._lost,
             session_timeout_ms=int_setting(config, "session.timeout.ms", 45_000, minimum=1),
             rebalance_timeout_ms=int_setting(config, "max.poll.interval.ms", 300_000, minimum=1),
             heartbeat_interval_ms=int_setting(config, "heartbeat.interval.ms", 3_000, minimum=1),
@@ -74,6 +75,11 @@ class GroupSubscription:
     def _revoked(self, _previous: Assignment) -> None:
         revoked, self._held = self._held, set()
         self._listener.on_partitions_revoked(revoked)
+        self._apply([])
+
+    def _lost(self, _previous: Assignment) -> None:
+        lost, self._held = self._held, set()
+        self._listener.on_partitions_lost(lost)
         self._apply([])
 
     def _partition_count(self, topic: str) -> int:

@@ -1,0 +1,72 @@
+"""KAFKA-6725 on a Spark worker: adding a task restarts the connector's task and shares its partitions
+out; a buffering sink that writes its partial file when `is_closing()` keeps its progress, so no record
+is consumed twice, while one that ignores it reads records again."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from conveyor.log import Log
+
+from .connectors import BUFFERING_SINK, OUTPUT_DIR_CONFIG, RECORDS_PER_FILE_CONFIG, RESPECT_CLOSING_CONFIG
+from .support import create_connector, rest_client, running_worker, unique, wait_for_states, wait_until
+
+PARTITIONS = 2
+
+
+def produce(log: Log, topic: str, start: int, per_partition: int) -> None:
+    with log.producer() as producer:
+        for partition in range(PARTITIONS):
+            for n in range(start, start + per_partition):
+                producer.send(topic, f"p{partition}-{n}".encode(), partition=partition)
+        producer.flush()
+
+
+def consumed(output: Path) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for path in output.glob("consumed-*.txt"):
+        counts.update(line for line in path.read_text().splitlines() if line)
+    return counts
+
+
+def has_consumed(output: Path, per_partition: int) -> bool:
+    seen = consumed(output)
+    return all(f"{p}:{o}" in seen for p in range(PARTITIONS) for o in range(per_partition))
+
+
+def duplicates_after_adding_a_task(tmp_path: Path, respect_closing: bool) -> int:
+    """25 records per partition read by one task (two full files each, five buffered); then
+    `tasks.max` goes to 2, and 3 more per partition are read by the two new tasks."""
+    topic, name = unique("archive"), unique("buffering-sink")
+    output = tmp_path / "output"
+    output.mkdir()
+    config = {
+        "connector.class": BUFFERING_SINK,
+        "tasks.max": "1",
+        "topics": topic,
+        OUTPUT_DIR_CONFIG: str(output),
+        RECORDS_PER_FILE_CONFIG: "10",
+        RESPECT_CLOSING_CONFIG: str(respect_closing).lower(),
+    }
+    with running_worker(tmp_path / "worker") as worker, rest_client(worker) as client:
+        worker.log.admin().create_topic(topic, partitions=PARTITIONS)
+        produce(worker.log, topic, 0, 25)
+        create_connector(client, name, config)
+        wait_until(lambda: has_consumed(output, 25), "the first task reading every record")
+        wait_until(lambda: len(list(output.glob("file-*"))) == 4, "two full files per partition")
+        response = client.put(f"/connectors/{name}/config", json={**config, "tasks.max": "2"})
+        assert response.status_code == 200
+        wait_for_states(client, name, "RUNNING", ["RUNNING", "RUNNING"])
+        produce(worker.log, topic, 25, 3)
+        wait_until(lambda: has_consumed(output, 28), "the records after the rebalance read")
+    counts = consumed(output)
+    return sum(counts.values()) - len(counts)
+
+
+def test_a_sink_that_writes_its_partial_file_when_closing_consumes_nothing_twice(tmp_path: Path) -> None:
+    assert duplicates_after_adding_a_task(tmp_path, respect_closing=True) == 0
+
+
+def test_a_sink_that_ignores_is_closing_consumes_records_again(tmp_path: Path) -> None:
+    assert duplicates_after_adding_a_task(tmp_path, respect_closing=False) > 0
