@@ -75,7 +75,7 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
         try:
             self._finish_after_failure()
         except Exception as error:
-            log.error("Ending task %s after its failure failed", self.spec.id, exc_info=error)
+            logger.error("Ending task %s after its failure failed", self.spec.id, exc_info=error)
 
     def _finish_after_failure(self) -> None:
         """What is done before `stop` when the loop failed: nothing by default, so the next

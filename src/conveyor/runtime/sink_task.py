@@ -396,7 +396,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
     def _drop_unassigned_rewinds(self) -> None:
         """After an assignment, offsets for partitions this task did not get are not its to apply."""
         for partition in list(self.context.rewinds):
-            log.warning(
+            logger.warning(
                 "%s-%d: ignoring the offset %d given for %s, which is not assigned to this task",
                 self.connector,
                 self.task_index,
