@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from conveyor.herder.distributed.protocol import ConnectAssignment, WorkerMetadata
+from conveyor.herder.distributed.protocol import CONFIG_MISMATCH, ConnectAssignment, WorkerMetadata
 from conveyor.runtime.task_spec import TaskId
 from conveyor.storage.cluster_config_state import ClusterConfigState
 
@@ -115,3 +115,16 @@ class GroupAssignment:
     @property
     def failed(self) -> bool:
         return any(assignment.failed for assignment in self.assignments.values())
+
+
+def config_mismatch(
+    members: Mapping[str, WorkerMetadata], leader_id: str, leader_url: str, max_offset: int
+) -> GroupAssignment:
+    """Every member told CONFIG_MISMATCH and nothing else: the leader could not reach `max_offset`."""
+    return GroupAssignment(
+        {
+            member: ConnectAssignment(leader_id, leader_url, max_offset, error=CONFIG_MISMATCH)
+            for member in members
+        },
+        config=None,
+    )

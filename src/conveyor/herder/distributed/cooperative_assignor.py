@@ -17,13 +17,14 @@ from typing import TypeVar
 from conveyor.herder.distributed.assignment import (
     ConnectorsAndTasks,
     GroupAssignment,
+    config_mismatch,
     configured_work,
     current_work,
     java_order,
     leader_config,
     max_config_offset,
 )
-from conveyor.herder.distributed.protocol import CONFIG_MISMATCH, NO_ERROR, ConnectAssignment, WorkerMetadata
+from conveyor.herder.distributed.protocol import NO_ERROR, ConnectAssignment, WorkerMetadata
 from conveyor.runtime.task_spec import TaskId
 from conveyor.storage.cluster_config_state import ClusterConfigState
 
@@ -345,13 +346,7 @@ class IncrementalCooperativeAssignor:
         leader_url = members[leader_id].url
         caught_up = leader_config(max_offset, config, read_fresh_config)
         if caught_up is None:
-            return GroupAssignment(
-                {
-                    m: ConnectAssignment(leader_id, leader_url, max_offset, error=CONFIG_MISMATCH)
-                    for m in members
-                },
-                config=None,
-            )
+            return config_mismatch(members, leader_id, leader_url, max_offset)
         snapshot, offset = caught_up
         cluster, self.state = perform_task_assignment(
             self.state,

@@ -7,13 +7,14 @@ from collections.abc import Callable, Mapping
 from conveyor.herder.distributed.assignment import (
     ConnectorsAndTasks,
     GroupAssignment,
+    config_mismatch,
     configured_tasks,
     java_order,
     leader_config,
     max_config_offset,
     task_order,
 )
-from conveyor.herder.distributed.protocol import CONFIG_MISMATCH, NO_ERROR, ConnectAssignment, WorkerMetadata
+from conveyor.herder.distributed.protocol import NO_ERROR, ConnectAssignment, WorkerMetadata
 from conveyor.runtime.task_spec import TaskId
 from conveyor.storage.cluster_config_state import ClusterConfigState
 
@@ -37,13 +38,7 @@ def eager_assignment(
     leader_url = members[leader_id].url
     caught_up = leader_config(max_offset, config, read_fresh_config)
     if caught_up is None:
-        return GroupAssignment(
-            {
-                member: ConnectAssignment(leader_id, leader_url, max_offset, error=CONFIG_MISMATCH)
-                for member in members
-            },
-            config=None,
-        )
+        return config_mismatch(members, leader_id, leader_url, max_offset)
     snapshot, offset = caught_up
 
     member_ids = sorted(members, key=java_order)
