@@ -15,7 +15,6 @@ from conveyor import __version__
 from conveyor.api import (
     ConfigDef,
     ConnectError,
-    ConnectorTransactionBoundaries,
     ExactlyOnceSupport,
     SourceConnector,
     SourceTask,
@@ -68,11 +67,6 @@ class FileStreamSourceConnector(SourceConnector):
         """Supported when reading a file (an append-only one); stdin has no offsets to resume from."""
         filename = SOURCE_CONFIG_DEF.parse(connector_config)[FILE_CONFIG]
         return ExactlyOnceSupport.SUPPORTED if reads_a_file(filename) else ExactlyOnceSupport.UNSUPPORTED
-
-    def can_define_transaction_boundaries(
-        self, connector_config: Mapping[str, str]
-    ) -> ConnectorTransactionBoundaries:
-        return ConnectorTransactionBoundaries.UNSUPPORTED
 
     def alter_offsets(
         self,
