@@ -13,13 +13,13 @@ from typing import Any, BinaryIO
 
 from conveyor import __version__
 from conveyor.api import (
-    ConfigDef,
     ConnectError,
     ExactlyOnceSupport,
     SourceConnector,
     SourceTask,
     Task,
 )
+from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.file.config import (
     FILE_CONFIG,
     FILENAME_FIELD,
@@ -37,18 +37,10 @@ logger = logging.getLogger(__name__)
 READ_CHUNK_BYTES = 64 * 1024
 
 
-class FileStreamSourceConnector(SourceConnector):
+class FileStreamSourceConnector(ConfiguredConnector, SourceConnector):
     """Reads one file, or the standard input, into one topic with a single task (Kafka's connector)."""
 
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return __version__
-
-    def start(self, props: Mapping[str, str]) -> None:
-        SOURCE_CONFIG_DEF.parse(props)
-        self._props = dict(props)
+    CONFIG_DEF = SOURCE_CONFIG_DEF
 
     def task_class(self) -> type[Task]:
         return FileStreamSourceTask
@@ -56,12 +48,6 @@ class FileStreamSourceConnector(SourceConnector):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         """Always one task: only one reader of a stream makes sense."""
         return [dict(self._props)]
-
-    def stop(self) -> None:
-        """Nothing to release: the connector watches nothing in the background."""
-
-    def config(self) -> ConfigDef:
-        return SOURCE_CONFIG_DEF
 
     def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport:
         """Supported when reading a file (an append-only one); stdin has no offsets to resume from."""
