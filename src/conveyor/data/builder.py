@@ -173,24 +173,18 @@ class SchemaBuilder:
         return tuple(self._fields.values())
 
     def _probe_schema(self) -> Schema:
-        return Schema(
-            self._type,
-            optional=self._optional is True,
-            name=self._name,
-            version=self._version,
-            doc=self._doc,
-            parameters=self._parameters,
-            key_schema=self._key_schema,
-            value_schema=self._value_schema,
-            fields=tuple(self._fields.values()),
-        )
+        """The schema built so far without its default, to check a candidate default against."""
+        return self._schema_with_default(None)
 
     def build(self) -> Schema:
         """Freeze the builder into an immutable ``Schema``."""
+        return self._schema_with_default(self._default)
+
+    def _schema_with_default(self, default: Any) -> Schema:
         return Schema(
             self._type,
             optional=self._optional is True,
-            default=self._default,
+            default=default,
             name=self._name,
             version=self._version,
             doc=self._doc,

@@ -39,13 +39,7 @@ def _topic_partition(partition: Mapping[str, Any] | None) -> TopicPartition:
             "The partition for a sink connector offset must contain the keys "
             f"'{KAFKA_TOPIC_KEY}' and '{KAFKA_PARTITION_KEY}'"
         )
-    raw = partition[KAFKA_PARTITION_KEY]
-    number = _java_integer(raw)
-    if number is None:
-        raise BadRequestError(
-            f"Failed to parse the following Kafka partition value in the provided offsets: '{raw}'. "
-            "Partition values for sink connectors need to be integers."
-        )
+    number = _integer_value(partition, KAFKA_PARTITION_KEY, "partition")
     return TopicPartition(str(partition[KAFKA_TOPIC_KEY]), number)
 
 
@@ -54,17 +48,23 @@ def _offset(partition: TopicPartition, offset: Mapping[str, Any]) -> int:
         raise BadRequestError(
             f"The offset for a sink connector should either be null or contain the key '{KAFKA_OFFSET_KEY}'"
         )
-    raw = offset[KAFKA_OFFSET_KEY]
-    number = _java_integer(raw)
-    if number is None:
-        raise BadRequestError(
-            f"Failed to parse the following Kafka offset value in the provided offsets: '{raw}'. "
-            "Offset values for sink connectors need to be integers."
-        )
+    number = _integer_value(offset, KAFKA_OFFSET_KEY, "offset")
     if number < 0:
         raise BadRequestError(
             f"Invalid negative offset {number} for partition {partition}: "
             "offset values for sink connectors need to be non-negative."
+        )
+    return number
+
+
+def _integer_value(entry: Mapping[str, Any], key: str, what: str) -> int:
+    """The integer at ``key``, refused as Kafka refuses it when it is not one; ``what`` names it."""
+    raw = entry[key]
+    number = _java_integer(raw)
+    if number is None:
+        raise BadRequestError(
+            f"Failed to parse the following Kafka {what} value in the provided offsets: '{raw}'. "
+            f"{what.capitalize()} values for sink connectors need to be integers."
         )
     return number
 

@@ -169,10 +169,9 @@ class ConfigDef:
         values: dict[str, ConfigValue],
         visited: set[str],
     ) -> None:
-        key = self._keys.get(name)
-        if key is None or name in visited:
+        key = self._first_visit(name, visited)
+        if key is None:
             return
-        visited.add(name)
         result = values[name]
         value: Any = None
         if name in props:
@@ -197,10 +196,9 @@ class ConfigDef:
     def _recommend(
         self, name: str, parsed: Mapping[str, Any], values: dict[str, ConfigValue], visited: set[str]
     ) -> None:
-        key = self._keys.get(name)
-        if key is None or name in visited:
+        key = self._first_visit(name, visited)
+        if key is None:
             return
-        visited.add(name)
         result = values[name]
         if key.recommender is not None:
             try:
@@ -213,6 +211,14 @@ class ConfigDef:
                 result.add_error(str(error))
         for dependent in key.dependents:
             self._recommend(dependent, parsed, values, visited)
+
+    def _first_visit(self, name: str, visited: set[str]) -> ConfigKey | None:
+        """The key of ``name`` the first time a walk over dependents reaches it, else None."""
+        key = self._keys.get(name)
+        if key is None or name in visited:
+            return None
+        visited.add(name)
+        return key
 
     def _keys_without_parent(self) -> list[str]:
         children = {dependent for key in self._keys.values() for dependent in key.dependents}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Self
 
 from conveyor.api.errors import ConfigError
 
@@ -72,15 +72,19 @@ class Range(Validator):
         return f"[{self.minimum},...,{self.maximum}]"
 
 
-class ValidString(Validator):
-    """One of a fixed set of strings, compared exactly."""
+class _StringChoiceValidator(Validator):
+    """A validator over a fixed set of strings, built as ``cls(strings)`` or ``cls.in_(*strings)``."""
 
     def __init__(self, valid_strings: Iterable[str]) -> None:
         self.valid_strings = list(valid_strings)
 
     @classmethod
-    def in_(cls, *valid_strings: str) -> ValidString:
+    def in_(cls, *valid_strings: str) -> Self:
         return cls(valid_strings)
+
+
+class ValidString(_StringChoiceValidator):
+    """One of a fixed set of strings, compared exactly."""
 
     def ensure_valid(self, name: str, value: Any) -> None:
         if value not in self.valid_strings:
@@ -90,16 +94,12 @@ class ValidString(Validator):
         return f"[{', '.join(self.valid_strings)}]"
 
 
-class CaseInsensitiveValidString(Validator):
+class CaseInsensitiveValidString(_StringChoiceValidator):
     """One of a fixed set of strings, ignoring case."""
 
     def __init__(self, valid_strings: Iterable[str]) -> None:
-        self.valid_strings = list(valid_strings)
+        super().__init__(valid_strings)
         self._folded = {s.casefold() for s in self.valid_strings}
-
-    @classmethod
-    def in_(cls, *valid_strings: str) -> CaseInsensitiveValidString:
-        return cls(valid_strings)
 
     def ensure_valid(self, name: str, value: Any) -> None:
         if not isinstance(value, str) or value.casefold() not in self._folded:
@@ -111,15 +111,12 @@ class CaseInsensitiveValidString(Validator):
         return f"(case insensitive) [{', '.join(self.valid_strings)}]"
 
 
-class ValidList(Validator):
+class ValidList(_StringChoiceValidator):
     """A list whose every element is one of a fixed set of strings."""
 
     def __init__(self, valid_strings: Iterable[str]) -> None:
-        self._valid_string = ValidString(valid_strings)
-
-    @classmethod
-    def in_(cls, *valid_strings: str) -> ValidList:
-        return cls(valid_strings)
+        super().__init__(valid_strings)
+        self._valid_string = ValidString(self.valid_strings)
 
     def ensure_valid(self, name: str, value: Any) -> None:
         for element in value or ():

@@ -9,25 +9,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from conveyor import __version__
-from conveyor.api import ConfigDef, ConnectError, SinkConnector, SinkTask, Task, TopicPartition
+from conveyor.api import ConnectError, SinkConnector, SinkTask, Task, TopicPartition
+from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.file.config import FILE_CONFIG, SINK_CONFIG_DEF
 from conveyor.data import SinkRecord
 
 logger = logging.getLogger(__name__)
 
 
-class FileStreamSinkConnector(SinkConnector):
+class FileStreamSinkConnector(ConfiguredConnector, SinkConnector):
     """Writes the records of its topics to one file or the standard output (Kafka's connector)."""
 
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return __version__
-
-    def start(self, props: Mapping[str, str]) -> None:
-        SINK_CONFIG_DEF.parse(props)
-        self._props = dict(props)
+    CONFIG_DEF = SINK_CONFIG_DEF
 
     def task_class(self) -> type[Task]:
         return FileStreamSinkTask
@@ -35,12 +28,6 @@ class FileStreamSinkConnector(SinkConnector):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         """``max_tasks`` identical tasks; they all append to the same file."""
         return [dict(self._props) for _ in range(max_tasks)]
-
-    def stop(self) -> None:
-        """Nothing to release: the connector watches nothing in the background."""
-
-    def config(self) -> ConfigDef:
-        return SINK_CONFIG_DEF
 
     def alter_offsets(
         self, connector_config: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]

@@ -13,14 +13,13 @@ from typing import Any, BinaryIO
 
 from conveyor import __version__
 from conveyor.api import (
-    ConfigDef,
     ConnectError,
-    ConnectorTransactionBoundaries,
     ExactlyOnceSupport,
     SourceConnector,
     SourceTask,
     Task,
 )
+from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.file.config import (
     FILE_CONFIG,
     FILENAME_FIELD,
@@ -38,18 +37,10 @@ logger = logging.getLogger(__name__)
 READ_CHUNK_BYTES = 64 * 1024
 
 
-class FileStreamSourceConnector(SourceConnector):
+class FileStreamSourceConnector(ConfiguredConnector, SourceConnector):
     """Reads one file, or the standard input, into one topic with a single task (Kafka's connector)."""
 
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return __version__
-
-    def start(self, props: Mapping[str, str]) -> None:
-        SOURCE_CONFIG_DEF.parse(props)
-        self._props = dict(props)
+    CONFIG_DEF = SOURCE_CONFIG_DEF
 
     def task_class(self) -> type[Task]:
         return FileStreamSourceTask
@@ -58,21 +49,10 @@ class FileStreamSourceConnector(SourceConnector):
         """Always one task: only one reader of a stream makes sense."""
         return [dict(self._props)]
 
-    def stop(self) -> None:
-        """Nothing to release: the connector watches nothing in the background."""
-
-    def config(self) -> ConfigDef:
-        return SOURCE_CONFIG_DEF
-
     def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport:
         """Supported when reading a file (an append-only one); stdin has no offsets to resume from."""
         filename = SOURCE_CONFIG_DEF.parse(connector_config)[FILE_CONFIG]
         return ExactlyOnceSupport.SUPPORTED if reads_a_file(filename) else ExactlyOnceSupport.UNSUPPORTED
-
-    def can_define_transaction_boundaries(
-        self, connector_config: Mapping[str, str]
-    ) -> ConnectorTransactionBoundaries:
-        return ConnectorTransactionBoundaries.UNSUPPORTED
 
     def alter_offsets(
         self,

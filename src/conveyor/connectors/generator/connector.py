@@ -5,47 +5,32 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conveyor import __version__
 from conveyor.api import (
-    ConfigDef,
     ConnectError,
     ConnectorTransactionBoundaries,
     ExactlyOnceSupport,
     SourceConnector,
     Task,
 )
+from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.generator.config import CONFIG_DEF, TASK_ID_CONFIG
 from conveyor.connectors.generator.payload import MAX_TASKS
 from conveyor.connectors.generator.task import SEQNO_FIELD, TASK_FIELD, GeneratorSourceTask
 
 
-class GeneratorSourceConnector(SourceConnector):
+class GeneratorSourceConnector(ConfiguredConnector, SourceConnector):
     """Runs ``tasks.max`` generator tasks; task ``i`` owns source partition ``{"task": i}``.
 
     Every task produces ``records`` records of its own, so the total is ``records * tasks``.
     """
 
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return __version__
-
-    def start(self, props: Mapping[str, str]) -> None:
-        CONFIG_DEF.parse(props)
-        self._props = dict(props)
+    CONFIG_DEF = CONFIG_DEF
 
     def task_class(self) -> type[Task]:
         return GeneratorSourceTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [{**self._props, TASK_ID_CONFIG: str(task)} for task in range(min(max_tasks, MAX_TASKS))]
-
-    def stop(self) -> None:
-        """Nothing to release: the connector watches nothing in the background."""
-
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
 
     def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport:
         """Always: a task regenerates exactly the records after its committed sequence number."""

@@ -8,28 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conveyor import __version__
-from conveyor.api import ConfigDef, SinkConnector, Task, TopicPartition
+from conveyor.api import SinkConnector, Task, TopicPartition
+from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.spark_sink.checkpoint import local_directory, move_checkpoint
 from conveyor.connectors.spark_sink.config import SPARK_FILE_SINK_CONFIG_DEF, SparkFileSinkSettings
 from conveyor.connectors.spark_sink.task import SparkStreamingSinkTask
 
 
-class SparkFileSinkConnector(SinkConnector):
+class SparkFileSinkConnector(ConfiguredConnector, SinkConnector):
     """Writes the records of its topics as files with Spark's file sink, exactly once.
 
     One streaming query reads every partition, so ``tasks.max`` above 1 still yields one task.
     """
 
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
+    CONFIG_DEF = SPARK_FILE_SINK_CONFIG_DEF
 
-    def version(self) -> str:
-        return __version__
-
-    def start(self, props: Mapping[str, str]) -> None:
+    def _check(self, props: Mapping[str, str]) -> None:
         SparkFileSinkSettings.parse(props.get("name", "connector"), props)
-        self._props = dict(props)
 
     def task_class(self) -> type[Task]:
         return SparkStreamingSinkTask
@@ -37,12 +32,6 @@ class SparkFileSinkConnector(SinkConnector):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         """One task: the query; Spark spreads its micro-batches over partitions itself."""
         return [dict(self._props)] if max_tasks >= 1 else []
-
-    def stop(self) -> None:
-        """Nothing to release: the query belongs to the task."""
-
-    def config(self) -> ConfigDef:
-        return SPARK_FILE_SINK_CONFIG_DEF
 
     def alter_offsets(
         self, connector_config: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from conveyor.herder.distributed.protocol import ConnectAssignment, WorkerMetadata
+from conveyor.herder.distributed.protocol import CONFIG_MISMATCH, ConnectAssignment, WorkerMetadata
 from conveyor.runtime.task_spec import TaskId
 from conveyor.storage.cluster_config_state import ClusterConfigState
 
@@ -115,3 +115,35 @@ class GroupAssignment:
     @property
     def failed(self) -> bool:
         return any(assignment.failed for assignment in self.assignments.values())
+
+
+@dataclass(frozen=True)
+class LeaderSnapshot:
+    """The config an assignment is made from, the config offset it is made at, and the leader's URL."""
+
+    config: ClusterConfigState
+    offset: int
+    leader_url: str
+
+
+def leader_snapshot(
+    leader_id: str,
+    members: Mapping[str, WorkerMetadata],
+    config: ClusterConfigState,
+    read_fresh_config: Callable[[], ClusterConfigState] | None,
+) -> LeaderSnapshot | GroupAssignment:
+    """Both assignors' first step: the leader's snapshot caught up to the newest member offset, or, when it
+    cannot get there, the assignment that tells every member CONFIG_MISMATCH and nothing else."""
+    max_offset = max_config_offset(members)
+    leader_url = members[leader_id].url
+    caught_up = leader_config(max_offset, config, read_fresh_config)
+    if caught_up is None:
+        return GroupAssignment(
+            {
+                member: ConnectAssignment(leader_id, leader_url, max_offset, error=CONFIG_MISMATCH)
+                for member in members
+            },
+            config=None,
+        )
+    snapshot, offset = caught_up
+    return LeaderSnapshot(snapshot, offset, leader_url)

@@ -20,10 +20,9 @@ from conveyor.herder.distributed.assignment import (
     configured_work,
     current_work,
     java_order,
-    leader_config,
-    max_config_offset,
+    leader_snapshot,
 )
-from conveyor.herder.distributed.protocol import CONFIG_MISMATCH, NO_ERROR, ConnectAssignment, WorkerMetadata
+from conveyor.herder.distributed.protocol import NO_ERROR, ConnectAssignment, WorkerMetadata
 from conveyor.runtime.task_spec import TaskId
 from conveyor.storage.cluster_config_state import ClusterConfigState
 
@@ -341,18 +340,10 @@ class IncrementalCooperativeAssignor:
     ) -> GroupAssignment:
         """Kafka's `performAssignment`: catch the leader's config up to the newest member offset (else
         CONFIG_MISMATCH for all), then one round of `perform_task_assignment`."""
-        max_offset = max_config_offset(members)
-        leader_url = members[leader_id].url
-        caught_up = leader_config(max_offset, config, read_fresh_config)
-        if caught_up is None:
-            return GroupAssignment(
-                {
-                    m: ConnectAssignment(leader_id, leader_url, max_offset, error=CONFIG_MISMATCH)
-                    for m in members
-                },
-                config=None,
-            )
-        snapshot, offset = caught_up
+        leader = leader_snapshot(leader_id, members, config, read_fresh_config)
+        if isinstance(leader, GroupAssignment):
+            return leader
+        snapshot, offset, leader_url = leader.config, leader.offset, leader.leader_url
         cluster, self.state = perform_task_assignment(
             self.state,
             configured_work(snapshot),

@@ -9,11 +9,10 @@ from conveyor.herder.distributed.assignment import (
     GroupAssignment,
     configured_tasks,
     java_order,
-    leader_config,
-    max_config_offset,
+    leader_snapshot,
     task_order,
 )
-from conveyor.herder.distributed.protocol import CONFIG_MISMATCH, NO_ERROR, ConnectAssignment, WorkerMetadata
+from conveyor.herder.distributed.protocol import NO_ERROR, ConnectAssignment, WorkerMetadata
 from conveyor.runtime.task_spec import TaskId
 from conveyor.storage.cluster_config_state import ClusterConfigState
 
@@ -33,18 +32,10 @@ def eager_assignment(
        each sorted connector's tasks in task order, continuing the same iterator: dealing a connector
        and its tasks together would leave connectors on some members and tasks on others.
     """
-    max_offset = max_config_offset(members)
-    leader_url = members[leader_id].url
-    caught_up = leader_config(max_offset, config, read_fresh_config)
-    if caught_up is None:
-        return GroupAssignment(
-            {
-                member: ConnectAssignment(leader_id, leader_url, max_offset, error=CONFIG_MISMATCH)
-                for member in members
-            },
-            config=None,
-        )
-    snapshot, offset = caught_up
+    leader = leader_snapshot(leader_id, members, config, read_fresh_config)
+    if isinstance(leader, GroupAssignment):
+        return leader
+    snapshot, offset, leader_url = leader.config, leader.offset, leader.leader_url
 
     member_ids = sorted(members, key=java_order)
     connectors: dict[str, list[str]] = {member: [] for member in member_ids}

@@ -11,7 +11,7 @@ fields missing at the end of a version 1+ message take their defaults, as Kafka'
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -45,25 +45,35 @@ class ConnectProtocolCompatibility(Enum):
     @classmethod
     def from_config(cls, name: str) -> ConnectProtocolCompatibility:
         """The mode named by `connect.protocol` (case-insensitive)."""
-        for mode in cls:
-            if mode.config_name == name.lower():
-                return mode
-        raise ConfigError(f"Unknown Connect protocol compatibility mode: {name}")
+        return cls._find(
+            lambda mode: mode.config_name == name.lower(),
+            ConfigError(f"Unknown Connect protocol compatibility mode: {name}"),
+        )
 
     @classmethod
     def from_subprotocol(cls, name: str) -> ConnectProtocolCompatibility:
         """The mode of the subprotocol the group settled on (case-insensitive)."""
-        for mode in cls:
-            if mode.subprotocol == name.lower():
-                return mode
-        raise ProtocolError(f"Not found Connect protocol compatibility mode for protocol: {name}")
+        return cls._find(
+            lambda mode: mode.subprotocol == name.lower(),
+            ProtocolError(f"Not found Connect protocol compatibility mode for protocol: {name}"),
+        )
 
     @classmethod
     def from_version(cls, version: int) -> ConnectProtocolCompatibility:
+        return cls._find(
+            lambda mode: mode.version == version,
+            ProtocolError(f"Unknown Connect protocol version: {version}"),
+        )
+
+    @classmethod
+    def _find(
+        cls, matches: Callable[[ConnectProtocolCompatibility], bool], unknown: ConnectError
+    ) -> ConnectProtocolCompatibility:
+        """The first mode that ``matches``; raises ``unknown`` when none does."""
         for mode in cls:
-            if mode.version == version:
+            if matches(mode):
                 return mode
-        raise ProtocolError(f"Unknown Connect protocol version: {version}")
+        raise unknown
 
     def supported(self) -> list[ConnectProtocolCompatibility]:
         """The modes a worker in this mode offers when it joins, most preferred first."""

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.herder.api import Herder
+from conveyor.herder.entities import ConnectorInfo
 from conveyor.rest.bodies import ConfigPatch, ConnectorConfig, CreateConnectorRequest
 from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.connector_configs import connector_location, require_connector_class, with_connector_name
@@ -46,11 +47,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         require_connector_class(config)
         initial_state = body.initial_state.value if body.initial_state is not None else None
         _, info = herder.put_connector_config(name, config, allow_replace=False, initial_state=initial_state)
-        return JSONResponse(
-            status_code=201,
-            content=info.to_json(),
-            headers={"Location": connector_location(str(request.base_url), name)},
-        )
+        return _created(request, name, info)
 
     @router.get(
         "/{connector:segment}",
@@ -91,11 +88,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         created, info = herder.put_connector_config(connector, named_config, allow_replace=True)
         if not created:
             return JSONResponse(status_code=200, content=info.to_json())
-        return JSONResponse(
-            status_code=201,
-            content=info.to_json(),
-            headers={"Location": connector_location(str(request.base_url), connector)},
-        )
+        return _created(request, connector, info)
 
     @router.patch(
         "/{connector:segment}/config",
@@ -108,6 +101,15 @@ def connectors_router(herder: Herder) -> APIRouter:
         return herder.patch_connector_config(connector, patch).to_json()
 
     return router
+
+
+def _created(request: Request, name: str, info: ConnectorInfo) -> JSONResponse:
+    """201 Created with the new connector's info and its address in ``Location``."""
+    return JSONResponse(
+        status_code=201,
+        content=info.to_json(),
+        headers={"Location": connector_location(str(request.base_url), name)},
+    )
 
 
 def _expanded_connectors(herder: Herder, expansions: list[str]) -> dict[str, dict[str, Any]]:

@@ -122,6 +122,15 @@ def _struct_of(frame: DataFrame, column: str) -> StructType | None:
     return data_type if isinstance(data_type, StructType) else None
 
 
+def _named_field(frame: DataFrame, settings: Mapping[str, str], column: str) -> tuple[StructType, str] | None:
+    """The struct in ``column`` and the name its ``field`` setting gives, if the struct has that field."""
+    struct = _struct_of(frame, column)
+    name = settings.get("field", "")
+    if struct is None or name not in struct.fieldNames():
+        return None
+    return struct, name
+
+
 def _rebuilt(frame: DataFrame, column: str, rebuilt: Column) -> DataFrame:
     """``frame`` with a new key or value; null ones (tombstones) stay null, as Kafka's transforms leave
     them."""
@@ -191,11 +200,10 @@ def _mask_field(frame: DataFrame, settings: Mapping[str, str], column: str) -> D
 
 
 def _extract_field(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFrame | None:
-    struct = _struct_of(frame, column)
-    name = settings.get("field", "")
-    if struct is None or name not in struct.fieldNames():
+    named = _named_field(frame, settings, column)
+    if named is None:
         return None
-    return frame.withColumn(column, F.col(column)[name])
+    return frame.withColumn(column, F.col(column)[named[1]])
 
 
 def _cast(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFrame | None:
@@ -223,10 +231,10 @@ def _cast(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFra
 
 
 def _timestamp_converter(frame: DataFrame, settings: Mapping[str, str], column: str) -> DataFrame | None:
-    struct = _struct_of(frame, column)
-    name = settings.get("field", "")
-    if struct is None or name not in struct.fieldNames():
+    named = _named_field(frame, settings, column)
+    if named is None:
         return None
+    struct, name = named
     if settings.get("unix.precision", "milliseconds") != "milliseconds":
         return None
     source = struct[name].dataType
