@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import TracebackType
-from typing import Self
 
 from conveyor.api.config.classes import ClassNotFound, import_dotted_class
 from conveyor.api.config_provider import ConfigProvider
 from conveyor.api.errors import ConfigError
+from conveyor.log.api import Closeable
 from conveyor.runtime.config_providers.directory import DirectoryConfigProvider
 from conveyor.runtime.config_providers.env import EnvVarConfigProvider
 from conveyor.runtime.config_providers.file import FileConfigProvider
@@ -41,7 +40,7 @@ def provider_class(key: str, name: str) -> type[ConfigProvider]:
     return cls
 
 
-class ConfigProviders:
+class ConfigProviders(Closeable):
     """Named providers that resolve the variables of worker and connector configs."""
 
     def __init__(self, providers: Mapping[str, ConfigProvider]) -> None:
@@ -76,11 +75,3 @@ class ConfigProviders:
     def close(self) -> None:
         for provider in self.providers.values():
             provider.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
