@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -17,6 +16,7 @@ from conveyor.log import (
     TopicPartition,
 )
 from conveyor.log.range_assignor import assign_ranges
+from waiting import wait_until
 
 
 def group_consumer(log: Log, group_id: str, auto_offset_reset: str = "latest") -> Consumer:
@@ -50,11 +50,6 @@ def keep_polling(consumer: Consumer, stop: threading.Event) -> None:
     while not stop.is_set():
         consumer.poll(timeout=0.02)
 
-
-def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.02)
 
 
 def test_range_assignment_matches_kafkas_range_assignor() -> None:
@@ -94,12 +89,12 @@ def test_two_subscribers_split_the_partitions_and_the_survivor_takes_them_all(lo
     second = group_consumer(log, "split")
     second.subscribe([topic])
     second.poll(timeout=0)
-    wait_until(lambda: len(first_listener.assigned) >= 2)
+    wait_until(lambda: len(first_listener.assigned) >= 2, "a second assignment", 10)
     assert first.assignment() | second.assignment() == {TopicPartition(topic, p) for p in range(3)}
     assert not first.assignment() & second.assignment()
     assert first_listener.revoked[0] == {TopicPartition(topic, p) for p in range(3)}
     second.close()
-    wait_until(lambda: len(first.assignment()) == 3)
+    wait_until(lambda: len(first.assignment()) == 3, "all three partitions back", 10)
     stop.set()
     polling.join()
     assert len(first.assignment()) == 3

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from conveyor.log import Assignment, GroupMember, JoinResult, Log
+from waiting import wait_until
 
 
 def round_robin(joined: JoinResult) -> Mapping[str, bytes]:
@@ -61,7 +61,7 @@ def test_second_member_splits_the_work_and_the_first_is_revoked_then_reassigned(
     polling.start()
     second_member = second.member(log)
     second_member.ensure_active()
-    wait_until(lambda: len(first.assigned) >= 2)
+    wait_until(lambda: len(first.assigned) >= 2, "a second assignment", 10)
     done.set()
     polling.join()
     assert len(first.revoked) == 1
@@ -80,12 +80,12 @@ def test_closing_a_member_hands_its_work_to_the_others(log: Log) -> None:
     second_polling = threading.Thread(target=poll_until, args=([second_member], second_done))
     first_polling.start()
     second_polling.start()
-    wait_until(lambda: sharing_one_generation(first, second))
+    wait_until(lambda: sharing_one_generation(first, second), "both members in one generation", 10)
     second_done.set()
     second_polling.join()
     assert sharing_one_generation(first, second)
     second_member.close()
-    wait_until(lambda: first.assigned[-1].data == bytes(range(6)))
+    wait_until(lambda: first.assigned[-1].data == bytes(range(6)), "every task assigned to the first", 10)
     first_done.set()
     first_polling.join()
     assert first.assigned[-1].data == bytes(range(6))
@@ -100,8 +100,3 @@ def sharing_one_generation(first: Recorder, second: Recorder) -> bool:
     mine, theirs = first.assigned[-1], second.assigned[-1]
     return mine.generation == theirs.generation and len(mine.data) == len(theirs.data) == 3
 
-
-def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.02)

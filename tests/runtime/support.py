@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Protocol, TypeVar
 
+import waiting
 from conveyor.data import SourceRecord
 from conveyor.log import ConsumerRecord, Log, TopicPartition
 from conveyor.runtime.control import LocalTaskControl, TargetState
@@ -62,17 +62,9 @@ def source_record(topic: str, position: int, *, file: str = "input") -> SourceRe
     )
 
 
-def wait_until(condition: Callable[[], T], what: str, timeout_s: float = WAIT_S) -> T:
-    """The first truthy value of `condition()`, polled until `timeout_s`; fails naming `what`."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
-        time.sleep(0.02)
-
+def wait_until(condition: Callable[[], T | None], what: str, timeout_s: float = WAIT_S) -> T:
+    """`waiting.wait_until` with this folder's deadline."""
+    return waiting.wait_until(condition, what, timeout_s)
 
 class Runnable(Protocol):
     def run(self) -> None: ...

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any, TypeVar
 import httpx
 from pyspark.sql import SparkSession
 
+import waiting
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.log import Log
 from conveyor.runtime.worker_config import WorkerConfig
@@ -83,16 +83,8 @@ def sink_config(topic: str, path: Path, **settings: str) -> dict[str, str]:
 
 
 def wait_until(condition: Callable[[], T | None], what: str, timeout_s: float = WAIT_S) -> T:
-    """The first truthy value of ``condition()``, polled until ``timeout_s``; fails naming ``what``."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
-        time.sleep(0.2)
-
+    """`waiting.wait_until` with this folder's deadline."""
+    return waiting.wait_until(condition, what, timeout_s)
 
 def rows(spark: SparkSession, path: Path, file_format: str = "parquet") -> list[dict[str, Any]]:
     """What Spark reads back from a file sink's directory (only files its metadata log committed)."""

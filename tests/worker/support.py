@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -11,6 +10,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+import waiting
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.log import Log, TopicPartition
 from conveyor.runtime.task_spec import TaskId
@@ -80,16 +80,8 @@ def generator_config(topic: str, **settings: str) -> dict[str, str]:
 def wait_until(
     condition: Callable[[], T | None], what: str, timeout_s: float = WAIT_S, every_s: float = 0.1
 ) -> T:
-    """The first truthy value of `condition()`, polled until `timeout_s`; fails naming `what`."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
-        time.sleep(every_s)
-
+    """`waiting.wait_until` with this folder's deadline."""
+    return waiting.wait_until(condition, what, timeout_s, every_s)
 
 def status(client: httpx.Client, name: str) -> dict[str, Any]:
     response = client.get(f"/connectors/{name}/status")
