@@ -118,6 +118,12 @@ def test_an_unsupported_method_is_a_405_in_the_error_body() -> None:
     assert response.json() == {"error_code": 405, "message": "HTTP 405 Method Not Allowed"}
 
 
+def test_a_405_names_the_methods_the_path_allows() -> None:
+    with serving(ErrorRaisingHerder(RuntimeError("unused"))) as client:
+        response = client.delete("/connector-plugins")
+    assert response.headers["Allow"] == "GET"
+
+
 def test_a_task_id_that_is_not_a_number_is_a_404() -> None:
     with serving(ErrorRaisingHerder(RuntimeError("unused"))) as client:
         response = client.get("/connectors/c/tasks/first/status")

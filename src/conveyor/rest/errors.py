@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import email.message
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -54,8 +54,10 @@ def status_of(error: ConnectError) -> int:
     return INTERNAL_SERVER_ERROR
 
 
-def error_response(status: int, message: str) -> JSONResponse:
-    return JSONResponse(status_code=status, content={"error_code": status, "message": message})
+def error_response(status: int, message: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(
+        status_code=status, content={"error_code": status, "message": message}, headers=headers
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -76,7 +78,7 @@ async def _connect_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _http_exception(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    return error_response(exc.status_code, f"HTTP {exc.status_code} {exc.detail}")
+    return error_response(exc.status_code, f"HTTP {exc.status_code} {exc.detail}", exc.headers)
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
