@@ -11,6 +11,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from conveyor.api import RetriableError
 from conveyor.data import SourceRecord
 from conveyor.log import Log
 from conveyor.runtime.control import LocalTaskControl, TargetState
@@ -219,3 +220,19 @@ def test_exactly_once_interval_boundary_commits_once_the_interval_passes(log: Lo
     with running(loop, control):
         wait_until(lambda: read_values(log, TOPIC) == ["input-0", "input-1"], "the records committed")
         assert committed_source_offsets(log) == {"input": {"position": 2}}
+
+
+def test_a_retriable_error_from_poll_is_retried_and_the_task_keeps_running(log: Log) -> None:
+    failures = iter([RetriableError("the source is not ready yet")])
+
+    def fail_first(task: ScriptedSourceTask, index: int, batch: list[SourceRecord]) -> None:
+        error = next(failures, None)
+        if error is not None:
+            raise error
+
+    task = ScriptedSourceTask([records(0, 2)], on_poll=fail_first)
+    loop, control = source_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: len(read_values(log, TOPIC)) == 2, "the batch polled after the retriable error")
+        assert handle.error is None
+    assert read_values(log, TOPIC) == ["input-0", "input-1"]

@@ -130,8 +130,9 @@ class SourceTask(Task):
 
         It may block while it waits for data, but briefly (a second or so): a stop or a pause is
         noticed only between two calls, and the graceful stop gives the whole task 5 s by default.
-        Any exception, ``RetriableError`` included, fails the task; what was not committed is
-        polled again by the next incarnation, from the last committed offsets.
+        A ``RetriableError`` means "nothing now": the runtime logs it and polls again shortly, as Kafka
+        Connect does. Any other exception fails the task; what was not committed is polled again by the
+        next incarnation, from the last committed offsets.
         """
 
     def commit(self) -> None:

@@ -18,7 +18,13 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conveyor.api import OffsetStorageReader, SourceTask, SourceTaskContext, TransactionContext
+from conveyor.api import (
+    OffsetStorageReader,
+    RetriableError,
+    SourceTask,
+    SourceTaskContext,
+    TransactionContext,
+)
 from conveyor.api.source import TransactionBoundary
 from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
@@ -37,6 +43,8 @@ from conveyor.storage import OffsetStore, StoreOffsetStorageReader
 logger = logging.getLogger(__name__)
 
 PAUSED_WAIT_S = 0.1
+RETRY_POLL_WAIT_S = 0.1
+"""The pause after a poll that raised a `RetriableError`, so that a source that is down is not spun on."""
 
 
 class RuntimeSourceTaskContext(SourceTaskContext):
@@ -144,12 +152,21 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
                 self.control.wait(PAUSED_WAIT_S)
                 continue
             self.state = TargetState.STARTED
-            records = self.task.poll()
+            records = self._poll()
             if records:
                 self.counters["records-polled"] += len(records)
                 self._process(records)
             self._batch_end()
             self._report()
+
+    def _poll(self) -> list[SourceRecord] | None:
+        """The task's next records; a `RetriableError` means none for now, as in Kafka Connect."""
+        try:
+            return self.task.poll()
+        except RetriableError as error:
+            logger.warning("Task %s failed to poll records; it will poll again: %s", self.spec.id, error)
+            self.control.wait(RETRY_POLL_WAIT_S)
+            return None
 
     def _process(self, records: Sequence[SourceRecord]) -> None:
         if self.requests is not None and self.requests.has_record_requests:
