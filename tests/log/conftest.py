@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conveyor.log import ConsumerRecord, Log, TopicPartition, open_log
+from conveyor.log import ConsumerRecord, Log, TopicPartition
 
 BACKENDS = ["embedded"]
 _topic_numbers = itertools.count()
@@ -21,13 +20,6 @@ def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if backend == "embedded":
         return f"embedded:{tmp_path / 'log'}"
     raise AssertionError(f"no fixture for backend {backend}")
-
-
-@pytest.fixture
-def log(log_url: str) -> Iterator[Log]:
-    opened = open_log(log_url)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
-from conveyor.log import Log, open_log
+from conveyor.log import Log
 from conveyor.spark.datasource import register
 from conveyor.spark.session import get_or_create_session
 
@@ -22,18 +20,6 @@ def spark() -> SparkSession:
     session = get_or_create_session()
     register(session)
     return session
-
-
-@pytest.fixture
-def log_url(tmp_path: Path) -> str:
-    return f"embedded:{tmp_path / 'log'}"
-
-
-@pytest.fixture
-def log(log_url: str) -> Iterator[Log]:
-    opened = open_log(log_url)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from conveyor.log import ConsumerRecord, Log, open_log
-
-
-@pytest.fixture
-def log_url(tmp_path: Path) -> str:
-    return f"embedded:{tmp_path / 'log'}"
-
-
-@pytest.fixture
-def log(log_url: str) -> Iterator[Log]:
-    opened = open_log(log_url)
-    yield opened
-    opened.close()
+from conveyor.log import ConsumerRecord, Log
 
 
 def read_topic(log: Log, topic: str) -> list[ConsumerRecord]:

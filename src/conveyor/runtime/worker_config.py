@@ -61,6 +61,7 @@ DEFAULT_MAC_ALGORITHM = "HmacSHA256"
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+DEFAULT_TASKS_PER_SLOT = 16
 
 
 class ExactlyOnceSourceSupport(enum.StrEnum):
@@ -127,7 +128,8 @@ def _worker_config_def() -> ConfigDef:
         .define("rest.request.max.bytes", ConfigType.INT, default=1024 * 1024, validator=positive,
                 importance=low, documentation="The largest request body the REST API accepts; a larger "
                 "one is answered 413.")
-        .define("tasks.per.slot", ConfigType.INT, default=16, validator=positive, importance=low,
+        .define("tasks.per.slot", ConfigType.INT, default=DEFAULT_TASKS_PER_SLOT, validator=positive,
+                importance=low,
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
                 "process, once every slot runs a task.")
         .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low)
