@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from conveyor.errors import BadRequestError
+from conveyor.herder.base import OFFSETS_ALTERED, OFFSETS_RESET
 from conveyor.herder.entities import ConnectorOffset
-from conveyor.herder.standalone import OFFSETS_ALTERED, OFFSETS_RESET, StandaloneHerder
+from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, TopicPartition
 
 from .conftest import Standalone

@@ -8,70 +8,37 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Mapping
-from typing import Any
 
-from conveyor.api import SinkConnector, SourceConnector
-from conveyor.errors import AlreadyExistsError, BadRequestError, NotFoundError, NotReadyError
-from conveyor.herder.api import Herder
+from conveyor.errors import AlreadyExistsError, NotFoundError
+from conveyor.herder.base import BaseHerder
 from conveyor.herder.connector_locks import ConnectorLocks
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
     ConnectorState,
     ConnectorStateInfo,
-    PluginInfo,
-    TaskInfo,
-    TaskRef,
     TaskState,
 )
-from conveyor.herder.sink_offsets import parse_sink_connector_offsets
-from conveyor.herder.validation import (
-    connector_class,
-    connector_definition,
-    plugin_config_keys,
-    validate_connector_config,
-)
-from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
-from conveyor.plugins import PluginKind, list_plugins
-from conveyor.runtime.connector_config import SinkTopics, SourceTransactionSettings
+from conveyor.herder.validation import connector_class
+from conveyor.log import Log
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.status import State
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
-from conveyor.runtime.worker import ConnectorType, Worker, connector_type
+from conveyor.runtime.worker import ConnectorType, connector_type
 from conveyor.runtime.worker_config import WorkerConfig
-from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
+from conveyor.storage import Status
 
 logger = logging.getLogger(__name__)
 
-OFFSETS_ALTERED = "The offsets for this connector have been altered successfully"
-OFFSETS_RESET = "The offsets for this connector have been reset successfully"
-NOT_READY = (
-    "Worker is still starting up: it has not read its internal topics to the end and started its "
-    "connectors yet. Retry once GET /health answers 200."
-)
-NOT_STOPPED = (
-    "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
-    "the specified connector by issuing a 'PUT' request to the '/connectors/{}/stop' endpoint"
-)
 
-
-class StandaloneHerder(Herder):
+class StandaloneHerder(BaseHerder):
     """Serves every REST operation for the connectors of a single worker."""
 
     def __init__(self, config: WorkerConfig, log: Log, runner: TaskRunner, worker_id: str) -> None:
-        self.config = config
-        self.log = log
-        self._worker_id = worker_id
-        self.configs = ConfigStore(log, config.configs_topic)
-        self.offsets = OffsetStore(log, config.offsets_topic, config.offsets_partitions)
-        self.statuses = StatusStore(log, config.status_topic, config.status_partitions)
-        self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
+        super().__init__(config, log, runner, worker_id)
         self._locks = ConnectorLocks()
-        self._ready = threading.Event()
 
     # Lifecycle.
 
@@ -95,42 +62,7 @@ class StandaloneHerder(Herder):
         for store in (self.configs, self.offsets, self.statuses):
             store.stop()
 
-    @property
-    def worker_id(self) -> str:
-        return self._worker_id
-
-    def set_worker_id(self, worker_id: str) -> None:
-        """The id is the REST address, known only once the server has bound its port."""
-        self._worker_id = worker_id
-        self.worker.worker_id = worker_id
-
-    @property
-    def kafka_cluster_id(self) -> str:
-        return self.config.log_url
-
-    def ready(self) -> bool:
-        return self._ready.is_set()
-
     # Helpers.
-
-    def _target(self, name: str) -> TargetState:
-        return TargetState(self.configs.snapshot().target_state(name))
-
-    def _has_task(self, name: str, task: int) -> bool:
-        """Whether `task` is one of the connector's task ids, 0 to its task count less one."""
-        return 0 <= task < self.configs.snapshot().task_count(name)
-
-    def _require_ready(self) -> None:
-        """A 503 until `start()` has read the internal topics and started the connectors."""
-        if not self._ready.is_set():
-            raise NotReadyError(NOT_READY)
-
-    def _require(self, name: str) -> dict[str, str]:
-        self._require_ready()
-        config = self.configs.snapshot().connector_config(name)
-        if config is None:
-            raise NotFoundError(f"Connector {name} not found")
-        return config
 
     def _start_connector_and_tasks(self, name: str, config: Mapping[str, str], target: TargetState) -> None:
         if not self.worker.start_connector(name, config, target):
@@ -179,26 +111,6 @@ class StandaloneHerder(Herder):
 
         threading.Thread(target=reconfigure, name=f"reconfigure-{name}", daemon=True).start()
 
-    # Connectors.
-
-    def connectors(self) -> list[str]:
-        self._require_ready()
-        return sorted(self.configs.snapshot().connectors())
-
-    def connector_info(self, name: str) -> ConnectorInfo:
-        config = self._require(name)
-        tasks = [TaskRef(name, i) for i in range(self.configs.snapshot().task_count(name))]
-        return ConnectorInfo(name, config, tasks, self._type_of(config))
-
-    def _type_of(self, config: Mapping[str, str]) -> ConnectorType:
-        try:
-            return connector_type(connector_class(config))
-        except BadRequestError:
-            return ConnectorType.UNKNOWN
-
-    def connector_config(self, name: str) -> dict[str, str]:
-        return self._require(name)
-
     def put_connector_config(
         self, name: str, config: Mapping[str, str], allow_replace: bool, initial_state: str | None = None
     ) -> tuple[bool, ConnectorInfo]:
@@ -217,50 +129,9 @@ class StandaloneHerder(Herder):
             self._start_connector_and_tasks(name, config, target or self._target(name))
             return not exists, self.connector_info(name)
 
-    @staticmethod
-    def _initial_target(initial_state: str | None) -> TargetState:
-        if initial_state is None:
-            return TargetState.STARTED
-        mapping = {
-            "RUNNING": TargetState.STARTED,
-            "PAUSED": TargetState.PAUSED,
-            "STOPPED": TargetState.STOPPED,
-        }
-        target = mapping.get(initial_state.strip().upper())
-        if target is None:
-            raise BadRequestError(
-                f"Invalid initial state {initial_state}: must be one of RUNNING, PAUSED, STOPPED"
-            )
-        return target
-
-    def _raise_on_invalid(self, config: Mapping[str, str]) -> None:
-        infos = validate_connector_config(config, self.config.exactly_once_source_enabled)
-        if infos["error_count"] == 0:
-            return
-        errors = [
-            f"{entry['value']['name']}: {message}"
-            for entry in infos["configs"]
-            if entry["value"] is not None
-            for message in entry["value"]["errors"]
-        ]
-        raise BadRequestError(
-            f"Connector configuration is invalid and contains the following {len(errors)} error(s):\n"
-            + "\n".join(errors)
-            + "\nYou can also find the above list of errors at the endpoint "
-            "`/connector-plugins/{connectorType}/config/validate`"
-        )
-
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         with self._locks.holding(name):
-            stored = self._require(name)
-            config: dict[str, str] = dict(stored)
-            for key, value in patch.items():
-                if value is None:
-                    config.pop(key, None)
-                else:
-                    config[key] = value
-            if not config.get("connector.class"):
-                connector_class(config, connector_definition(connector_class(stored)))
+            config = self._patched_config(name, patch)
             return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
@@ -270,34 +141,6 @@ class StandaloneHerder(Herder):
             self.worker.stop_connector(name)
             self.configs.remove_connector_config(name)
             self.statuses.delete_connector(name)
-
-    # Status.
-
-    def connector_status(self, name: str) -> ConnectorStateInfo:
-        config = self._require(name)
-        status = self.statuses.connector(name)
-        if status is None:
-            raise NotFoundError(f"No status found for connector {name}")
-        tasks = [self.task_status(name, i) for i in range(self.configs.snapshot().task_count(name))]
-        return ConnectorStateInfo(
-            name,
-            ConnectorState(status.state, status.worker_id, status.trace),
-            tasks,
-            self._type_of(config),
-        )
-
-    def task_status(self, name: str, task: int) -> TaskState:
-        self._require(name)
-        if not self._has_task(name, task):
-            raise NotFoundError(f"No status found for task {name}-{task}")
-        status = self.statuses.task(name, task) or Status(State.UNASSIGNED.value, self._worker_id)
-        metrics = self.worker.task_metrics(TaskId(name, task))
-        return TaskState(status.state, status.worker_id, status.trace, id=task, metrics=_public(metrics))
-
-    def task_configs(self, name: str) -> list[TaskInfo]:
-        self._require(name)
-        configs = self.configs.snapshot().task_configs(name)
-        return [TaskInfo(TaskRef(name, i), config) for i, config in enumerate(configs)]
 
     # Restarts and target states.
 
@@ -366,129 +209,10 @@ class StandaloneHerder(Herder):
     def stop_connector(self, name: str) -> None:
         self._set_target(name, TargetState.STOPPED)
 
-    # Offsets (KIP-875).
-
-    def connector_offsets(self, name: str) -> list[ConnectorOffset]:
-        config = self._require(name)
-        if self._type_of(config) is ConnectorType.SINK:
-            committed = self.log.admin().list_consumer_group_offsets(consumer_group(name))
-            return [
-                ConnectorOffset(
-                    {"kafka_topic": tp.topic, "kafka_partition": tp.partition}, {"kafka_offset": meta.offset}
-                )
-                for tp, meta in sorted(committed.items())
-            ]
-        store = self._source_offsets(config)
-        return [
-            ConnectorOffset(dict(entry.partition), dict(entry.offset))
-            for entry in store.offsets(name).values()
-        ]
-
-    def _source_offsets(self, config: Mapping[str, str]) -> OffsetStore:
-        topic = SourceTransactionSettings.parse(config).offsets_topic
-        store = (
-            self.offsets if not topic or topic == self.config.offsets_topic else OffsetStore(self.log, topic)
-        )
-        if store is not self.offsets:
-            store.start()
-        else:
-            store.read_to_end()
-        return store
-
-    def _require_stopped(self, name: str) -> dict[str, str]:
-        config = self._require(name)
-        snapshot = self.configs.snapshot()
-        if snapshot.target_state(name) != TargetState.STOPPED.value or snapshot.task_count(name) != 0:
-            raise BadRequestError(NOT_STOPPED.format(name))
-        return config
-
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
         with self._locks.holding(name):
-            config = self._require_stopped(name)
-            if not offsets:
-                raise BadRequestError("Partitions / offsets need to be provided for an alter offsets request")
-            self._write_offsets(name, config, offsets)
-            return OFFSETS_ALTERED
+            return self._alter_offsets(name, offsets)
 
     def reset_connector_offsets(self, name: str) -> str:
         with self._locks.holding(name):
-            config = self._require_stopped(name)
-            if self._type_of(config) is ConnectorType.SINK:
-                admin = self.log.admin()
-                if consumer_group(name) in admin.list_consumer_groups():
-                    committed = admin.list_consumer_group_offsets(consumer_group(name))
-                    reset: dict[TopicPartition, int | None] = dict.fromkeys(committed)
-                    self._sink_connector(config).alter_offsets(config, reset)
-                    admin.delete_consumer_group(consumer_group(name))
-            else:
-                current = self.connector_offsets(name)
-                self._write_offsets(name, config, [ConnectorOffset(o.partition, None) for o in current])
-            return OFFSETS_RESET
-
-    def _write_offsets(self, name: str, config: Mapping[str, str], offsets: list[ConnectorOffset]) -> None:
-        klass = connector_class(config)
-        if issubclass(klass, SinkConnector):
-            parsed = parse_sink_connector_offsets(offsets)
-            updates = {partition: offset for partition, offset in parsed.items() if offset is not None}
-            if len(updates) < len(parsed):
-                raise BadRequestError("Resetting single sink partitions is not supported yet; use DELETE")
-            try:
-                self.log.admin().list_offsets(updates)
-            except UnknownTopicOrPartitionError as error:
-                raise BadRequestError(str(error)) from error
-            self._sink_connector(config).alter_offsets(config, dict(updates))
-            self.log.admin().alter_consumer_group_offsets(consumer_group(name), updates)
-            return
-        connector = klass()
-        assert isinstance(connector, SourceConnector)
-        connector.alter_offsets(config, [(entry.partition, entry.offset) for entry in offsets])
-        store = self._source_offsets(config)
-        store.put(name, [(entry.partition, entry.offset) for entry in offsets])
-
-    @staticmethod
-    def _sink_connector(config: Mapping[str, str]) -> SinkConnector:
-        connector = connector_class(config)()
-        assert isinstance(connector, SinkConnector)
-        return connector
-
-    def connector_active_topics(self, name: str) -> list[str]:
-        config = self._require(name)
-        if self._type_of(config) is ConnectorType.SINK:
-            return sorted(SinkTopics.parse(config).topics)
-        topics: set[str] = set()
-        for task in self.worker.tasks_of(name):
-            topics.update(self.worker.task_metrics(task).get("topics", []))
-        return sorted(topics)
-
-    def reset_connector_active_topics(self, name: str) -> None:
-        self._require(name)
-
-    # Plugins and validation.
-
-    def validate_connector_config(self, config: Mapping[str, str]) -> dict[str, Any]:
-        return validate_connector_config(config, self.config.exactly_once_source_enabled)
-
-    def plugins(self, connectors_only: bool) -> list[PluginInfo]:
-        kinds = [PluginKind.SOURCE, PluginKind.SINK] if connectors_only else list(PluginKind)
-        found = [desc for kind in kinds for desc in list_plugins(kind)]
-        return [PluginInfo(desc.class_name, desc.type.value, desc.version) for desc in found]
-
-    def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
-        return plugin_config_keys(plugin)
-
-    def wait_for_task_state(self, name: str, state: str, timeout_s: float = 30.0) -> bool:
-        """True once every task of the connector reports `state` (used by the CLI and the demo)."""
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            try:
-                status = self.connector_status(name)
-            except NotFoundError:
-                status = None
-            if status is not None and status.tasks and all(t.state == state for t in status.tasks):
-                return True
-            time.sleep(0.1)
-        return False
-
-
-def _public(metrics: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in metrics.items() if k not in ("state", "pid")}
+            return self._reset_offsets(name)

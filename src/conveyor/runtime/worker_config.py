@@ -64,6 +64,14 @@ SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverte
 DEFAULT_TASKS_PER_SLOT = 16
 
 
+class ConnectProtocolMode(enum.StrEnum):
+    """`connect.protocol`: how the group rebalances (KIP-415) and whether it signs requests (KIP-507)."""
+
+    EAGER = "eager"
+    COMPATIBLE = "compatible"
+    SESSIONED = "sessioned"
+
+
 class ExactlyOnceSourceSupport(enum.StrEnum):
     """The worker's `exactly.once.source.support` (KIP-618); only ENABLED runs transactional tasks."""
 
@@ -115,6 +123,29 @@ def _worker_config_def() -> ConfigDef:
                 importance=high)
         .define("producer.transaction.timeout.ms", ConfigType.INT, default=60000, validator=positive,
                 importance=low, documentation="Transaction timeout of exactly-once task producers.")
+        .define("transactional.id", ConfigType.STRING, default=None, importance=low,
+                documentation="The leader's transactional id for config topic writes; "
+                "connect-cluster-<group.id> when unset.")
+        .define("connect.protocol", ConfigType.STRING, default=ConnectProtocolMode.SESSIONED.value,
+                validator=CaseInsensitiveValidString([m.value for m in ConnectProtocolMode]),
+                importance=low, documentation="The worker group's protocol: eager, compatible or sessioned.")
+        .define("session.timeout.ms", ConfigType.INT, default=10_000, validator=positive, importance=high,
+                documentation="A worker that sends no heartbeat for this long leaves the group.")
+        .define("heartbeat.interval.ms", ConfigType.INT, default=3_000, validator=positive,
+                importance=high, documentation="How often a worker heartbeats to the group coordinator.")
+        .define("rebalance.timeout.ms", ConfigType.INT, default=60_000, validator=positive,
+                importance=high, documentation="How long the group waits for every worker to rejoin.")
+        .define("worker.sync.timeout.ms", ConfigType.INT, default=3_000, validator=positive,
+                importance=medium, documentation="How long a worker may take to read the config topic to "
+                "the assignment's offset before it leaves the group.")
+        .define("worker.unsync.backoff.ms", ConfigType.INT, default=300_000, validator=non_negative,
+                importance=medium, documentation="How long a worker that could not catch up waits before "
+                "it rejoins.")
+        .define("scheduled.rebalance.max.delay.ms", ConfigType.INT, default=300_000,
+                validator=Range.between(0, 2**31 - 1), importance=low,
+                documentation="How long the work of a departed worker waits for it to come back.")
+        .define("rest.advertised.listener", ConfigType.STRING, default=None, importance=low,
+                documentation="The scheme (http or https) other workers reach this worker with.")
         .define("key.converter", ConfigType.STRING, default=JSON_CONVERTER, importance=high)
         .define("value.converter", ConfigType.STRING, default=JSON_CONVERTER, importance=high)
         .define("header.converter", ConfigType.STRING, default=SIMPLE_HEADER_CONVERTER, importance=low)
@@ -199,11 +230,29 @@ class WorkerConfig:
     tasks_per_slot: int
     topic_tracking_enable: bool
     rest_request_max_bytes: int
+    transactional_id: str | None = None
+    connect_protocol: ConnectProtocolMode = ConnectProtocolMode.SESSIONED
+    session_timeout_ms: int = 10_000
+    heartbeat_interval_ms: int = 3_000
+    rebalance_timeout_ms: int = 60_000
+    worker_sync_timeout_ms: int = 3_000
+    worker_unsync_backoff_ms: int = 300_000
+    scheduled_rebalance_max_delay_ms: int = 300_000
+    advertised_listener: str | None = None
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def exactly_once_source_enabled(self) -> bool:
         return self.exactly_once_source_support is ExactlyOnceSourceSupport.ENABLED
+
+    @property
+    def transactional_leader_enabled(self) -> bool:
+        """KIP-618: under `preparing` and `enabled` the leader writes the config topic transactionally."""
+        return self.exactly_once_source_support is not ExactlyOnceSourceSupport.DISABLED
+
+    @property
+    def leader_transactional_id(self) -> str:
+        return self.transactional_id or f"connect-cluster-{self.group_id}"
 
     def spark_conf(self) -> dict[str, str]:
         """Every `spark.*` property except the master, for the worker's SparkSession."""
@@ -274,6 +323,15 @@ class WorkerConfig:
             task_lease_ms=parsed["task.lease.ms"],
             tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],
+            transactional_id=parsed["transactional.id"],
+            connect_protocol=ConnectProtocolMode(parsed["connect.protocol"].lower()),
+            session_timeout_ms=parsed["session.timeout.ms"],
+            heartbeat_interval_ms=parsed["heartbeat.interval.ms"],
+            rebalance_timeout_ms=parsed["rebalance.timeout.ms"],
+            worker_sync_timeout_ms=parsed["worker.sync.timeout.ms"],
+            worker_unsync_backoff_ms=parsed["worker.unsync.backoff.ms"],
+            scheduled_rebalance_max_delay_ms=parsed["scheduled.rebalance.max.delay.ms"],
+            advertised_listener=parsed["rest.advertised.listener"],
             warnings=tuple(warnings),
         )
 
