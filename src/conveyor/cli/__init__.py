@@ -1,4 +1,4 @@
-"""The `conveyor` command: standalone workers, the demo, and version information."""
+"""The `conveyor` command: standalone and distributed workers, the demo, and version information."""
 
 from __future__ import annotations
 
@@ -14,7 +14,12 @@ from conveyor import __version__
 from conveyor.api import ConfigError
 from conveyor.cli.logging_setup import configure_logging
 from conveyor.cli.status_view import status_table
-from conveyor.cli.worker_process import StandaloneWorker, load_worker_config, read_connector_file
+from conveyor.cli.worker_process import (
+    DistributedWorker,
+    StandaloneWorker,
+    load_worker_config,
+    read_connector_file,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -60,6 +65,36 @@ def standalone(
                     live.update(status_table(herder))
         else:
             stopping.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        worker.stop()
+
+
+@main.command()
+@click.argument("worker_properties", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--log-level", default="INFO", show_default=True, help="Root log level.")
+def distributed(worker_properties: Path, log_level: str) -> None:
+    """Run a worker of a group, as Kafka's connect-distributed.sh does.
+
+    WORKER_PROPERTIES takes Kafka Connect's distributed worker properties (group.id, the three
+    *.storage.topic keys, connect.protocol, session.timeout.ms, exactly.once.source.support, ...);
+    Kafka's own connect-distributed.properties runs unchanged. Workers with the same group.id and log
+    share their connectors and tasks; connectors are created through the REST API of any of them.
+    Runs until SIGTERM or Ctrl-C.
+    """
+    configure_logging(log_level)
+    try:
+        config = load_worker_config(worker_properties, standalone=False)
+    except ConfigError as error:
+        raise click.ClickException(f"{worker_properties}: {error}") from error
+    worker = DistributedWorker(config)
+    worker.start()
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    click.echo(f"REST API at {worker.url}", err=True)
+    try:
+        stopping.wait()
     except KeyboardInterrupt:
         pass
     finally:

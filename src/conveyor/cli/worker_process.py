@@ -1,4 +1,4 @@
-"""A standalone worker process put together: log, Spark, task runner, herder and REST server."""
+"""A worker process put together: log, Spark, task runner, herder and REST server (standalone or grouped)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,22 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from fastapi import FastAPI
+
 from conveyor.errors import ConfigError
+from conveyor.herder.base import BaseHerder
+from conveyor.herder.distributed.herder import DistributedHerder
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
 from conveyor.rest import RestServer, create_app
+from conveyor.rest.internal_requests import InternalRequestVerifier
 from conveyor.runtime.properties import read_properties
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_runner import SparkTaskRunner
 
 logger = logging.getLogger(__name__)
+
 
 def read_connector_file(path: Path) -> tuple[str, dict[str, str]]:
     """A connector's name and config from a `.properties` file or a JSON file (`{"name", "config"}`)."""
@@ -34,8 +40,8 @@ def read_connector_file(path: Path) -> tuple[str, dict[str, str]]:
     return name, config
 
 
-class StandaloneWorker:
-    """Starts and stops everything a standalone worker runs, in order."""
+class WorkerProcess:
+    """Starts and stops everything a worker runs, in order; subclasses choose the herder."""
 
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
@@ -49,16 +55,23 @@ class StandaloneWorker:
             tasks_per_slot=config.tasks_per_slot,
         )
         self.server: RestServer | None = None
-        self.herder: StandaloneHerder | None = None
+        self.herder: BaseHerder | None = None
 
-    def start(self) -> StandaloneHerder:
-        placeholder_id = self.config.advertised_worker_id(0)
-        herder = StandaloneHerder(self.config, self.log, self.runner, placeholder_id)
-        app = create_app(herder, max_request_bytes=self.config.rest_request_max_bytes)
-        self.server = RestServer(app, self.config.listeners)
-        self.server.start()
-        port = int(self.server.url.rsplit(":", 1)[1].rstrip("/"))
+    def _new_herder(self, worker_id: str) -> BaseHerder:
+        raise NotImplementedError
+
+    def _app(self, herder: BaseHerder) -> FastAPI:
+        return create_app(herder, max_request_bytes=self.config.rest_request_max_bytes)
+
+    def _bound(self, herder: BaseHerder, port: int) -> None:
+        """The REST server is listening on `port`: the herder learns the address it is reached at."""
         herder.set_worker_id(self.config.advertised_worker_id(port))
+
+    def start(self) -> BaseHerder:
+        herder = self._new_herder(self.config.advertised_worker_id(0))
+        self.server = RestServer(self._app(herder), self.config.listeners)
+        self.server.start()
+        self._bound(herder, int(self.server.url.rsplit(":", 1)[1].rstrip("/")))
         herder.start()
         self.herder = herder
         logger.info("Conveyor worker %s serving the REST API at %s", herder.worker_id, self.server.url)
@@ -86,6 +99,50 @@ class StandaloneWorker:
         self.stop()
 
 
-def load_worker_config(path: Path | None, overrides: dict[str, str] | None = None) -> WorkerConfig:
+class StandaloneWorker(WorkerProcess):
+    """A worker on its own, as Kafka's connect-standalone.sh runs."""
+
+    herder: StandaloneHerder | None
+
+    def _new_herder(self, worker_id: str) -> StandaloneHerder:
+        return StandaloneHerder(self.config, self.log, self.runner, worker_id)
+
+    def start(self) -> StandaloneHerder:
+        herder = super().start()
+        assert isinstance(herder, StandaloneHerder)
+        return herder
+
+
+class DistributedWorker(WorkerProcess):
+    """A worker of the group `group.id`, as Kafka's connect-distributed.sh runs."""
+
+    herder: DistributedHerder | None
+
+    def _new_herder(self, worker_id: str) -> DistributedHerder:
+        return DistributedHerder(self.config, self.log, self.runner, worker_id, url="")
+
+    def _app(self, herder: BaseHerder) -> FastAPI:
+        assert isinstance(herder, DistributedHerder)
+        verifier = InternalRequestVerifier(
+            herder.session_key, self.config.verification_algorithms, herder.signing_required
+        )
+        return create_app(
+            herder, max_request_bytes=self.config.rest_request_max_bytes, internal=(herder, verifier)
+        )
+
+    def _bound(self, herder: BaseHerder, port: int) -> None:
+        super()._bound(herder, port)
+        assert isinstance(herder, DistributedHerder)
+        herder.url = self.config.advertised_url(port)
+
+    def start(self) -> DistributedHerder:
+        herder = super().start()
+        assert isinstance(herder, DistributedHerder)
+        return herder
+
+
+def load_worker_config(
+    path: Path | None, overrides: dict[str, str] | None = None, *, standalone: bool = True
+) -> WorkerConfig:
     props = read_properties(path.read_text()) if path is not None else {}
-    return WorkerConfig.from_props({**props, **(overrides or {})})
+    return WorkerConfig.from_props({**props, **(overrides or {})}, standalone=standalone)

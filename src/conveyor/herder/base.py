@@ -73,6 +73,14 @@ class BaseHerder(Herder):
         self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
         self._ready = threading.Event()
 
+    def start(self) -> None:
+        """Read the internal topics and start this worker's connectors and tasks."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Stop every connector and task this worker runs, and the stores."""
+        raise NotImplementedError
+
     def _on_reconfiguration_request(self, name: str) -> None:
         """A connector asked for its tasks to be reconfigured (`ConnectorContext`)."""
         raise NotImplementedError

@@ -20,7 +20,7 @@ from conveyor.log.errors import (
     UnknownMemberIdError,
 )
 
-_logger = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +75,8 @@ class GroupMember:
         self._assignment: Assignment | None = None
         self._rejoin_needed = threading.Event()
         self._rejoin_needed.set()
+        self._signal = threading.Event()
+        """Set by a rejoin request or a wakeup: ends the wait in ``poll()``."""
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._heartbeat_thread: threading.Thread | None = None
@@ -91,12 +93,30 @@ class GroupMember:
     def request_rejoin(self) -> None:
         """Ask for a rebalance at the next ``poll()`` (e.g. after the leader saw new work to assign)."""
         self._rejoin_needed.set()
+        self._signal.set()
+
+    def wakeup(self) -> None:
+        """End a ``poll()`` that is waiting, from any thread (as Kafka's ``WorkerGroupMember.wakeup``)."""
+        self._signal.set()
 
     def poll(self, timeout: float) -> None:
-        """Rejoin if needed, then wait up to ``timeout`` seconds or until a rebalance is announced."""
+        """Rejoin if needed, then wait up to ``timeout`` seconds, until a rebalance is announced or until
+        ``wakeup()``."""
         self.ensure_active()
-        self._rejoin_needed.wait(timeout)
+        self._signal.wait(timeout)
+        self._signal.clear()
         self.ensure_active()
+
+    def leave(self) -> None:
+        """Leave the group but stay usable: the next ``poll()`` or ``ensure_active()`` joins as a new member
+        (Kafka's ``maybeLeaveGroup``, used by a worker that cannot catch up with the config topic)."""
+        with self._lock:
+            member_id, self._member_id = self._member_id, None
+            self._assignment = None
+        if member_id is not None:
+            with contextlib.suppress(UnknownMemberIdError):
+                self._coordinator.leave_group(self.group_id, member_id)
+        self._rejoin_needed.set()
 
     def ensure_active(self) -> None:
         """Block until this member holds an assignment of the group's current generation."""
@@ -126,7 +146,7 @@ class GroupMember:
     def close(self) -> None:
         """Stop heartbeating and leave the group, so the others rebalance at once."""
         self._stopping.set()
-        self._rejoin_needed.set()
+        self.request_rejoin()
         if self._heartbeat_thread is not None:
             self._heartbeat_thread.join()
         if self._member_id is not None:
@@ -165,18 +185,18 @@ class GroupMember:
             try:
                 self._coordinator.heartbeat(self.group_id, assignment.generation, assignment.member_id)
             except RebalanceInProgressError:
-                self._rejoin_needed.set()
+                self.request_rejoin()
             except IllegalGenerationError:
                 self._lose_assignment()
             except UnknownMemberIdError:
                 self._member_id = None
                 self._lose_assignment()
             except Exception:
-                _logger.exception("Heartbeat of group %s failed; rejoining", self.group_id)
-                self._rejoin_needed.set()
+                logger.exception("Heartbeat of group %s failed; rejoining", self.group_id)
+                self.request_rejoin()
 
     def _lose_assignment(self) -> None:
         """The group moved on without this member (evicted, or a generation it missed): what it held
         may be owned by others already, so the next rejoin reports it lost rather than revoked."""
         self._lost = True
-        self._rejoin_needed.set()
+        self.request_rejoin()

@@ -5,15 +5,19 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI
 
 from conveyor.herder.api import Herder
+from conveyor.herder.distributed.errors import RebalanceNeededError, RequestTargetError
 from conveyor.rest import server_info
 from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
 from conveyor.rest.errors import install_error_handlers
+from conveyor.rest.forwarding import ForwardingMiddleware, rebalance_needed_error, request_target_error
+from conveyor.rest.internal_requests import InternalRequestVerifier
 from conveyor.rest.logger_levels import LoggerLevels
 from conveyor.rest.openapi import install_openapi
 from conveyor.rest.path_segments import PathSegmentsMiddleware
 from conveyor.rest.request_log import RequestLogMiddleware
 from conveyor.rest.routes.connector_lifecycle import connector_lifecycle_router
 from conveyor.rest.routes.connectors import connectors_router
+from conveyor.rest.routes.internal import InternalHerder, internal_router
 from conveyor.rest.routes.loggers import loggers_router
 from conveyor.rest.routes.metrics import metrics_router
 from conveyor.rest.routes.offsets import offsets_router
@@ -28,19 +32,30 @@ DESCRIPTION = (
 
 
 def create_app(
-    herder: Herder, *, admin_enabled: bool = True, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    herder: Herder,
+    *,
+    admin_enabled: bool = True,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    internal: tuple[InternalHerder, InternalRequestVerifier] | None = None,
 ) -> FastAPI:
     """The REST app over `herder`; `/admin/*` is served only when `admin_enabled`.
 
-    A request body larger than `max_request_bytes` is answered 413 unread.
+    A request body larger than `max_request_bytes` is answered 413 unread. With `internal` (a worker of
+    a group), the signed inter-worker endpoints are served too, and requests another worker must serve
+    are forwarded there.
 
     Every endpoint is a plain function, so FastAPI runs its blocking herder call on a worker thread
     and a slow call never holds up the others.
     """
     app = FastAPI(title="Conveyor REST API", version=server_info.version(), description=DESCRIPTION)
+    if internal is not None:
+        app.include_router(internal_router(*internal))
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
     install_error_handlers(app)
+    app.add_exception_handler(RequestTargetError, request_target_error)
+    app.add_exception_handler(RebalanceNeededError, rebalance_needed_error)
+    app.add_middleware(ForwardingMiddleware)
     install_openapi(app)
     app.add_middleware(PathSegmentsMiddleware)
     app.add_middleware(RequestBodyLimitMiddleware, max_bytes=max_request_bytes)

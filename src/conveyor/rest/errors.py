@@ -27,6 +27,7 @@ from conveyor.errors import (
     NotFoundError,
     NotReadyError,
 )
+from conveyor.herder.distributed.errors import ConflictError
 from conveyor.log import RebalanceInProgressError
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ STATUS_OF_ERROR: dict[type[ConnectError], int] = {
     ForbiddenError: 403,
     NotFoundError: 404,
     AlreadyExistsError: 409,
+    ConflictError: 409,
     RebalanceInProgressError: 409,
     NotReadyError: 503,
 }

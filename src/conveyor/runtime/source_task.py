@@ -35,6 +35,7 @@ from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
+from conveyor.runtime.task_generation import verify_task_generation
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 from conveyor.runtime.transactions import TransactionRequests
@@ -129,6 +130,14 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             **{"transaction.timeout.ms": worker.producer_transaction_timeout_ms},
         )
         producer.init_transactions()
+        if self.spec.task_config_generation is not None:
+            try:
+                verify_task_generation(
+                    self.log, worker.configs_topic, self.spec.id, self.spec.task_config_generation
+                )
+            except Exception:
+                producer.close()
+                raise
         return producer
 
     def _initialize_task(self) -> None:

@@ -40,5 +40,7 @@ class TaskSpec:
     connector_config: dict[str, str]
     task_config: dict[str, str]
     worker_config: WorkerConfig
+    task_config_generation: int | None = None
+    """For an exactly-once source task in a worker group: the connector's task config generation this
+    task was started for; once its producer exists, the task checks that no newer one appeared (KIP-618)."""
     attempt: str = field(default_factory=lambda: uuid.uuid4().hex)
-

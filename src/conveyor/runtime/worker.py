@@ -82,6 +82,7 @@ class RunningTask:
     target: TargetState
     raw_configs: tuple[dict[str, str], dict[str, str]]
     """The connector and task configs as stored, variables unresolved: each start resolves them anew."""
+    task_config_generation: int | None = None
     state: State = State.UNASSIGNED
     failures: int = 0
     unplaced: bool = False
@@ -106,6 +107,8 @@ class Worker:
         self.worker_id = worker_id
         self.providers = ConfigProviders.from_worker_props(config.props)
         self._reconfigure = on_reconfiguration_request
+        self.generation = 0
+        """The worker group's generation this worker's statuses are written for (0 when standalone)."""
         self._connectors: dict[str, Connector] = {}
         self._tasks: dict[TaskId, RunningTask] = {}
         self._lock = threading.RLock()
@@ -196,20 +199,25 @@ class Worker:
         connector_config: Mapping[str, str],
         task_config: Mapping[str, str],
         target: TargetState,
+        *,
+        task_config_generation: int | None = None,
     ) -> None:
         raw_configs = (dict(connector_config), dict(task_config))
-        spec = self._resolved_spec(task, raw_configs)
+        spec = self._resolved_spec(task, raw_configs, task_config_generation)
         if spec is None:
             return
         with self._lock:
             if task in self._tasks:
                 raise RuntimeError(f"Task {task} is already running on this worker")
-            self._tasks[task] = RunningTask(spec, target, raw_configs)
+            self._tasks[task] = RunningTask(spec, target, raw_configs, task_config_generation)
             self._put_task_status(task, State.UNASSIGNED)
             self._launch(spec, target)
 
     def _resolved_spec(
-        self, task: TaskId, raw_configs: tuple[dict[str, str], dict[str, str]]
+        self,
+        task: TaskId,
+        raw_configs: tuple[dict[str, str], dict[str, str]],
+        task_config_generation: int | None = None,
     ) -> TaskSpec | None:
         """A new incarnation's spec, its config variables resolved now; None (and FAILED) if that fails."""
         connector_config, task_config = raw_configs
@@ -221,6 +229,7 @@ class Worker:
                 resolved,
                 self.providers.transform(task_config),
                 self.config,
+                task_config_generation,
             )
         except Exception as exc:
             logger.error("Failed to start task %s", task, exc_info=exc)
@@ -295,7 +304,7 @@ class Worker:
             running = self._tasks.get(task)
             if running is None or running.spec.attempt != failed_attempt or self._closed.is_set():
                 return
-            spec = self._resolved_spec(task, running.raw_configs)
+            spec = self._resolved_spec(task, running.raw_configs, running.task_config_generation)
             if spec is None:
                 return
             running.spec = spec
@@ -312,11 +321,17 @@ class Worker:
         if running is None:
             return
         self.stop_task(task)
-        restarted = self._resolved_spec(task, running.raw_configs)
+        restarted = self._resolved_spec(task, running.raw_configs, running.task_config_generation)
         if restarted is None:
             return
         with self._lock:
-            self._tasks[task] = RunningTask(restarted, running.target, running.raw_configs, State.RESTARTING)
+            self._tasks[task] = RunningTask(
+                restarted,
+                running.target,
+                running.raw_configs,
+                running.task_config_generation,
+                State.RESTARTING,
+            )
             self._put_task_status(task, State.RESTARTING)
             self._launch(restarted, running.target)
 
@@ -373,10 +388,14 @@ class Worker:
     # Status.
 
     def _put_connector_status(self, name: str, state: State, trace: str | None = None) -> None:
-        self.status.put_connector(name, Status(state.value, self.worker_id, trace))
+        self.status.put_connector(
+            name, Status(state.value, self.worker_id, trace, self.generation), safe=True
+        )
 
     def _put_task_status(self, task: TaskId, state: State, trace: str | None = None) -> None:
-        self.status.put_task(task.connector, task.task, Status(state.value, self.worker_id, trace))
+        self.status.put_task(
+            task.connector, task.task, Status(state.value, self.worker_id, trace, self.generation), safe=True
+        )
 
     def close(self) -> None:
         """Stop every task and connector; tasks commit what they may on the way out."""

@@ -335,6 +335,17 @@ class WorkerConfig:
             warnings=tuple(warnings),
         )
 
+    def advertised_url(self, port: int) -> str:
+        """The URL other workers of the group reach this one at (Kafka's `advertisedUrl`)."""
+        scheme, _, address = self.listeners.split(",")[0].strip().partition("://")
+        listener_host = address.rsplit(":", 1)[0].strip("[]")
+        host = self.advertised_host
+        if host is None and listener_host not in ("", "0.0.0.0", "::"):
+            host = listener_host
+        advertised_port = self.advertised_port if self.advertised_port is not None else port
+        host = host or socket.gethostname()
+        return f"{self.advertised_listener or scheme or 'http'}://{host}:{advertised_port}/"
+
     def advertised_worker_id(self, port: int) -> str:
         host = self.advertised_host or socket.gethostname()
         return f"{host}:{self.advertised_port if self.advertised_port is not None else port}"

@@ -27,7 +27,6 @@ from conveyor.spark.task_partition import HostLaunch, run_task_host, spec_messag
 logger = logging.getLogger(__name__)
 
 
-
 @dataclass
 class _Placed:
     """One task incarnation: where it runs (None while it waits) and whether it has ended."""

@@ -1,0 +1,950 @@
+"""The distributed herder: one worker of a group that shares connectors and tasks, as Kafka's
+`DistributedHerder`.
+
+Everything that changes the herder's state happens on its one work thread (`_tick`), in this order:
+catch up with the config topic if it could not before; take part in the group's rebalance (join, and
+for the leader, assign); once an assignment is settled, start what it gives this worker; run the REST
+requests that are due; apply config changes read from the config topic; then wait in the group
+member's `poll` until the next request is due, a change arrives or a rebalance begins.
+
+Only the leader writes connector configs, task configs, task count records, restart requests and
+session keys; a follower answers `NotLeaderError` with the leader's URL and the REST layer forwards.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, TypeVar
+
+from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError
+from conveyor.herder.base import BaseHerder
+from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssignment
+from conveyor.herder.distributed.cooperative_assignor import IncrementalCooperativeAssignor
+from conveyor.herder.distributed.eager_assignor import eager_assignment
+from conveyor.herder.distributed.errors import (
+    ConflictError,
+    NotAssignedError,
+    NotLeaderError,
+    RebalanceNeededError,
+)
+from conveyor.herder.distributed.internal_client import InternalClient
+from conveyor.herder.distributed.protocol import (
+    ConnectAssignment,
+    ConnectProtocolCompatibility,
+    WorkerMetadata,
+    decode_assignment,
+    decode_metadata,
+    encode_assignment,
+    join_protocols,
+)
+from conveyor.herder.distributed.request_queue import RequestQueue
+from conveyor.herder.distributed.session_keys import SessionKeyRotation
+from conveyor.herder.entities import (
+    ConnectorInfo,
+    ConnectorOffset,
+    ConnectorState,
+    ConnectorStateInfo,
+    TaskInfo,
+    TaskState,
+)
+from conveyor.log import JoinResult, Log
+from conveyor.log.group_member import Assignment, GroupMember
+from conveyor.runtime.control import TargetState
+from conveyor.runtime.status import State
+from conveyor.runtime.task_runner import TaskRunner
+from conveyor.runtime.task_spec import TaskId
+from conveyor.runtime.worker import ConnectorType
+from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.storage import ConfigStore, Status
+from conveyor.storage.cluster_config_state import ClusterConfigState
+from conveyor.storage.config_listener import ConfigUpdateListener
+from conveyor.storage.config_records import RestartRequest, SessionKey
+from conveyor.storage.errors import PrivilegedWriteError, StorageError
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+PROTOCOL_TYPE = "connect"
+START_STOP_THREADS = 8
+RECONFIGURE_RETRY_S = 0.25
+"""Kafka's `RECONFIGURE_CONNECTOR_TASKS_BACKOFF_MS`."""
+REQUEST_TIMEOUT_S = 90.0
+CONFIG_REFRESH_S = 0.25
+"""How often a background thread reads new config records (Kafka's config log is read continuously)."""
+LONGEST_POLL_S = 1.0
+FENCED_LEADER = (
+    "Failed to write to config topic; this may be due to a transient error and the request can be safely "
+    "retried"
+)
+NO_LEADER = (
+    "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway."
+)
+NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
+
+
+class _ConfigChanges(ConfigUpdateListener):
+    """Collects what the config topic says for the herder thread, and wakes it (Kafka's listener)."""
+
+    def __init__(self, herder: DistributedHerder) -> None:
+        self._herder = herder
+        self.lock = threading.Lock()
+        self.needs_rebalance = False
+        self.connector_updates: set[str] = set()
+        self.target_changes: set[str] = set()
+        self.restarts: dict[str, RestartRequest] = {}
+
+    def on_connector_config_update(self, connector: str) -> None:
+        with self.lock:
+            if not self._herder.snapshot_contains(connector):
+                self.needs_rebalance = True
+            self.connector_updates.add(connector)
+        self._herder.wakeup()
+
+    def on_connector_config_remove(self, connector: str) -> None:
+        with self.lock:
+            self.needs_rebalance = True
+            self.connector_updates.add(connector)
+        self._herder.wakeup()
+
+    def on_task_configs_committed(self, connector: str, tasks: list[int]) -> None:
+        with self.lock:
+            self.needs_rebalance = True
+        self._herder.wakeup()
+
+    def on_target_state_change(self, connector: str) -> None:
+        with self.lock:
+            self.target_changes.add(connector)
+        self._herder.wakeup()
+
+    def on_restart_request(self, request: RestartRequest) -> None:
+        with self.lock:
+            self.restarts[request.connector] = request
+        self._herder.wakeup()
+
+    def on_session_key_update(self, session_key: SessionKey) -> None:
+        self._herder.wakeup()
+
+
+class DistributedHerder(BaseHerder):
+    """A worker of the group `group.id`; start with `start()`, which returns once the work thread runs."""
+
+    def __init__(self, config: WorkerConfig, log: Log, runner: TaskRunner, worker_id: str, url: str) -> None:
+        configs = ConfigStore(
+            log,
+            config.configs_topic,
+            transactional_id=config.leader_transactional_id if config.transactional_leader_enabled else None,
+        )
+        super().__init__(config, log, runner, worker_id, configs)
+        self.url = url
+        self.mode = ConnectProtocolCompatibility.from_config(config.connect_protocol.value)
+        self._changes = _ConfigChanges(self)
+        self.configs.add_listener(self._changes)
+        self._requests = RequestQueue()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._refresher: threading.Thread | None = None
+        self._pool = ThreadPoolExecutor(START_STOP_THREADS, thread_name_prefix="herder-start-stop")
+        self._forwarding = ThreadPoolExecutor(1, thread_name_prefix="herder-forward")
+        self._member = GroupMember(
+            log.group_coordinator(),
+            config.group_id,
+            PROTOCOL_TYPE,
+            self._join_protocols,
+            self._assign,
+            self._on_assigned,
+            on_revoked=self._on_revoked,
+            on_lost=self._on_lost,
+            session_timeout_ms=config.session_timeout_ms,
+            rebalance_timeout_ms=config.rebalance_timeout_ms,
+            heartbeat_interval_ms=config.heartbeat_interval_ms,
+        )
+        self._cooperative = IncrementalCooperativeAssignor(
+            config.scheduled_rebalance_max_delay_ms, lambda: int(time.time() * 1000)
+        )
+        self._keys = SessionKeyRotation.for_worker(config)
+        self.internal = InternalClient(self.session_key, config.signature_algorithm)
+        # State of the work thread; other threads read it only as a whole value.
+        self._assignment: ConnectAssignment | None = None
+        self._protocol = self.mode
+        self._generation = -1
+        self._running = ConnectorsAndTasks()
+        self._rebalance_resolved = True
+        self._can_read_configs = True
+        self._scheduled_rebalance: float | None = None
+        self._owners: dict[str | TaskId, str] = {}
+        self._fenced_from_config_topic = True
+        self.rebalances = 0
+        """Completed rebalances, for metrics and tests."""
+
+    # Lifecycle.
+
+    def start(self) -> None:
+        """Start the work thread; `ready()` turns true once the first assignment has been handled."""
+        self._thread = threading.Thread(target=self._run, name="DistributedHerder", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._member.wakeup()
+        if self._thread is not None:
+            self._thread.join(self.config.graceful_shutdown_timeout_ms / 1000 + 30)
+        if self._refresher is not None:
+            self._refresher.join()
+
+    def _run(self) -> None:
+        try:
+            self._start_services()
+            while not self._stopping.is_set():
+                self._tick()
+            self._halt()
+        except Exception:
+            logger.exception("Uncaught exception in the herder's work thread; stopping the worker's herder")
+            self._requests.fail_all(ConnectError("Worker is shutting down"))
+            self._ready.clear()
+
+    def _start_services(self) -> None:
+        self.configs.start()
+        self.offsets.start()
+        self.statuses.start()
+        self._refresher = threading.Thread(target=self._refresh_configs, name="config-refresher", daemon=True)
+        self._refresher.start()
+
+    def _refresh_configs(self) -> None:
+        while not self._stopping.wait(CONFIG_REFRESH_S):
+            try:
+                self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
+            except Exception as error:
+                logger.debug("Reading the config topic failed; retrying: %s", error)
+
+    def _halt(self) -> None:
+        self._ready.clear()
+        self._stop_work(self._running)
+        self._member.close()
+        self._requests.fail_all(ConnectError("Worker is shutting down"))
+        self._pool.shutdown(wait=True)
+        self._forwarding.shutdown(wait=False)
+        self.worker.close()
+        for store in (self.configs, self.offsets, self.statuses):
+            store.stop()
+
+    def wakeup(self) -> None:
+        self._member.wakeup()
+
+    def snapshot_contains(self, connector: str) -> bool:
+        return self.configs.snapshot().contains(connector)
+
+    # The work thread.
+
+    def _tick(self) -> None:
+        if not self._can_read_configs and not self._read_config_to_end():
+            return
+        self._member.ensure_active()
+        if not self._handle_rebalance_completed():
+            return
+        if self.is_leader():
+            self._rotate_session_key()
+        while (request := self._requests.pop_due(time.monotonic())) is not None:
+            self._run_request(request.action, request.future)
+        if self._take_config_changes():
+            return
+        wait = self._requests.wait_s(time.monotonic(), LONGEST_POLL_S)
+        if self._scheduled_rebalance is not None:
+            wait = min(wait, max(0.0, self._scheduled_rebalance - time.monotonic()))
+        self._member.poll(wait)
+        self._handle_rebalance_completed()
+
+    @staticmethod
+    def _run_request(action: Callable[[], Any], future: Future[Any]) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(action())
+        except BaseException as error:
+            future.set_exception(error)
+
+    def _take_config_changes(self) -> bool:
+        """Apply what the config listener collected; True if a rebalance must come first."""
+        with self._changes.lock:
+            if self._changes.needs_rebalance:
+                self._changes.needs_rebalance = False
+                self._changes.connector_updates.clear()
+                self._changes.target_changes.clear()
+                self._member.request_rejoin()
+                return True
+            updates, self._changes.connector_updates = self._changes.connector_updates, set()
+            targets, self._changes.target_changes = self._changes.target_changes, set()
+            restarts, self._changes.restarts = self._changes.restarts, {}
+        for name in sorted(updates):
+            self._process_connector_update(name)
+        for name in sorted(targets):
+            self._process_target_change(name)
+        for request in restarts.values():
+            self._process_restart_request(request)
+        return False
+
+    def _read_config_to_end(self) -> bool:
+        """Catch up with the config topic within `worker.sync.timeout.ms`; on failure leave the group and
+        back off `worker.unsync.backoff.ms` (Kafka's `readConfigToEnd`)."""
+        try:
+            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
+            self._can_read_configs = True
+            return True
+        except StorageError as error:
+            logger.warning(
+                "Didn't reach end of config log quickly enough (%s); leaving the group and backing off %d ms",
+                error,
+                self.config.worker_unsync_backoff_ms,
+            )
+            self._member.leave()
+            self._stopping.wait(self.config.worker_unsync_backoff_ms / 1000)
+            self._can_read_configs = False
+            return False
+
+    def _handle_rebalance_completed(self) -> bool:
+        """Start the settled assignment's work, or rejoin if it cannot be used (Kafka's method of the
+        same name); True once the assignment is in force."""
+        if self._rebalance_resolved:
+            return True
+        assignment = self._assignment
+        assert assignment is not None
+        needs_rejoin = False
+        needs_read = self.configs.snapshot().offset < assignment.config_offset
+        if assignment.failed:
+            needs_rejoin = True
+            needs_read = needs_read or self.is_leader()
+            logger.warning(
+                "Joined the group but the assignment failed; reading the config topic and rejoining"
+            )
+        if self._scheduled_rebalance is not None and self._scheduled_rebalance <= time.monotonic():
+            needs_rejoin = True
+            self._scheduled_rebalance = None
+        if needs_read and not self._read_config_to_end():
+            needs_rejoin = True
+        if needs_rejoin:
+            self._member.request_rejoin()
+            return False
+        if self.configs.snapshot().offset != assignment.config_offset:
+            logger.info(
+                "Current config state offset %d does not match group assignment %d; forcing a rebalance",
+                self.configs.snapshot().offset,
+                assignment.config_offset,
+            )
+            self._member.request_rejoin()
+            return False
+        self._start_work(assignment)
+        self._rebalance_resolved = True
+        self.rebalances += 1
+        if assignment.delay_ms > 0:
+            self._scheduled_rebalance = time.monotonic() + assignment.delay_ms / 1000
+        self._ready.set()
+        return True
+
+    # Group membership callbacks (run on the work thread, inside ensure_active).
+
+    def _join_protocols(self) -> list[tuple[str, bytes]]:
+        running = self._running
+        current = None
+        if self._assignment is not None:
+            current = ConnectAssignment(
+                self._assignment.leader,
+                self._assignment.leader_url,
+                self._assignment.config_offset,
+                list(running.connectors),
+                list(running.tasks),
+            )
+        metadata = WorkerMetadata(self.url, self.configs.snapshot().offset, current)
+        return join_protocols(metadata, self.mode)
+
+    def _assign(self, joined: JoinResult) -> dict[str, bytes]:
+        """The leader's assignment for every member, under the protocol the group settled on."""
+        protocol = ConnectProtocolCompatibility.from_subprotocol(joined.protocol)
+        members = {member: decode_metadata(data) for member, data in joined.members.items()}
+
+        def fresh() -> ClusterConfigState:
+            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
+            return self.configs.snapshot()
+
+        result: GroupAssignment
+        if protocol is ConnectProtocolCompatibility.EAGER:
+            result = eager_assignment(joined.leader_id, members, self.configs.snapshot(), fresh)
+        else:
+            result = self._cooperative.assign(
+                joined.leader_id,
+                members,
+                self.configs.snapshot(),
+                last_completed_generation=self._generation,
+                generation=joined.generation,
+                read_fresh_config=fresh,
+            )
+        owners: dict[str | TaskId, str] = {}
+        for member, work in result.all_assigned.items():
+            for connector in work.connectors:
+                owners[connector] = members[member].url
+            for task in work.tasks:
+                owners[task] = members[member].url
+        self._owners = owners
+        return {member: encode_assignment(a, protocol) for member, a in result.assignments.items()}
+
+    def _on_assigned(self, group_assignment: Assignment) -> None:
+        assignment = decode_assignment(group_assignment.data)
+        self._protocol = ConnectProtocolCompatibility.from_subprotocol(group_assignment.protocol)
+        logger.info(
+            "Joined group at generation %d (%s) and got assignment: connectors %s, tasks %s, revoked %s %s",
+            group_assignment.generation,
+            self._protocol.subprotocol,
+            assignment.connectors,
+            [str(t) for t in assignment.tasks],
+            assignment.revoked_connectors,
+            [str(t) for t in assignment.revoked_tasks],
+        )
+        was_leader = self.is_leader()
+        self._assignment = assignment
+        self._generation = group_assignment.generation
+        self.worker.generation = group_assignment.generation
+        self._rebalance_resolved = False
+        if self._protocol is not ConnectProtocolCompatibility.EAGER:
+            revoked = ConnectorsAndTasks.of(assignment.revoked_connectors, assignment.revoked_tasks)
+            if not revoked.is_empty():
+                self._stop_work(revoked)
+                self._member.request_rejoin()
+            added = ConnectorsAndTasks.of(assignment.connectors, assignment.tasks)
+            self._running = ConnectorsAndTasks.union([self._running.minus(revoked), added])
+        if self.is_leader():
+            if not was_leader:
+                self._fenced_from_config_topic = True
+            self._delete_removed_connector_statuses()
+        self._member.wakeup()
+
+    def _on_revoked(self, previous: Assignment) -> None:
+        if (
+            ConnectProtocolCompatibility.from_subprotocol(previous.protocol)
+            is ConnectProtocolCompatibility.EAGER
+        ):
+            logger.info("Rebalance started; stopping every connector and task (eager protocol)")
+            if self._rebalance_resolved:
+                self._stop_work(self._running)
+            self._running = ConnectorsAndTasks()
+
+    def _on_lost(self, previous: Assignment) -> None:
+        """The group went on without this worker: whatever it runs may run elsewhere already."""
+        logger.warning("This worker fell out of the group; stopping every connector and task it ran")
+        self._stop_work(self._running)
+        self._running = ConnectorsAndTasks()
+        self._assignment = None
+
+    # Starting and stopping work.
+
+    def _start_work(self, assignment: ConnectAssignment) -> None:
+        if self._protocol is ConnectProtocolCompatibility.EAGER:
+            self._running = ConnectorsAndTasks.of(assignment.connectors, assignment.tasks)
+        snapshot = self.configs.snapshot()
+        logger.info("Starting connectors and tasks using config offset %d", snapshot.offset)
+        jobs: list[Future[None]] = []
+        for name in assignment.connectors:
+            jobs.append(self._pool.submit(self._start_connector_logged, name))
+        for task in assignment.tasks:
+            if self._needs_fencing_first(task):
+                if self.is_leader():
+                    self._start_exactly_once_task_as_leader(task)
+                else:
+                    self._pool.submit(self._start_exactly_once_task_as_follower, task)
+                continue
+            jobs.append(self._pool.submit(self._start_task, task))
+        for job in jobs:
+            job.result()
+        logger.info("Finished starting connectors and tasks")
+
+    def _stop_work(self, work: ConnectorsAndTasks) -> None:
+        """Stop connectors and tasks in parallel, then make sure their statuses are written."""
+        jobs = [self._pool.submit(self.worker.stop_connector, name) for name in work.connectors]
+        if work.tasks:
+            jobs.append(self._pool.submit(self.worker.stop_tasks, list(work.tasks)))
+        for job in jobs:
+            job.result()
+        for task in work.tasks:
+            self.statuses.put_task(task.connector, task.task, self._status(State.UNASSIGNED), safe=True)
+        for name in work.connectors:
+            self.statuses.put_connector(name, self._status(State.UNASSIGNED), safe=True)
+
+    def _status(self, state: State, trace: str | None = None) -> Status:
+        return Status(state.value, self.worker_id, trace, self._generation)
+
+    def _start_connector_logged(self, name: str) -> None:
+        try:
+            self._start_connector(name)
+        except Exception as error:
+            logger.error(
+                "Couldn't start connector %s; it will not run until reconfigured", name, exc_info=error
+            )
+            self.worker.fail_connector(name, error)
+
+    def _start_connector(self, name: str) -> bool:
+        snapshot = self.configs.snapshot()
+        config = snapshot.connector_config(name)
+        if config is None:
+            return False
+        target = TargetState(snapshot.target_state(name))
+        started = self.worker.start_connector(name, config, target)
+        if started and target is TargetState.STARTED:
+            self._requests.add(lambda: self._reconfigure_with_retry(name))
+            self.wakeup()
+        return started
+
+    def _start_task(self, task: TaskId) -> None:
+        snapshot = self.configs.snapshot()
+        config = snapshot.connector_config(task.connector)
+        task_config = snapshot.task_config(task.connector, task.task)
+        if config is None or task_config is None:
+            logger.warning("Not starting task %s: its configs are gone", task)
+            return
+        generation = snapshot.task_config_generation(task.connector)
+        self.worker.start_task(
+            task,
+            config,
+            task_config,
+            TargetState(snapshot.target_state(task.connector)),
+            task_config_generation=generation if self._needs_fencing_first(task) else None,
+        )
+
+    def _needs_fencing_first(self, task: TaskId) -> bool:
+        """KIP-618: with exactly-once support on, a source task starts only after its connector's older
+        task producers are fenced."""
+        if not self.config.exactly_once_source_enabled:
+            return False
+        config = self.configs.snapshot().connector_config(task.connector)
+        return config is not None and self._type_of(config) is ConnectorType.SOURCE
+
+    def _start_exactly_once_task_as_leader(self, task: TaskId) -> None:
+        try:
+            self._fence_zombies_now(task.connector)
+        except Exception as error:
+            self._fail_task_start(task, error)
+            return
+        self._pool.submit(self._start_task, task)
+
+    def _start_exactly_once_task_as_follower(self, task: TaskId) -> None:
+        """Ask the leader to fence first; runs on the start pool so the work thread never waits on it."""
+        assignment = self._assignment
+        try:
+            if assignment is None:
+                raise ConnectError("No leader is known to fence the connector's older tasks")
+            self.internal.fence_zombies(assignment.leader_url, task.connector)
+        except Exception as error:
+            self._fail_task_start(task, error)
+            return
+        if task in self._running.tasks:
+            self._start_task(task)
+
+    def _fail_task_start(self, task: TaskId, error: Exception) -> None:
+        logger.error("Could not fence zombies before starting task %s", task, exc_info=error)
+        self.statuses.put_task(
+            task.connector,
+            task.task,
+            self._status(
+                State.FAILED, f"Failed to fence zombie tasks of connector {task.connector}: {error}"
+            ),
+        )
+
+    # Config changes read from the config topic.
+
+    def _process_connector_update(self, name: str) -> None:
+        if name not in self._running.connectors:
+            return
+        remains = self.configs.snapshot().contains(name)
+        logger.info(
+            "Handling connector-only config update by %s connector %s",
+            "restarting" if remains else "stopping",
+            name,
+        )
+        self.worker.stop_connector(name)
+        if remains:
+            self._start_connector_logged(name)
+
+    def _process_target_change(self, name: str) -> None:
+        snapshot = self.configs.snapshot()
+        if not snapshot.contains(name):
+            return
+        target = TargetState(snapshot.target_state(name))
+        if name in self._running.connectors:
+            if target is TargetState.STOPPED:
+                self.worker.stop_connector(name)
+                self.statuses.put_connector(name, self._status(State.STOPPED))
+            elif not self.worker.is_running(name):
+                self._start_connector_logged(name)
+            else:
+                self.worker.set_connector_target(name, target)
+                if target is TargetState.STARTED:
+                    self._requests.add(lambda: self._reconfigure_with_retry(name))
+        else:
+            self.worker.set_connector_target(name, target)
+
+    def _process_restart_request(self, request: RestartRequest) -> None:
+        """KIP-745: restart what of the connector runs here, as the request says."""
+        name = request.connector
+        if not self.configs.snapshot().contains(name):
+            return
+        if name in self._running.connectors:
+            status = self.statuses.connector(name)
+            if not request.only_failed or (status is not None and status.state == State.FAILED.value):
+                self.worker.stop_connector(name)
+                self._start_connector_logged(name)
+        if not request.include_tasks:
+            return
+        for task in [t for t in self._running.tasks if t.connector == name]:
+            status = self.statuses.task(name, task.task)
+            if request.only_failed and (status is None or status.state != State.FAILED.value):
+                continue
+            if self.worker.task_state(task) is None:
+                self._pool.submit(self._start_task, task)
+            else:
+                self._pool.submit(self.worker.restart_task, task)
+
+    # Task reconfiguration.
+
+    def _on_reconfiguration_request(self, name: str) -> None:
+        self._requests.add(lambda: self._reconfigure_with_retry(name))
+        self.wakeup()
+
+    def _reconfigure_with_retry(self, name: str) -> None:
+        def retry(error: BaseException) -> None:
+            logger.error("Failed to reconfigure the tasks of connector %s; retrying", name, exc_info=error)
+            self._requests.add(lambda: self._reconfigure_with_retry(name), RECONFIGURE_RETRY_S)
+            self.wakeup()
+
+        try:
+            self._reconfigure(name, retry)
+        except Exception as error:
+            retry(error)
+
+    def _reconfigure(self, name: str, on_error: Callable[[BaseException], None]) -> None:
+        """Ask the running connector for task configs; if they changed, the leader writes them, and a
+        follower sends them to the leader on another thread (so that it stays in the group meanwhile)."""
+        if not self.worker.is_running(name):
+            return
+        snapshot = self.configs.snapshot()
+        config = snapshot.connector_config(name)
+        if config is None or TargetState(snapshot.target_state(name)) is not TargetState.STARTED:
+            return
+        task_configs = self.worker.connector_task_configs(name, config)
+        if task_configs == snapshot.task_configs(name):
+            return
+        if self.is_leader():
+            self._write_as_leader(lambda: self.configs.put_task_configs(name, task_configs))
+            return
+        leader_url = self.leader_url()
+        if leader_url is None:
+            raise ConnectError(NO_LEADER)
+
+        def forward() -> None:
+            try:
+                self.internal.put_task_configs(leader_url, name, task_configs)
+            except Exception as error:
+                on_error(error)
+
+        self._forwarding.submit(forward)
+
+    # Leadership.
+
+    def is_leader(self) -> bool:
+        assignment = self._assignment
+        return assignment is not None and assignment.leader == self._member.member_id
+
+    def leader_url(self) -> str | None:
+        assignment = self._assignment
+        return None if assignment is None else assignment.leader_url
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    @property
+    def running(self) -> ConnectorsAndTasks:
+        """The connectors and tasks this worker runs under its current assignment."""
+        return self._running
+
+    def _require_leader(self, what: str) -> None:
+        if not self.is_leader():
+            raise NotLeaderError(f"Only the leader can {what}.", self.leader_url())
+
+    def _write_as_leader(self, write: Callable[[], None]) -> None:
+        """A config topic write by the leader; under KIP-618 it claims write privileges first and, once
+        fenced by a newer leader, rejoins (Kafka's `writeToConfigTopicAsLeader`)."""
+        if self.config.transactional_leader_enabled and self._fenced_from_config_topic:
+            self.configs.claim_write_privileges()
+            self._fenced_from_config_topic = False
+        try:
+            write()
+        except PrivilegedWriteError as error:
+            self._fenced_from_config_topic = True
+            self._member.request_rejoin()
+            raise ConnectError(FENCED_LEADER) from error
+
+    def _rotate_session_key(self) -> None:
+        if self._protocol is not ConnectProtocolCompatibility.SESSIONED:
+            return
+        current = self.configs.snapshot().session_key
+        if self._keys.rotation_due(current):
+            logger.info("Distributing a new session key")
+            try:
+                self._write_as_leader(lambda: self.configs.put_session_key(self._keys.new_key()))
+            except ConnectError as error:
+                logger.warning("Could not write a new session key: %s", error)
+
+    def session_key(self) -> SessionKey | None:
+        return self.configs.snapshot().session_key
+
+    def signing_required(self) -> bool:
+        """Internal requests are verified only once the group speaks the sessioned protocol (KIP-507)."""
+        return self._protocol is ConnectProtocolCompatibility.SESSIONED
+
+    def _delete_removed_connector_statuses(self) -> None:
+        connectors = set(self.configs.snapshot().connectors())
+        self.statuses.read_to_end()
+        for name in self.statuses.connectors():
+            if name not in connectors:
+                logger.debug("Cleaning status information for connector %s", name)
+                self.statuses.delete_connector(name)
+
+    # Requests from other threads.
+
+    def _submit(self, action: Callable[[], T]) -> T:
+        """Run `action` on the work thread and wait for its result (REST calls are served this way)."""
+        self._require_ready()
+        request, first = self._requests.add(action)
+        if first:
+            self.wakeup()
+        try:
+            result: T = request.future.result(REQUEST_TIMEOUT_S)
+        except FutureTimeout as error:
+            raise ConnectError("Request timed out") from error
+        return result
+
+    def _check_rebalance_needed(self) -> None:
+        with self._changes.lock:
+            if self._changes.needs_rebalance:
+                raise RebalanceNeededError()
+
+    # The REST operations that change things: leader-only writes.
+
+    def put_connector_config(
+        self, name: str, config: Mapping[str, str], allow_replace: bool, initial_state: str | None = None
+    ) -> tuple[bool, ConnectorInfo]:
+        config = {**config, "name": name}
+        self._require_ready()
+        self._raise_on_invalid(config)
+
+        def write() -> tuple[bool, ConnectorInfo]:
+            self._check_rebalance_needed()
+            self._require_leader("create or reconfigure connectors")
+            exists = self.configs.snapshot().contains(name)
+            if exists and not allow_replace:
+                raise AlreadyExistsError(f"Connector {name} already exists")
+            target = None if exists else self._initial_target(initial_state)
+            self._write_as_leader(
+                lambda: self.configs.put_connector_config(
+                    name, config, None if target is None else target.value
+                )
+            )
+            return not exists, self.connector_info(name)
+
+        return self._submit(write)
+
+    def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
+        config = self._patched_config(name, patch)
+        return self.put_connector_config(name, config, allow_replace=True)[1]
+
+    def delete_connector(self, name: str) -> None:
+        def delete() -> None:
+            self._check_rebalance_needed()
+            self._require_leader("delete connectors")
+            self._require(name)
+            self._write_as_leader(lambda: self.configs.remove_connector_config(name))
+
+        self._submit(delete)
+
+    def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        """The internal `POST /connectors/{c}/tasks`: a follower's connector generated these configs."""
+
+        def write() -> None:
+            self._require_leader("write task configurations")
+            self._require(name)
+            self._write_as_leader(lambda: self.configs.put_task_configs(name, configs))
+
+        self._submit(write)
+
+    def fence_zombies(self, name: str) -> None:
+        """The internal `PUT /connectors/{c}/fence` (KIP-618)."""
+        self._submit(lambda: self._fence_zombies_now(name))
+
+    def _fence_zombies_now(self, name: str) -> None:
+        """Fence the producers of the connector's previous task generation, then write the task count
+        record, as Kafka's `doFenceZombieSourceTasks`."""
+        self._require_leader("fence zombie tasks")
+        try:
+            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
+        except StorageError as error:
+            raise ConnectError(f"Failed to read to end of config topic before fencing: {error}") from error
+        snapshot = self.configs.snapshot()
+        config = snapshot.connector_config(name)
+        if config is None:
+            raise NotFoundError(f"Connector {name} not found")
+        if self._type_of(config) is not ConnectorType.SOURCE:
+            raise BadRequestError(f"Connector {name} is not a source connector")
+        if not snapshot.pending_fencing(name):
+            return
+        task_count = snapshot.task_count(name)
+        previous = snapshot.task_count_record(name)
+        generation = snapshot.task_config_generation(name)
+        if previous is not None and (previous != 1 or task_count != 1):
+            ids = [f"{self.config.group_id}-{name}-{task}" for task in range(previous)]
+            logger.info("Fencing %d task producers of connector %s", len(ids), name)
+            self.log.admin().fence_producers(ids)
+            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
+            if self.configs.snapshot().task_config_generation(name) != generation:
+                raise ConflictError(
+                    "Fencing failed because new task configurations were generated for the connector"
+                )
+        self._write_as_leader(lambda: self.configs.put_task_count_record(name, task_count))
+
+    def _set_target(self, name: str, target: TargetState) -> None:
+        def write() -> None:
+            self._require(name)
+            if target is TargetState.STOPPED:
+                self._check_rebalance_needed()
+                self._require_leader("stop connectors")
+                self._write_as_leader(lambda: self.configs.put_task_configs(name, []))
+            self.configs.put_target_state(name, target.value)
+
+        self._submit(write)
+
+    def pause_connector(self, name: str) -> None:
+        self._set_target(name, TargetState.PAUSED)
+
+    def resume_connector(self, name: str) -> None:
+        self._set_target(name, TargetState.STARTED)
+
+    def stop_connector(self, name: str) -> None:
+        self._set_target(name, TargetState.STOPPED)
+
+    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
+        if not include_tasks and not only_failed:
+            self._submit(lambda: self._restart_connector_instance(name))
+            return self.connector_status(name)
+
+        def request() -> ConnectorStateInfo:
+            self._check_rebalance_needed()
+            self._require_leader("restart connectors and their tasks")
+            self._require(name)
+            planned = self._planned_restart(name, include_tasks, only_failed)
+            self._write_as_leader(lambda: self.configs.put_restart_request(name, include_tasks, only_failed))
+            return planned
+
+        return self._submit(request)
+
+    def _restart_connector_instance(self, name: str) -> None:
+        self._check_rebalance_needed()
+        self._require(name)
+        if name in self._running.connectors:
+            self.worker.stop_connector(name)
+            if not self._start_connector(name):
+                raise ConnectError("Failed to start connector: " + name)
+        elif self.is_leader():
+            raise NotAssignedError(
+                "Cannot restart connector since it is not assigned to this member", self._owners.get(name)
+            )
+        else:
+            raise NotLeaderError(
+                "Cannot restart connector since it is not assigned to this member", self.leader_url()
+            )
+
+    def _planned_restart(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
+        status = self.connector_status(name)
+        restart_connector = not only_failed or status.connector.state == State.FAILED.value
+        restarting = {
+            t.id for t in status.tasks if include_tasks and (not only_failed or t.state == State.FAILED.value)
+        }
+        tasks = [
+            TaskState("RESTARTING" if t.id in restarting else t.state, t.worker_id, t.trace, id=t.id)
+            for t in status.tasks
+        ]
+        connector = ConnectorState(
+            "RESTARTING" if restart_connector else status.connector.state,
+            status.connector.worker_id,
+            status.connector.trace,
+        )
+        return ConnectorStateInfo(name, connector, tasks, status.type)
+
+    def restart_task(self, name: str, task: int) -> None:
+        def restart() -> None:
+            self._check_rebalance_needed()
+            self._require(name)
+            task_id = TaskId(name, task)
+            if self._needs_fencing_first(task_id):
+                try:
+                    self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
+                except StorageError as error:
+                    raise ConnectError(
+                        f"Failed to read to end of config topic before restarting: {error}"
+                    ) from error
+                self._check_rebalance_needed()
+            if not self._has_task(name, task):
+                raise NotFoundError(f"Unknown task: {task_id}")
+            if task_id in self._running.tasks:
+                if self.worker.task_state(task_id) is None:
+                    self._pool.submit(self._start_task, task_id)
+                else:
+                    self.worker.restart_task(task_id)
+            elif self.is_leader():
+                raise NotAssignedError(
+                    "Cannot restart task since it is not assigned to this member", self._owners.get(task_id)
+                )
+            else:
+                raise NotLeaderError(
+                    "Cannot restart task since it is not assigned to this member", self.leader_url()
+                )
+
+        self._submit(restart)
+
+    def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
+        def alter() -> str:
+            self._check_rebalance_needed()
+            self._require_leader("alter connector offsets")
+            return self._alter_offsets(name, offsets)
+
+        return self._submit(alter)
+
+    def reset_connector_offsets(self, name: str) -> str:
+        def reset() -> str:
+            self._check_rebalance_needed()
+            self._require_leader("reset connector offsets")
+            return self._reset_offsets(name)
+
+        return self._submit(reset)
+
+    # Reads: answered from this worker's view of the shared topics.
+
+    def connectors(self) -> list[str]:
+        self._check_rebalance_needed()
+        return super().connectors()
+
+    def connector_info(self, name: str) -> ConnectorInfo:
+        self._check_rebalance_needed()
+        return super().connector_info(name)
+
+    def task_configs(self, name: str) -> list[TaskInfo]:
+        self._check_rebalance_needed()
+        return super().task_configs(name)
+
+    def connector_status(self, name: str) -> ConnectorStateInfo:
+        self.statuses.read_to_end()
+        return super().connector_status(name)
+
+    def task_status(self, name: str, task: int) -> TaskState:
+        self.statuses.read_to_end()
+        return super().task_status(name, task)

@@ -1,0 +1,66 @@
+"""The endpoints workers of one group call on each other (Kafka's internal REST API), all signed.
+
+`POST /connectors/{c}/tasks` carries task configs a follower's connector generated to the leader;
+`PUT /connectors/{c}/fence` asks the leader to fence a connector's older task producers (KIP-618).
+Each request's KIP-507 signature is checked before the herder sees it (400, 403 or 503 if refused).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Protocol
+
+from fastapi import APIRouter, Depends, Response
+
+from conveyor.errors import BadRequestError
+from conveyor.rest.change_threads import on_change_threads
+from conveyor.rest.internal_requests import InternalRequestVerifier
+from conveyor.rest.openapi import errors
+
+TAG = "internal"
+
+
+class InternalHerder(Protocol):
+    """What a herder serving the internal endpoints offers (the distributed one)."""
+
+    def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None: ...
+
+    def fence_zombies(self, name: str) -> None: ...
+
+
+def internal_router(herder: InternalHerder, verifier: InternalRequestVerifier) -> APIRouter:
+    router = APIRouter(prefix="/connectors/{connector:segment}", tags=[TAG], responses=errors(400, 403, 503))
+
+    @router.post(
+        "/tasks",
+        status_code=204,
+        summary="Write task configs generated on another worker (internal; leader only; signed)",
+        responses=errors(404, 409),
+    )
+    @on_change_threads
+    def put_task_configs(connector: str, body: Annotated[bytes, Depends(verifier)]) -> Response:
+        herder.put_task_configs(connector, _task_configs(body))
+        return Response(status_code=204)
+
+    @router.put(
+        "/fence",
+        status_code=204,
+        summary="Fence the connector's older task producers (internal; leader only; signed; KIP-618)",
+        responses=errors(404, 409),
+    )
+    @on_change_threads
+    def fence_zombies(connector: str, body: Annotated[bytes, Depends(verifier)]) -> Response:
+        herder.fence_zombies(connector)
+        return Response(status_code=204)
+
+    return router
+
+
+def _task_configs(body: bytes) -> list[dict[str, str]]:
+    try:
+        parsed = json.loads(body or b"null")
+    except ValueError as error:
+        raise BadRequestError(f"Malformed JSON in request body: {error}") from error
+    if not isinstance(parsed, list) or not all(isinstance(config, dict) for config in parsed):
+        raise BadRequestError("Task configs must be a JSON array of objects")
+    return [{str(k): str(v) for k, v in config.items()} for config in parsed]
