@@ -16,7 +16,6 @@ from conveyor.herder.distributed.herder import DistributedHerder
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
 from conveyor.rest import RestServer, create_app
-from conveyor.rest.internal_requests import InternalRequestVerifier
 from conveyor.runtime.properties import read_properties
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
@@ -123,12 +122,7 @@ class DistributedWorker(WorkerProcess):
 
     def _app(self, herder: BaseHerder) -> FastAPI:
         assert isinstance(herder, DistributedHerder)
-        verifier = InternalRequestVerifier(
-            herder.session_key, self.config.verification_algorithms, herder.signing_required
-        )
-        return create_app(
-            herder, max_request_bytes=self.config.rest_request_max_bytes, internal=(herder, verifier)
-        )
+        return create_app(herder, max_request_bytes=self.config.rest_request_max_bytes, internal=herder)
 
     def _bound(self, herder: BaseHerder, port: int) -> None:
         super()._bound(herder, port)

@@ -10,7 +10,6 @@ from conveyor.rest import server_info
 from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
 from conveyor.rest.errors import install_error_handlers
 from conveyor.rest.forwarding import ForwardingMiddleware, rebalance_needed_error, request_target_error
-from conveyor.rest.internal_requests import InternalRequestVerifier
 from conveyor.rest.logger_levels import LoggerLevels
 from conveyor.rest.openapi import install_openapi
 from conveyor.rest.path_segments import PathSegmentsMiddleware
@@ -36,7 +35,7 @@ def create_app(
     *,
     admin_enabled: bool = True,
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-    internal: tuple[InternalHerder, InternalRequestVerifier] | None = None,
+    internal: InternalHerder | None = None,
 ) -> FastAPI:
     """The REST app over `herder`; `/admin/*` is served only when `admin_enabled`.
 
@@ -49,7 +48,7 @@ def create_app(
     """
     app = FastAPI(title="Conveyor REST API", version=server_info.version(), description=DESCRIPTION)
     if internal is not None:
-        app.include_router(internal_router(*internal))
+        app.include_router(internal_router(internal))
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
     install_error_handlers(app)

@@ -101,7 +101,7 @@ class _ConfigChanges(ConfigUpdateListener):
 
     def on_connector_config_update(self, connector: str) -> None:
         with self.lock:
-            if not self._herder.snapshot_contains(connector):
+            if connector not in self._herder.known_connectors:
                 self.needs_rebalance = True
             self.connector_updates.add(connector)
         self._herder.wakeup()
@@ -179,6 +179,7 @@ class DistributedHerder(BaseHerder):
         self._scheduled_rebalance: float | None = None
         self._owners: dict[str | TaskId, str] = {}
         self._fenced_from_config_topic = True
+        self._known_connectors: frozenset[str] = frozenset()
         self.rebalances = 0
         """Completed rebalances, for metrics and tests."""
 
@@ -236,8 +237,11 @@ class DistributedHerder(BaseHerder):
     def wakeup(self) -> None:
         self._member.wakeup()
 
-    def snapshot_contains(self, connector: str) -> bool:
-        return self.configs.snapshot().contains(connector)
+    @property
+    def known_connectors(self) -> frozenset[str]:
+        """The connectors of the config this worker last acted on: one missing from it is new, and needs
+        a rebalance to be assigned (Kafka compares with the herder's own `configState`)."""
+        return self._known_connectors
 
     # The work thread.
 
@@ -277,6 +281,7 @@ class DistributedHerder(BaseHerder):
                 self._changes.target_changes.clear()
                 self._member.request_rejoin()
                 return True
+            self._known_connectors = frozenset(self.configs.snapshot().connectors())
             updates, self._changes.connector_updates = self._changes.connector_updates, set()
             targets, self._changes.target_changes = self._changes.target_changes, set()
             restarts, self._changes.restarts = self._changes.restarts, {}
@@ -444,6 +449,7 @@ class DistributedHerder(BaseHerder):
         if self._protocol is ConnectProtocolCompatibility.EAGER:
             self._running = ConnectorsAndTasks.of(assignment.connectors, assignment.tasks)
         snapshot = self.configs.snapshot()
+        self._known_connectors = frozenset(snapshot.connectors())
         logger.info("Starting connectors and tasks using config offset %d", snapshot.offset)
         jobs: list[Future[None]] = []
         for name in assignment.connectors:
@@ -696,6 +702,10 @@ class DistributedHerder(BaseHerder):
             except ConnectError as error:
                 logger.warning("Could not write a new session key: %s", error)
 
+    @property
+    def verification_algorithms(self) -> tuple[str, ...]:
+        return self.config.verification_algorithms
+
     def session_key(self) -> SessionKey | None:
         return self.configs.snapshot().session_key
 
@@ -751,7 +761,7 @@ class DistributedHerder(BaseHerder):
                     name, config, None if target is None else target.value
                 )
             )
-            return not exists, self.connector_info(name)
+            return not exists, BaseHerder.connector_info(self, name)
 
         return self._submit(write)
 

@@ -8,7 +8,8 @@ Each request's KIP-507 signature is checked before the herder sees it (400, 403 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Protocol
+from collections.abc import Collection
+from typing import Protocol
 
 from fastapi import APIRouter, Depends, Response
 
@@ -16,6 +17,7 @@ from conveyor.errors import BadRequestError
 from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.internal_requests import InternalRequestVerifier
 from conveyor.rest.openapi import errors
+from conveyor.storage.config_records import SessionKey
 
 TAG = "internal"
 
@@ -23,12 +25,24 @@ TAG = "internal"
 class InternalHerder(Protocol):
     """What a herder serving the internal endpoints offers (the distributed one)."""
 
+    @property
+    def verification_algorithms(self) -> Collection[str]: ...
+
+    def session_key(self) -> SessionKey | None: ...
+
+    def signing_required(self) -> bool: ...
+
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None: ...
 
     def fence_zombies(self, name: str) -> None: ...
 
 
-def internal_router(herder: InternalHerder, verifier: InternalRequestVerifier) -> APIRouter:
+def internal_router(herder: InternalHerder) -> APIRouter:
+    """The internal endpoints. The verifier is a default value, not an annotation, since FastAPI cannot
+    resolve a closure's names in postponed annotations."""
+    verifier = InternalRequestVerifier(
+        herder.session_key, herder.verification_algorithms, herder.signing_required
+    )
     router = APIRouter(prefix="/connectors/{connector:segment}", tags=[TAG], responses=errors(400, 403, 503))
 
     @router.post(
@@ -38,7 +52,7 @@ def internal_router(herder: InternalHerder, verifier: InternalRequestVerifier) -
         responses=errors(404, 409),
     )
     @on_change_threads
-    def put_task_configs(connector: str, body: Annotated[bytes, Depends(verifier)]) -> Response:
+    def put_task_configs(connector: str, body: bytes = Depends(verifier)) -> Response:
         herder.put_task_configs(connector, _task_configs(body))
         return Response(status_code=204)
 
@@ -49,7 +63,7 @@ def internal_router(herder: InternalHerder, verifier: InternalRequestVerifier) -
         responses=errors(404, 409),
     )
     @on_change_threads
-    def fence_zombies(connector: str, body: Annotated[bytes, Depends(verifier)]) -> Response:
+    def fence_zombies(connector: str, body: bytes = Depends(verifier)) -> Response:
         herder.fence_zombies(connector)
         return Response(status_code=204)
 
