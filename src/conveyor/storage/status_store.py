@@ -38,8 +38,11 @@ class StatusStore(CachedTopic):
         self._cache_lock = threading.Lock()
 
     def put_connector(self, connector: str, status: Status, *, safe: bool = False) -> None:
-        """Write a connector's status; with ``safe``, never over a newer generation's from another worker."""
+        """Write a connector's status; with ``safe``, never over a newer generation's from another worker
+        (read first, so that a worker waking from a pause sees what others wrote meanwhile)."""
         with self._write_lock:
+            if safe:
+                self.read_to_end()
             if safe and not _can_overwrite(self.connector(connector), status):
                 logger.debug("Not overwriting newer status of connector %s with %s", connector, status)
                 return
@@ -48,8 +51,11 @@ class StatusStore(CachedTopic):
                 self._connectors[connector] = status
 
     def put_task(self, connector: str, task: int, status: Status, *, safe: bool = False) -> None:
-        """Write a task's status; with ``safe``, never over a newer generation's from another worker."""
+        """Write a task's status; with ``safe``, never over a newer generation's from another worker
+        (read first, as for a connector's)."""
         with self._write_lock:
+            if safe:
+                self.read_to_end()
             if safe and not _can_overwrite(self.task(connector, task), status):
                 logger.debug("Not overwriting newer status of task %s-%d with %s", connector, task, status)
                 return

@@ -173,7 +173,15 @@ class DistributedHerder(BaseHerder):
         self._assignment: ConnectAssignment | None = None
         self._protocol = self.mode
         self._generation = -1
+        self._owned = ConnectorsAndTasks()
+        """Everything the group has assigned to this worker (under cooperative assignment, the sum of the
+        increments less revocations): what it tells the leader it runs."""
         self._running = ConnectorsAndTasks()
+        """What this worker has actually started of `_owned`."""
+        self._config_state = ClusterConfigState()
+        """The config this worker acts on: refreshed when it catches up or when changes arrive, not at
+        every record read, so that an assignment's config offset can be compared with it (Kafka's
+        `configState`)."""
         self._rebalance_resolved = True
         self._can_read_configs = True
         self._scheduled_rebalance: float | None = None
@@ -211,6 +219,7 @@ class DistributedHerder(BaseHerder):
 
     def _start_services(self) -> None:
         self.configs.start()
+        self._config_state = self.configs.snapshot()
         self.offsets.start()
         self.statuses.start()
         self._refresher = threading.Thread(target=self._refresh_configs, name="config-refresher", daemon=True)
@@ -257,11 +266,22 @@ class DistributedHerder(BaseHerder):
             self._run_request(request.action, request.future)
         if self._take_config_changes():
             return
+        if self._scheduled_rebalance_due():
+            return
         wait = self._requests.wait_s(time.monotonic(), LONGEST_POLL_S)
         if self._scheduled_rebalance is not None:
             wait = min(wait, max(0.0, self._scheduled_rebalance - time.monotonic()))
         self._member.poll(wait)
         self._handle_rebalance_completed()
+
+    def _scheduled_rebalance_due(self) -> bool:
+        """The cooperative leader asked for a follow-up rebalance after a delay (for work held back
+        for a departed worker); True once that time has come and a rejoin is requested."""
+        if self._scheduled_rebalance is None or self._scheduled_rebalance > time.monotonic():
+            return False
+        self._scheduled_rebalance = None
+        self._member.request_rejoin()
+        return True
 
     @staticmethod
     def _run_request(action: Callable[[], Any], future: Future[Any]) -> None:
@@ -277,11 +297,14 @@ class DistributedHerder(BaseHerder):
         with self._changes.lock:
             if self._changes.needs_rebalance:
                 self._changes.needs_rebalance = False
+                self._config_state = self.configs.snapshot()
                 self._changes.connector_updates.clear()
                 self._changes.target_changes.clear()
                 self._member.request_rejoin()
                 return True
-            self._known_connectors = frozenset(self.configs.snapshot().connectors())
+            if self._changes.connector_updates or self._changes.target_changes or self._changes.restarts:
+                self._config_state = self.configs.snapshot()
+                self._known_connectors = frozenset(self._config_state.connectors())
             updates, self._changes.connector_updates = self._changes.connector_updates, set()
             targets, self._changes.target_changes = self._changes.target_changes, set()
             restarts, self._changes.restarts = self._changes.restarts, {}
@@ -298,6 +321,7 @@ class DistributedHerder(BaseHerder):
         back off `worker.unsync.backoff.ms` (Kafka's `readConfigToEnd`)."""
         try:
             self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
+            self._config_state = self.configs.snapshot()
             self._can_read_configs = True
             return True
         except StorageError as error:
@@ -319,32 +343,30 @@ class DistributedHerder(BaseHerder):
         assignment = self._assignment
         assert assignment is not None
         needs_rejoin = False
-        needs_read = self.configs.snapshot().offset < assignment.config_offset
+        needs_read = self._config_state.offset < assignment.config_offset
         if assignment.failed:
             needs_rejoin = True
             needs_read = needs_read or self.is_leader()
             logger.warning(
                 "Joined the group but the assignment failed; reading the config topic and rejoining"
             )
-        if self._scheduled_rebalance is not None and self._scheduled_rebalance <= time.monotonic():
-            needs_rejoin = True
-            self._scheduled_rebalance = None
         if needs_read and not self._read_config_to_end():
             needs_rejoin = True
         if needs_rejoin:
             self._member.request_rejoin()
             return False
-        if self.configs.snapshot().offset != assignment.config_offset:
+        if self._config_state.offset != assignment.config_offset:
             logger.info(
                 "Current config state offset %d does not match group assignment %d; forcing a rebalance",
-                self.configs.snapshot().offset,
+                self._config_state.offset,
                 assignment.config_offset,
             )
             self._member.request_rejoin()
             return False
-        self._start_work(assignment)
+        self._start_work()
         self._rebalance_resolved = True
         self.rebalances += 1
+        self._scheduled_rebalance = None
         if assignment.delay_ms > 0:
             self._scheduled_rebalance = time.monotonic() + assignment.delay_ms / 1000
         self._ready.set()
@@ -353,17 +375,17 @@ class DistributedHerder(BaseHerder):
     # Group membership callbacks (run on the work thread, inside ensure_active).
 
     def _join_protocols(self) -> list[tuple[str, bytes]]:
-        running = self._running
+        owned = self._owned
         current = None
         if self._assignment is not None:
             current = ConnectAssignment(
                 self._assignment.leader,
                 self._assignment.leader_url,
                 self._assignment.config_offset,
-                list(running.connectors),
-                list(running.tasks),
+                list(owned.connectors),
+                list(owned.tasks),
             )
-        metadata = WorkerMetadata(self.url, self.configs.snapshot().offset, current)
+        metadata = WorkerMetadata(self.url, self._config_state.offset, current)
         return join_protocols(metadata, self.mode)
 
     def _assign(self, joined: JoinResult) -> dict[str, bytes]:
@@ -373,16 +395,17 @@ class DistributedHerder(BaseHerder):
 
         def fresh() -> ClusterConfigState:
             self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
-            return self.configs.snapshot()
+            self._config_state = self.configs.snapshot()
+            return self._config_state
 
         result: GroupAssignment
         if protocol is ConnectProtocolCompatibility.EAGER:
-            result = eager_assignment(joined.leader_id, members, self.configs.snapshot(), fresh)
+            result = eager_assignment(joined.leader_id, members, self._config_state, fresh)
         else:
             result = self._cooperative.assign(
                 joined.leader_id,
                 members,
-                self.configs.snapshot(),
+                self._config_state,
                 last_completed_generation=self._generation,
                 generation=joined.generation,
                 read_fresh_config=fresh,
@@ -400,26 +423,31 @@ class DistributedHerder(BaseHerder):
         assignment = decode_assignment(group_assignment.data)
         self._protocol = ConnectProtocolCompatibility.from_subprotocol(group_assignment.protocol)
         logger.info(
-            "Joined group at generation %d (%s) and got assignment: connectors %s, tasks %s, revoked %s %s",
+            "Joined group at generation %d (%s) and got assignment: connectors %s, tasks %s, revoked %s %s, "
+            "delay %d ms",
             group_assignment.generation,
             self._protocol.subprotocol,
             assignment.connectors,
             [str(t) for t in assignment.tasks],
             assignment.revoked_connectors,
             [str(t) for t in assignment.revoked_tasks],
+            assignment.delay_ms,
         )
         was_leader = self.is_leader()
         self._assignment = assignment
         self._generation = group_assignment.generation
         self.worker.generation = group_assignment.generation
         self._rebalance_resolved = False
-        if self._protocol is not ConnectProtocolCompatibility.EAGER:
+        added = ConnectorsAndTasks.of(assignment.connectors, assignment.tasks)
+        if self._protocol is ConnectProtocolCompatibility.EAGER:
+            self._owned = added
+        else:
             revoked = ConnectorsAndTasks.of(assignment.revoked_connectors, assignment.revoked_tasks)
             if not revoked.is_empty():
-                self._stop_work(revoked)
+                self._stop_work(self._running.intersection(revoked))
+                self._running = self._running.minus(revoked)
                 self._member.request_rejoin()
-            added = ConnectorsAndTasks.of(assignment.connectors, assignment.tasks)
-            self._running = ConnectorsAndTasks.union([self._running.minus(revoked), added])
+            self._owned = ConnectorsAndTasks.union([self._owned.minus(revoked), added])
         if self.is_leader():
             if not was_leader:
                 self._fenced_from_config_topic = True
@@ -432,29 +460,31 @@ class DistributedHerder(BaseHerder):
             is ConnectProtocolCompatibility.EAGER
         ):
             logger.info("Rebalance started; stopping every connector and task (eager protocol)")
-            if self._rebalance_resolved:
-                self._stop_work(self._running)
+            self._stop_work(self._running)
             self._running = ConnectorsAndTasks()
+            self._owned = ConnectorsAndTasks()
 
     def _on_lost(self, previous: Assignment) -> None:
         """The group went on without this worker: whatever it runs may run elsewhere already."""
         logger.warning("This worker fell out of the group; stopping every connector and task it ran")
         self._stop_work(self._running)
         self._running = ConnectorsAndTasks()
+        self._owned = ConnectorsAndTasks()
         self._assignment = None
 
     # Starting and stopping work.
 
-    def _start_work(self, assignment: ConnectAssignment) -> None:
-        if self._protocol is ConnectProtocolCompatibility.EAGER:
-            self._running = ConnectorsAndTasks.of(assignment.connectors, assignment.tasks)
-        snapshot = self.configs.snapshot()
+    def _start_work(self) -> None:
+        """Start what this worker owns and does not run yet (Kafka's `startWork`)."""
+        starting = self._owned.minus(self._running)
+        self._running = self._owned
+        snapshot = self._config_state
         self._known_connectors = frozenset(snapshot.connectors())
         logger.info("Starting connectors and tasks using config offset %d", snapshot.offset)
         jobs: list[Future[None]] = []
-        for name in assignment.connectors:
+        for name in starting.connectors:
             jobs.append(self._pool.submit(self._start_connector_logged, name))
-        for task in assignment.tasks:
+        for task in starting.tasks:
             if self._needs_fencing_first(task):
                 if self.is_leader():
                     self._start_exactly_once_task_as_leader(task)
@@ -491,7 +521,7 @@ class DistributedHerder(BaseHerder):
             self.worker.fail_connector(name, error)
 
     def _start_connector(self, name: str) -> bool:
-        snapshot = self.configs.snapshot()
+        snapshot = self._config_state
         config = snapshot.connector_config(name)
         if config is None:
             return False
@@ -503,7 +533,7 @@ class DistributedHerder(BaseHerder):
         return started
 
     def _start_task(self, task: TaskId) -> None:
-        snapshot = self.configs.snapshot()
+        snapshot = self._config_state
         config = snapshot.connector_config(task.connector)
         task_config = snapshot.task_config(task.connector, task.task)
         if config is None or task_config is None:
@@ -523,7 +553,7 @@ class DistributedHerder(BaseHerder):
         task producers are fenced."""
         if not self.config.exactly_once_source_enabled:
             return False
-        config = self.configs.snapshot().connector_config(task.connector)
+        config = self._config_state.connector_config(task.connector)
         return config is not None and self._type_of(config) is ConnectorType.SOURCE
 
     def _start_exactly_once_task_as_leader(self, task: TaskId) -> None:

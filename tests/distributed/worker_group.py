@@ -1,0 +1,190 @@
+"""Real `conveyor distributed` worker processes sharing one embedded log, as a user would run them.
+
+Each worker is its own process with its own SparkSession; the tests break them (SIGKILL, SIGSTOP) and
+read the log back to count what arrived.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tests.waiting import wait_until
+
+CONVEYOR = Path(sys.executable).parent / "conveyor"
+STARTUP_S = 180.0
+EXIT_S = 60.0
+GENERATOR = "conveyor.connectors.generator.connector:GeneratorSourceConnector"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def worker_properties(data_dir: Path, port: int, **overrides: str) -> str:
+    """A test group's worker: short session timeouts so that failures are noticed quickly."""
+    props = {
+        "group.id": "chaos-group",
+        "data.dir": str(data_dir),
+        "listeners": f"http://127.0.0.1:{port}",
+        "rest.advertised.host.name": "127.0.0.1",
+        "session.timeout.ms": "4000",
+        "heartbeat.interval.ms": "500",
+        "rebalance.timeout.ms": "30000",
+        "scheduled.rebalance.max.delay.ms": "4000",
+        "offset.flush.interval.ms": "200",
+        "offset.storage.partitions": "1",
+        "status.storage.partitions": "1",
+        "task.shutdown.graceful.timeout.ms": "3000",
+        "spark.master": "local[4]",
+        **overrides,
+    }
+    return "".join(f"{key}={value}\n" for key, value in props.items())
+
+
+@dataclass
+class WorkerProcess:
+    """One `conveyor distributed` process and the lines it has written to stderr."""
+
+    process: subprocess.Popen[str]
+    url: str
+    output: list[str] = field(default_factory=list)
+
+    @property
+    def worker_id(self) -> str:
+        return self.url.removeprefix("http://")
+
+    def read_output(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.output.append(line)
+
+    def serving(self) -> bool:
+        if self.process.poll() is not None:
+            raise AssertionError(f"worker {self.url} exited:\n{''.join(self.output[-50:])}")
+        try:
+            return httpx.get(self.url + "/connectors", timeout=5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(EXIT_S)
+
+    def freeze(self) -> None:
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+            self.process.terminate()
+            try:
+                self.process.wait(EXIT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(EXIT_S)
+
+
+@dataclass
+class WorkerGroup:
+    """Workers of one group on one embedded log under `data_dir`."""
+
+    directory: Path
+    overrides: dict[str, str]
+    workers: list[WorkerProcess] = field(default_factory=list)
+
+    @property
+    def data_dir(self) -> Path:
+        return self.directory / "data"
+
+    @property
+    def log_url(self) -> str:
+        return f"embedded:{self.data_dir / 'log'}"
+
+    def add_worker(self) -> WorkerProcess:
+        port = free_port()
+        properties = self.directory / f"worker-{port}.properties"
+        properties.write_text(worker_properties(self.data_dir, port, **self.overrides))
+        process = subprocess.Popen(
+            [str(CONVEYOR), "distributed", str(properties)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=self.directory,
+        )
+        worker = WorkerProcess(process, f"http://127.0.0.1:{port}")
+        threading.Thread(target=worker.read_output, daemon=True).start()
+        self.workers.append(worker)
+        wait_until(worker.serving, f"worker {worker.url} to serve", STARTUP_S, every_s=0.5)
+        return worker
+
+    def remove(self, worker: WorkerProcess) -> None:
+        self.workers.remove(worker)
+
+    def live(self) -> list[WorkerProcess]:
+        return [w for w in self.workers if w.process.poll() is None]
+
+    def request(self, worker: WorkerProcess, method: str, path: str, body: Any = None) -> httpx.Response:
+        return httpx.request(method, worker.url + path, json=body, timeout=120)
+
+    def leader(self) -> WorkerProcess:
+        """The worker that serves a leader-only request itself when told not to forward it: deleting an
+        unknown connector with `forward=false` is a 404 there and a 409 on every follower."""
+
+        def find() -> WorkerProcess | None:
+            for worker in self.live():
+                response = self.request(worker, "DELETE", "/connectors/no-such-connector?forward=false")
+                if response.status_code == 404:
+                    return worker
+            return None
+
+        return wait_until(find, "a worker that is the leader", 60.0, every_s=0.5)
+
+    def status(self, connector: str, worker: WorkerProcess | None = None) -> dict[str, Any]:
+        response = self.request(worker or self.live()[0], "GET", f"/connectors/{connector}/status")
+        return response.json() if response.status_code == 200 else {}
+
+    def tasks_running_on(self, connector: str, task_count: int, workers: list[WorkerProcess]) -> bool:
+        """Every task RUNNING, each on one of `workers`."""
+        ids = {w.worker_id for w in workers}
+        tasks = self.status(connector).get("tasks", [])
+        return len(tasks) == task_count and all(
+            t["state"] == "RUNNING" and t["worker_id"] in ids for t in tasks
+        )
+
+
+@contextmanager
+def worker_group(directory: Path, size: int, **overrides: str) -> Iterator[WorkerGroup]:
+    group = WorkerGroup(directory, dict(overrides))
+    try:
+        for _ in range(size):
+            group.add_worker()
+        yield group
+    finally:
+        for worker in group.workers:
+            worker.stop()
+
+
+def generator(topic: str, tasks: int, records: int, rate: int) -> dict[str, str]:
+    return {
+        "connector.class": GENERATOR,
+        "topic": topic,
+        "tasks.max": str(tasks),
+        "records": str(records),
+        "rate": str(rate),
+    }
