@@ -49,6 +49,8 @@ class ThreadTaskRunner(TaskRunner):
         self._running: dict[TaskId, _RunningThread] = {}
         self._lock = threading.Lock()
         self.launches: list[TaskSpec] = []
+        self.stops: list[TaskId] = []
+        """Every task a `stop` found running, in order."""
 
     def start(self, spec: TaskSpec, events: TaskEvents) -> None:
         control = _ReportingControl(spec, events)
@@ -85,6 +87,8 @@ class ThreadTaskRunner(TaskRunner):
         running = self._get(task)
         if running is None:
             return True
+        with self._lock:
+            self.stops.append(task)
         running.control.set_target_state(TargetState.STOPPED)
         running.thread.join(timeout_s)
         return not running.thread.is_alive()
