@@ -17,11 +17,18 @@ from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from conveyor.herder.distributed.errors import RebalanceNeededError, RequestTargetError
+from conveyor.herder.distributed.request_signature import SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER
 from conveyor.rest.errors import error_response
 
 FORWARD_TO_HEADER = "x-conveyor-forward-to"
 FORWARD_TIMEOUT_S = 90.0
-FORWARDED_HEADERS = ("content-type", "authorization", "accept")
+FORWARDED_HEADERS = (
+    "content-type",
+    "authorization",
+    "accept",
+    SIGNATURE_HEADER.lower(),
+    SIGNATURE_ALGORITHM_HEADER.lower(),
+)
 NO_LEADER = (
     "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway."
 )
