@@ -14,12 +14,12 @@ from tests.distributed.worker_group import WorkerGroup, generator, worker_group
 from tests.waiting import wait_until
 from tests.worker.support import read_values
 
-from conveyor.connectors.generator.verify import verify
+from conveyor.connectors.generator.verify import Verification, verify
 from conveyor.log import open_log
 
 TASKS = 6
-RECORDS = 3000
-RATE = 250
+RECORDS = 1500
+RATE = 200
 WAIT_S = 120.0
 
 pytestmark = pytest.mark.timeout(900)
@@ -50,13 +50,18 @@ def start_generator(group: WorkerGroup, name: str) -> None:
 
 
 def assert_every_record_once(group: WorkerGroup, topic: str) -> None:
+    """Wait until every task's records have arrived, then count duplicates and gaps: none of either."""
+    seen: list[Verification] = []
+
+    def all_arrived() -> Verification | None:
+        seen.append(verify(read_values(log, topic), RECORDS, TASKS))
+        return seen[-1] if seen[-1].distinct == TASKS * RECORDS else None
+
     with open_log(group.log_url) as log:
-        result = wait_until(
-            lambda: (v := verify(read_values(log, topic), RECORDS, TASKS)).distinct == TASKS * RECORDS and v,
-            f"all {TASKS * RECORDS} records in {topic}",
-            WAIT_S,
-            every_s=1.0,
-        )
+        try:
+            result = wait_until(all_arrived, f"all {TASKS * RECORDS} records in {topic}", WAIT_S, every_s=1.0)
+        except AssertionError as timeout:
+            raise AssertionError(f"{timeout}; last read: {seen[-1]}; {group.status(topic)}") from None
     assert (result.duplicates, result.gaps, result.unreadable) == (0, 0, 0)
 
 

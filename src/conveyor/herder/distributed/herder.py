@@ -98,6 +98,7 @@ class _ConfigChanges(ConfigUpdateListener):
         self.connector_updates: set[str] = set()
         self.target_changes: set[str] = set()
         self.restarts: dict[str, RestartRequest] = {}
+        self.task_config_updates: set[str] = set()
 
     def on_connector_config_update(self, connector: str) -> None:
         with self.lock:
@@ -115,6 +116,7 @@ class _ConfigChanges(ConfigUpdateListener):
     def on_task_configs_committed(self, connector: str, tasks: list[int]) -> None:
         with self.lock:
             self.needs_rebalance = True
+            self.task_config_updates.add(connector)
         self._herder.wakeup()
 
     def on_target_state_change(self, connector: str) -> None:
@@ -300,6 +302,8 @@ class DistributedHerder(BaseHerder):
                 self._config_state = self.configs.snapshot()
                 self._changes.connector_updates.clear()
                 self._changes.target_changes.clear()
+                reconfigured, self._changes.task_config_updates = self._changes.task_config_updates, set()
+                self._stop_reconfigured_tasks(reconfigured)
                 self._member.request_rejoin()
                 return True
             if self._changes.connector_updates or self._changes.target_changes or self._changes.restarts:
@@ -315,6 +319,20 @@ class DistributedHerder(BaseHerder):
         for request in restarts.values():
             self._process_restart_request(request)
         return False
+
+    def _stop_reconfigured_tasks(self, connectors: set[str]) -> None:
+        """Stop the local tasks of connectors with new task configs before rejoining: they start again
+        with the new configs once the rebalance settles, if they are still this worker's (Kafka's
+        `processTaskConfigUpdatesWithIncrementalCooperative`; for exactly-once sources this is KIP-618's
+        preemptive stop). Under the eager protocol the rebalance stops everything anyway."""
+        stopping = ConnectorsAndTasks.of(tasks=(t for t in self._running.tasks if t.connector in connectors))
+        if stopping.is_empty():
+            return
+        logger.info(
+            "Stopping tasks %s, whose connector has new task configs", [str(t) for t in stopping.tasks]
+        )
+        self._stop_work(stopping)
+        self._running = self._running.minus(stopping)
 
     def _read_config_to_end(self) -> bool:
         """Catch up with the config topic within `worker.sync.timeout.ms`; on failure leave the group and
