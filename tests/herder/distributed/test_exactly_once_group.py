@@ -65,7 +65,7 @@ def test_a_leader_fenced_by_a_newer_one_fails_its_write_then_claims_the_topic_ba
     with group(tmp_path, 2, **{"exactly.once.source.support": "preparing"}) as members:
         leader = leader_of(members)
         assert leader.http("PUT", "/connectors/a/config", generator(1)).status_code == 201
-        wait_until(lambda: tasks_running(members, "a", 1), "connector a running: no write of the leader pending")
+        wait_until(lambda: tasks_running(members, "a", 1), "connector a running, no write pending")
         leader = leader_of(members)
         usurper = ConfigStore(leader.log, "connect-configs", transactional_id="connect-cluster-test-group")
         usurper.start()
