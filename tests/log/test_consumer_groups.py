@@ -51,7 +51,6 @@ def keep_polling(consumer: Consumer, stop: threading.Event) -> None:
         consumer.poll(timeout=0.02)
 
 
-
 def test_range_assignment_matches_kafkas_range_assignor() -> None:
     assignment = assign_ranges({"m1": ["t"], "m2": ["t"], "m3": ["t", "u"]}, {"t": 7, "u": 2}.__getitem__)
     assert assignment == {

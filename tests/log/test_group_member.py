@@ -99,4 +99,3 @@ def sharing_one_generation(first: Recorder, second: Recorder) -> bool:
         return False
     mine, theirs = first.assigned[-1], second.assigned[-1]
     return mine.generation == theirs.generation and len(mine.data) == len(theirs.data) == 3
-

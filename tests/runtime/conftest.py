@@ -10,5 +10,3 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 # Task classes are named by dotted path (`tests.runtime.tasks:...`), as a worker names them.
 if str(REPOSITORY) not in sys.path:
     sys.path.insert(0, str(REPOSITORY))
-
-

@@ -66,6 +66,7 @@ def wait_until(condition: Callable[[], T | None], what: str, timeout_s: float = 
     """`waiting.wait_until` with this folder's deadline."""
     return waiting.wait_until(condition, what, timeout_s)
 
+
 class Runnable(Protocol):
     def run(self) -> None: ...
 

@@ -86,6 +86,7 @@ def wait_until(condition: Callable[[], T | None], what: str, timeout_s: float = 
     """`waiting.wait_until` with this folder's deadline."""
     return waiting.wait_until(condition, what, timeout_s)
 
+
 def rows(spark: SparkSession, path: Path, file_format: str = "parquet") -> list[dict[str, Any]]:
     """What Spark reads back from a file sink's directory (only files its metadata log committed)."""
     if not (path / "_spark_metadata" / "0").exists():

@@ -83,6 +83,7 @@ def wait_until(
     """`waiting.wait_until` with this folder's deadline."""
     return waiting.wait_until(condition, what, timeout_s, every_s)
 
+
 def status(client: httpx.Client, name: str) -> dict[str, Any]:
     response = client.get(f"/connectors/{name}/status")
     assert response.status_code == 200, response.text

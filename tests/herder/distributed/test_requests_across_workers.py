@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from tests.herder.distributed.cluster import Member, followers_of, group, leader_of
@@ -110,3 +111,16 @@ def test_a_connector_created_on_a_follower_exists_on_every_worker(members: list[
     assert follower.http("DELETE", "/connectors/second").status_code == 204
     for member in members:
         wait_until(lambda m=member: "second" not in m.http("GET", "/connectors").json(), "the connector gone")
+
+
+def test_the_leader_rotates_the_session_key_when_it_expires(tmp_path: Path) -> None:
+    with group(tmp_path, 2, **{"inter.worker.key.ttl.ms": "1000"}) as members:
+        first = leader_of(members).herder.session_key()
+        assert first is not None
+        wait_until(
+            lambda: (
+                {m.herder.session_key() for m in members} - {first, None}
+                and len({m.herder.session_key() for m in members}) == 1
+            ),
+            "a new key, the same on both workers",
+        )
