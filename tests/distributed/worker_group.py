@@ -49,6 +49,8 @@ def worker_properties(data_dir: Path, port: int, **overrides: str) -> str:
         "status.storage.partitions": "1",
         "task.shutdown.graceful.timeout.ms": "3000",
         "spark.master": "local[4]",
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
         **overrides,
     }
     return "".join(f"{key}={value}\n" for key, value in props.items())
