@@ -159,7 +159,7 @@ class BaseHerder(Herder):
         return target
 
     def _raise_on_invalid(self, config: Mapping[str, str]) -> None:
-        infos = validate_connector_config(config, self.config.exactly_once_source_enabled)
+        infos = self.validate_connector_config(config)
         if infos["error_count"] == 0:
             return
         errors = [
@@ -314,7 +314,13 @@ class BaseHerder(Herder):
     # Plugins and validation.
 
     def validate_connector_config(self, config: Mapping[str, str]) -> dict[str, Any]:
-        return validate_connector_config(config, self.config.exactly_once_source_enabled)
+        return validate_connector_config(
+            config, self.config.exactly_once_source_enabled, self._worker_group_id()
+        )
+
+    def _worker_group_id(self) -> str | None:
+        """The group a sink connector's consumer group must not collide with (none when standalone)."""
+        return None
 
     def plugins(self, connectors_only: bool) -> list[PluginInfo]:
         kinds = [PluginKind.SOURCE, PluginKind.SINK] if connectors_only else list(PluginKind)

@@ -89,8 +89,14 @@ def connector_definition(klass: type[Connector]) -> ConfigDef:
     return framework.merge(klass().config())
 
 
-def validate_connector_config(config: Mapping[str, str], exactly_once_enabled: bool) -> dict[str, Any]:
-    """Validate a connector config as Kafka Connect's `AbstractHerder.validateConnectorConfig` does."""
+def validate_connector_config(
+    config: Mapping[str, str], exactly_once_enabled: bool, worker_group_id: str | None = None
+) -> dict[str, Any]:
+    """Validate a connector config as Kafka Connect's `AbstractHerder.validateConnectorConfig` does.
+
+    `worker_group_id` is a distributed worker's `group.id`: a sink connector whose consumer group would
+    be the same group is refused, as Kafka's `DistributedHerder.validateSinkConnectorConfig` does.
+    """
     klass = connector_class(config)
     connector = klass()
     is_source = issubclass(klass, SourceConnector)
@@ -109,6 +115,7 @@ def validate_connector_config(config: Mapping[str, str], exactly_once_enabled: b
         _preflight_exactly_once(connector, config, framework_values, exactly_once_enabled)
     else:
         _check_sink_topics(config, framework_values)
+        _check_sink_group(config, framework_values, worker_group_id)
     connector_values = connector.validate(config)
     return _infos(klass, framework, framework_values, connector_values, connector.config())
 
@@ -193,6 +200,19 @@ def _check_sink_topics(config: Mapping[str, str], values: list[ConfigValue]) -> 
             "errors.deadletterqueue.topic.name",
             f"The DLQ topic '{dlq}' may not be included in the list of topics ('topics=...') or match the "
             "regex ('topics.regex=...') to be consumed by this connector",
+        )
+
+
+def _check_sink_group(
+    config: Mapping[str, str], values: list[ConfigValue], worker_group_id: str | None
+) -> None:
+    name = config.get("name", "")
+    if worker_group_id is not None and f"connect-{name}" == worker_group_id:
+        _add_error(
+            values,
+            "name",
+            f"Consumer group for sink connector named {name} conflicts with Connect worker group "
+            f"{worker_group_id}",
         )
 
 

@@ -124,3 +124,12 @@ def test_the_leader_rotates_the_session_key_when_it_expires(tmp_path: Path) -> N
             ),
             "a new key, the same on both workers",
         )
+
+
+def test_a_sink_whose_consumer_group_is_the_worker_group_is_refused(tmp_path: Path) -> None:
+    config = {"connector.class": "FileStreamSink", "topics": "t", "file": str(tmp_path / "out")}
+    with group(tmp_path, 1, **{"group.id": "connect-sinks"}) as members:
+        assert members[0].http("PUT", "/connectors/other/config", config).status_code == 201
+        clash = members[0].http("PUT", "/connectors/sinks/config", config)
+    assert clash.status_code == 400
+    assert "conflicts with Connect worker group connect-sinks" in clash.json()["message"]

@@ -750,6 +750,9 @@ class DistributedHerder(BaseHerder):
             except ConnectError as error:
                 logger.warning("Could not write a new session key: %s", error)
 
+    def _worker_group_id(self) -> str | None:
+        return self.config.group_id
+
     @property
     def verification_algorithms(self) -> tuple[str, ...]:
         return self.config.verification_algorithms
