@@ -6,8 +6,8 @@ read the log back to count what arrived.
 
 from __future__ import annotations
 
+import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -26,19 +26,12 @@ EXIT_S = 60.0
 GENERATOR = "conveyor.connectors.generator.connector:GeneratorSourceConnector"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def worker_properties(data_dir: Path, port: int, **overrides: str) -> str:
+def worker_properties(data_dir: Path, **overrides: str) -> str:
     """A test group's worker: short session timeouts so that failures are noticed quickly."""
     props = {
         "group.id": "chaos-group",
         "data.dir": str(data_dir),
-        "listeners": f"http://127.0.0.1:{port}",
+        "listeners": "http://127.0.0.1:0",
         "rest.advertised.host.name": "127.0.0.1",
         "session.timeout.ms": "4000",
         "heartbeat.interval.ms": "500",
@@ -61,8 +54,9 @@ class WorkerProcess:
     """One `conveyor distributed` process and the lines it has written to stderr."""
 
     process: subprocess.Popen[str]
-    url: str
     output: list[str] = field(default_factory=list)
+    url: str = ""
+    """The REST API's base URL, known once the worker says where it listens."""
 
     @property
     def worker_id(self) -> str:
@@ -72,10 +66,14 @@ class WorkerProcess:
         assert self.process.stderr is not None
         for line in self.process.stderr:
             self.output.append(line)
+            if not self.url and (match := re.search(r"REST API at (http://\S+)", line)):
+                self.url = match.group(1)
 
     def serving(self) -> bool:
         if self.process.poll() is not None:
             raise AssertionError(f"worker {self.url} exited:\n{''.join(self.output[-50:])}")
+        if not self.url:
+            return False
         try:
             return httpx.get(self.url + "/connectors", timeout=5).status_code == 200
         except httpx.HTTPError:
@@ -119,9 +117,8 @@ class WorkerGroup:
         return f"embedded:{self.data_dir / 'log'}"
 
     def add_worker(self) -> WorkerProcess:
-        port = free_port()
-        properties = self.directory / f"worker-{port}.properties"
-        properties.write_text(worker_properties(self.data_dir, port, **self.overrides))
+        properties = self.directory / f"worker-{len(self.workers)}.properties"
+        properties.write_text(worker_properties(self.data_dir, **self.overrides))
         process = subprocess.Popen(
             [str(CONVEYOR), "distributed", str(properties)],
             stdout=subprocess.DEVNULL,
@@ -129,10 +126,10 @@ class WorkerGroup:
             text=True,
             cwd=self.directory,
         )
-        worker = WorkerProcess(process, f"http://127.0.0.1:{port}")
+        worker = WorkerProcess(process)
         threading.Thread(target=worker.read_output, daemon=True).start()
         self.workers.append(worker)
-        wait_until(worker.serving, f"worker {worker.url} to serve", STARTUP_S, every_s=0.5)
+        wait_until(worker.serving, f"worker {properties.name} to serve", STARTUP_S, every_s=0.5)
         return worker
 
     def remove(self, worker: WorkerProcess) -> None:
