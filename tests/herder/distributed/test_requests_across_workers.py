@@ -108,7 +108,11 @@ def test_a_connector_created_on_a_follower_exists_on_every_worker(members: list[
     assert follower.http("PUT", "/connectors/second/config", config).status_code == 201
     for member in members:
         wait_until(lambda m=member: "second" in m.http("GET", "/connectors").json(), "the connector listed")
-    assert follower.http("DELETE", "/connectors/second").status_code == 204
+    deleted = wait_until(
+        lambda: (r := follower.http("DELETE", "/connectors/second")).status_code != 409 and r,
+        "the delete accepted once the rebalance for the new connector is done (409 until then)",
+    )
+    assert deleted.status_code == 204
     for member in members:
         wait_until(lambda m=member: "second" not in m.http("GET", "/connectors").json(), "the connector gone")
 

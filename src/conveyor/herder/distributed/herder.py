@@ -180,6 +180,7 @@ class DistributedHerder(BaseHerder):
         increments less revocations): what it tells the leader it runs."""
         self._running = ConnectorsAndTasks()
         """What this worker has actually started of `_owned`."""
+        self._start_lock = threading.Lock()
         self._config_state = ClusterConfigState()
         """The config this worker acts on: refreshed when it catches up or when changes arrive, not at
         every record read, so that an assignment's config offset can be compared with it (Kafka's
@@ -236,7 +237,7 @@ class DistributedHerder(BaseHerder):
 
     def _halt(self) -> None:
         self._ready.clear()
-        self._stop_work(self._running)
+        self._release(self._running)
         self._member.close()
         self._requests.fail_all(ConnectError("Worker is shutting down"))
         self._pool.shutdown(wait=True)
@@ -331,8 +332,7 @@ class DistributedHerder(BaseHerder):
         logger.info(
             "Stopping tasks %s, whose connector has new task configs", [str(t) for t in stopping.tasks]
         )
-        self._stop_work(stopping)
-        self._running = self._running.minus(stopping)
+        self._release(stopping)
 
     def _read_config_to_end(self) -> bool:
         """Catch up with the config topic within `worker.sync.timeout.ms`; on failure leave the group and
@@ -462,8 +462,7 @@ class DistributedHerder(BaseHerder):
         else:
             revoked = ConnectorsAndTasks.of(assignment.revoked_connectors, assignment.revoked_tasks)
             if not revoked.is_empty():
-                self._stop_work(self._running.intersection(revoked))
-                self._running = self._running.minus(revoked)
+                self._release(revoked)
                 self._member.request_rejoin()
             self._owned = ConnectorsAndTasks.union([self._owned.minus(revoked), added])
         if self.is_leader():
@@ -478,15 +477,13 @@ class DistributedHerder(BaseHerder):
             is ConnectProtocolCompatibility.EAGER
         ):
             logger.info("Rebalance started; stopping every connector and task (eager protocol)")
-            self._stop_work(self._running)
-            self._running = ConnectorsAndTasks()
+            self._release(self._running)
             self._owned = ConnectorsAndTasks()
 
     def _on_lost(self, previous: Assignment) -> None:
         """The group went on without this worker: whatever it runs may run elsewhere already."""
         logger.warning("This worker fell out of the group; stopping every connector and task it ran")
-        self._stop_work(self._running)
-        self._running = ConnectorsAndTasks()
+        self._release(self._running)
         self._owned = ConnectorsAndTasks()
         self._assignment = None
 
@@ -513,6 +510,15 @@ class DistributedHerder(BaseHerder):
         for job in jobs:
             job.result()
         logger.info("Finished starting connectors and tasks")
+
+    def _release(self, work: ConnectorsAndTasks) -> None:
+        """Stop running `work` and forget it. A start decided on another thread (an exactly-once task
+        waiting for its fencing) checks `_running` under the same lock, so it never starts work that was
+        released meanwhile."""
+        with self._start_lock:
+            stopping = self._running.intersection(work)
+            self._running = self._running.minus(work)
+        self._stop_work(stopping)
 
     def _stop_work(self, work: ConnectorsAndTasks) -> None:
         """Stop connectors and tasks in parallel, then make sure their statuses are written."""
@@ -592,8 +598,9 @@ class DistributedHerder(BaseHerder):
         except Exception as error:
             self._fail_task_start(task, error)
             return
-        if task in self._running.tasks:
-            self._start_task(task)
+        with self._start_lock:
+            if task in self._running.tasks:
+                self._start_task(task)
 
     def _fail_task_start(self, task: TaskId, error: Exception) -> None:
         logger.error("Could not fence zombies before starting task %s", task, exc_info=error)
