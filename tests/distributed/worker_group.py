@@ -159,9 +159,9 @@ class WorkerGroup:
         return response.json() if response.status_code == 200 else {}
 
     def tasks_running_on(self, connector: str, task_count: int, workers: list[WorkerProcess]) -> bool:
-        """Every task RUNNING, each on one of `workers`."""
+        """Every task RUNNING, each on one of `workers` (the first of which is asked)."""
         ids = {w.worker_id for w in workers}
-        tasks = self.status(connector).get("tasks", [])
+        tasks = self.status(connector, workers[0]).get("tasks", [])
         return len(tasks) == task_count and all(
             t["state"] == "RUNNING" and t["worker_id"] in ids for t in tasks
         )
