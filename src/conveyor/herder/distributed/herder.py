@@ -88,6 +88,33 @@ NO_LEADER = (
 NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
 
 
+class RebalanceHistory:
+    """When this worker's rebalances began and how long each took to settle, for
+    `connect-worker-rebalance-metrics`."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.durations_ms: list[float] = []
+        self.last_completed: float | None = None
+        self._began: float | None = None
+
+    @property
+    def in_progress(self) -> bool:
+        return self._began is not None
+
+    def began(self) -> None:
+        if self._began is None:
+            self._began = time.monotonic()
+
+    def completed(self) -> None:
+        now = time.monotonic()
+        if self._began is not None:
+            self.durations_ms.append((now - self._began) * 1000)
+            self._began = None
+        self.count += 1
+        self.last_completed = now
+
+
 class _ConfigChanges(ConfigUpdateListener):
     """Collects what the config topic says for the herder thread, and wakes it (Kafka's listener)."""
 
@@ -191,8 +218,7 @@ class DistributedHerder(BaseHerder):
         self._owners: dict[str | TaskId, str] = {}
         self._fenced_from_config_topic = True
         self._known_connectors: frozenset[str] = frozenset()
-        self.rebalances = 0
-        """Completed rebalances, for metrics and tests."""
+        self.rebalances = RebalanceHistory()
 
     # Lifecycle.
 
@@ -383,7 +409,7 @@ class DistributedHerder(BaseHerder):
             return False
         self._start_work()
         self._rebalance_resolved = True
-        self.rebalances += 1
+        self.rebalances.completed()
         self._scheduled_rebalance = None
         if assignment.delay_ms > 0:
             self._scheduled_rebalance = time.monotonic() + assignment.delay_ms / 1000
@@ -393,6 +419,7 @@ class DistributedHerder(BaseHerder):
     # Group membership callbacks (run on the work thread, inside ensure_active).
 
     def _join_protocols(self) -> list[tuple[str, bytes]]:
+        self.rebalances.began()
         owned = self._owned
         current = None
         if self._assignment is not None:
