@@ -7,6 +7,7 @@ from fastapi import APIRouter, FastAPI
 from conveyor.herder.api import Herder
 from conveyor.rest import server_info
 from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
+from conveyor.rest.console import install_console
 from conveyor.rest.errors import install_error_handlers
 from conveyor.rest.logger_levels import LoggerLevels
 from conveyor.rest.openapi import install_openapi
@@ -30,7 +31,7 @@ DESCRIPTION = (
 def create_app(
     herder: Herder, *, admin_enabled: bool = True, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
 ) -> FastAPI:
-    """The REST app over `herder`; `/admin/*` is served only when `admin_enabled`.
+    """The REST app over `herder`, with the web console at `/ui`; `/admin/*` only when `admin_enabled`.
 
     A request body larger than `max_request_bytes` is answered 413 unread.
 
@@ -40,6 +41,7 @@ def create_app(
     app = FastAPI(title="Conveyor REST API", version=server_info.version(), description=DESCRIPTION)
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
+    install_console(app)
     install_error_handlers(app)
     install_openapi(app)
     app.add_middleware(PathSegmentsMiddleware)

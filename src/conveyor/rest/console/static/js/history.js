@@ -1,0 +1,91 @@
+// Records/s and lag over the last minutes, worked out in the browser from the task metrics that
+// `GET /connectors?expand=status` reports at each poll. History starts when the page opens.
+
+export const WINDOW_MS = 5 * 60 * 1000;
+
+function sum(tasks, metric) {
+  return tasks.reduce((total, task) => total + (Number(task.metrics?.[metric]) || 0), 0);
+}
+
+function hasMetric(tasks, metric) {
+  return tasks.some((task) => task.metrics && metric in task.metrics);
+}
+
+/** Records a connector has moved so far: written to the log by a source, put into the sink by a sink. */
+export function recordsMoved(status) {
+  return sum(status.tasks, status.type === "sink" ? "records-put" : "records-written");
+}
+
+/**
+ * Records waiting: a task's own `records-lag` where it reports one; otherwise records a source has
+ * polled but not yet written, or a sink has read but not yet put.
+ */
+export function recordsLagging(status) {
+  if (hasMetric(status.tasks, "records-lag")) return sum(status.tasks, "records-lag");
+  const [taken, done] = status.type === "sink" ? ["records-read", "records-put"] : ["records-polled", "records-written"];
+  return Math.max(0, sum(status.tasks, taken) - sum(status.tasks, done));
+}
+
+/** Records the connector's tasks sent to its dead letter queue. */
+export function deadLettered(status) {
+  return sum(status.tasks, "deadletterqueue-produce-requests");
+}
+
+/** Records that failed in a converter, transform or the task, whether tolerated or not. */
+export function recordErrors(status) {
+  return sum(status.tasks, "total-record-errors");
+}
+
+/** Per-connector series of {t, value} points, and their sum over the cluster under the key "". */
+export class History {
+  constructor(windowMs = WINDOW_MS) {
+    this.windowMs = windowMs;
+    this.last = new Map();
+    this.rates = new Map();
+    this.lags = new Map();
+    this.previousPoll = undefined;
+  }
+
+  /** Takes one poll's statuses, keyed by connector name, taken at time `t` (ms). */
+  record(t, statuses) {
+    let clusterRate = 0;
+    let clusterLag = 0;
+    for (const [name, status] of Object.entries(statuses)) {
+      const moved = recordsMoved(status);
+      const before = this.last.get(name);
+      // A restarted task starts its counters again: a drop is no negative rate.
+      const rate = before && t > before.t ? Math.max(0, moved - before.moved) / ((t - before.t) / 1000) : 0;
+      this.last.set(name, { t, moved });
+      const lag = recordsLagging(status);
+      if (before) this.#push(this.rates, name, t, rate);
+      this.#push(this.lags, name, t, lag);
+      clusterRate += rate;
+      clusterLag += lag;
+    }
+    for (const name of [...this.last.keys()]) {
+      if (!(name in statuses)) {
+        this.last.delete(name);
+        this.rates.delete(name);
+        this.lags.delete(name);
+      }
+    }
+    if (this.previousPoll !== undefined) this.#push(this.rates, "", t, clusterRate);
+    this.previousPoll = t;
+    this.#push(this.lags, "", t, clusterLag);
+  }
+
+  rate(name = "") {
+    return this.rates.get(name) ?? [];
+  }
+
+  lag(name = "") {
+    return this.lags.get(name) ?? [];
+  }
+
+  #push(series, name, t, value) {
+    const points = series.get(name) ?? [];
+    points.push({ t, value });
+    while (points.length && points[0].t < t - this.windowMs) points.shift();
+    series.set(name, points);
+  }
+}

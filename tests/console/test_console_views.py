@@ -1,0 +1,109 @@
+"""Every view of the console renders what the REST API reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import Page, expect
+
+from tests.rest.connectors import create_connector, file_source_config, unique_name
+from tests.worker.connectors import FAILING_SOURCE, FAILURE_MESSAGE, ODD_RECORD_REJECTER
+
+from .console import open_connector, open_view, status, wait_for_states
+
+
+def generator_config(topic: str, **settings: str) -> dict[str, str]:
+    return {"connector.class": "GeneratorSourceConnector", "topic": topic, "tasks.max": "1", **settings}
+
+
+def test_ui_redirects_to_the_console_page_served_from_the_package(client: httpx.Client) -> None:
+    response = client.get("/ui", follow_redirects=True)
+    assert response.status_code == 200
+    assert str(response.url).endswith("/ui/")
+    assert "<title>Conveyor console</title>" in response.text
+    script = client.get("/ui/js/main.js")
+    assert script.headers["content-type"].startswith("text/javascript")
+
+
+def test_connectors_view_lists_each_connector_with_its_state_type_tasks_and_worker(
+    client: httpx.Client, page: Page, tmp_path: Path
+) -> None:
+    name = unique_name("listed")
+    create_connector(client, name, file_source_config(tmp_path, topic=unique_name("listed-topic")))
+    wait_for_states(client, name, "RUNNING", ["RUNNING"])
+    worker = status(client, name)["tasks"][0]["worker_id"]
+    open_view(page)
+    row = page.locator(f'#connectors tr[data-connector="{name}"]')
+    expect(row.locator(".connector-state")).to_have_text("RUNNING")
+    expect(row).to_contain_text("source")
+    expect(row).to_contain_text(worker)
+    expect(row.locator(".task-chip")).to_have_count(1)
+
+
+def test_workers_view_shows_each_worker_with_the_tasks_it_runs(
+    client: httpx.Client, page: Page, tmp_path: Path
+) -> None:
+    name = unique_name("placed")
+    create_connector(client, name, file_source_config(tmp_path, topic=unique_name("placed-topic")))
+    wait_for_states(client, name, "RUNNING", ["RUNNING"])
+    worker = status(client, name)["tasks"][0]["worker_id"]
+    open_view(page, "workers")
+    card = page.locator(f'.worker[data-worker="{worker}"]')
+    expect(card).to_contain_text("1 connector, 1 task")
+    expect(card.locator(".worker-tasks")).to_contain_text(f"{name}-0")
+
+
+def test_connector_view_shows_each_task_its_state_and_its_worker(
+    client: httpx.Client, page: Page, tmp_path: Path
+) -> None:
+    name = unique_name("detailed")
+    config = {**file_source_config(tmp_path, topic=unique_name("detailed-topic")), "tasks.max": "1"}
+    create_connector(client, name, config)
+    wait_for_states(client, name, "RUNNING", ["RUNNING"])
+    worker = status(client, name)["tasks"][0]["worker_id"]
+    open_connector(page, name)
+    expect(page.locator("#connector-state")).to_have_text("RUNNING")
+    task = page.locator('#tasks tr[data-task="0"]')
+    expect(task.locator(".task-state")).to_have_text("RUNNING")
+    expect(task.locator(".task-worker")).to_have_text(worker)
+
+
+def test_a_failed_task_shows_its_failure_trace(client: httpx.Client, page: Page) -> None:
+    name = unique_name("failing")
+    create_connector(client, name, {"connector.class": FAILING_SOURCE, "tasks.max": "1", "fail.after.ms": "200"})
+    wait_for_states(client, name, "RUNNING", ["FAILED"])
+    open_connector(page, name)
+    expect(page.locator('#tasks tr[data-task="0"] .task-state')).to_have_text("FAILED")
+    expect(page.locator('#tasks tr[data-trace="0"] .trace')).to_contain_text(FAILURE_MESSAGE)
+
+
+def test_records_per_second_chart_draws_the_rate_the_tasks_report(client: httpx.Client, page: Page) -> None:
+    name = unique_name("flowing")
+    create_connector(client, name, generator_config(unique_name("flowing-topic"), rate="200"))
+    wait_for_states(client, name, "RUNNING", ["RUNNING"])
+    open_connector(page, name)
+    chart = page.locator('figure[data-chart="rate"]')
+    expect(chart.locator("path.line")).to_have_count(1)
+    expect(chart.locator(".latest")).not_to_have_text("0 rec/s")
+    expect(chart.locator(".latest")).to_contain_text("rec/s")
+    expect(page.locator('figure[data-chart="lag"] path.line')).to_have_count(1)
+
+
+def test_dead_letter_queue_count_shows_the_records_sent_to_it(client: httpx.Client, page: Page) -> None:
+    name, dlq = unique_name("rejecting"), unique_name("dlq")
+    config = generator_config(
+        unique_name("even"),
+        records="20",
+        transforms="reject",
+        **{
+            "transforms.reject.type": ODD_RECORD_REJECTER,
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": dlq,
+        },
+    )
+    create_connector(client, name, config)
+    open_connector(page, name)
+    expect(page.locator("#dlq")).to_contain_text(f"10 records sent to {dlq}")
+    open_view(page)
+    expect(page.locator(f'#connectors tr[data-connector="{name}"] .dlq-count')).to_have_text("10")
