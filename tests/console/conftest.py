@@ -50,7 +50,8 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     """A REST client of one real standalone worker; failed tasks stay failed until a test restarts them."""
-    with unstarted_herder(tmp_path_factory.mktemp("console-worker"), **{"task.restart.enable": "false"}) as herder:
+    data_dir = tmp_path_factory.mktemp("console-worker")
+    with unstarted_herder(data_dir, **{"task.restart.enable": "false"}) as herder:
         herder.start()
         try:
             with serving(herder) as client:
@@ -71,6 +72,7 @@ def client(served: httpx.Client) -> Iterator[httpx.Client]:
 def page(browser: Browser, client: httpx.Client, request: pytest.FixtureRequest) -> Iterator[Page]:
     """A fresh page whose relative URLs go to the worker; a screenshot of it is kept after the test."""
     context = browser.new_context(base_url=str(client.base_url), viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(WAIT_MS)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))

@@ -29,10 +29,13 @@ def status(client: httpx.Client, name: str) -> dict[str, Any]:
 
 
 def wait_for_states(client: httpx.Client, name: str, connector: str, tasks: list[str] | None = None) -> None:
-    """Wait until the REST API reports `connector` (and `tasks`, if given) for `name`."""
+    """Wait until the REST API reports `connector` (and `tasks`, if given) for `name`, once it exists."""
 
     def reached() -> bool:
-        body = status(client, name)
+        response = client.get(f"/connectors/{quote(name, safe='')}/status")
+        if response.status_code == 404:
+            return False
+        body = response.json()
         task_states = [task["state"] for task in body["tasks"]]
         return body["connector"]["state"] == connector and (tasks is None or task_states == tasks)
 

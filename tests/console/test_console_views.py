@@ -6,7 +6,6 @@ from pathlib import Path
 
 import httpx
 from playwright.sync_api import Page, expect
-
 from tests.rest.connectors import create_connector, file_source_config, unique_name
 from tests.worker.connectors import FAILING_SOURCE, FAILURE_MESSAGE, ODD_RECORD_REJECTER
 
@@ -71,7 +70,8 @@ def test_connector_view_shows_each_task_its_state_and_its_worker(
 
 def test_a_failed_task_shows_its_failure_trace(client: httpx.Client, page: Page) -> None:
     name = unique_name("failing")
-    create_connector(client, name, {"connector.class": FAILING_SOURCE, "tasks.max": "1", "fail.after.ms": "200"})
+    config = {"connector.class": FAILING_SOURCE, "tasks.max": "1", "fail.after.ms": "200"}
+    create_connector(client, name, config)
     wait_for_states(client, name, "RUNNING", ["FAILED"])
     open_connector(page, name)
     expect(page.locator('#tasks tr[data-task="0"] .task-state')).to_have_text("FAILED")

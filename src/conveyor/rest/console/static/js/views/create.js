@@ -64,10 +64,12 @@ export function createView({ notify }) {
     put(general);
     try {
       const definition = await api.pluginConfig(className);
+      if (plugin !== className) return; // Another plugin was chosen while this one's config loaded.
       const type = pluginSelect.selectedOptions[0]?.dataset.type;
       const keys = [...COMMON_KEYS, ...(type === "sink" ? SINK_KEYS : []), ...definition];
       put(fields, ...keys.map(field));
     } catch (error) {
+      if (plugin !== className) return;
       put(fields, h("p", { class: "error" }, `Cannot read ${className}'s config: ${error.message}`));
     }
   }
