@@ -9,11 +9,19 @@ from playwright.sync_api import Page, expect
 from tests.rest.connectors import create_connector, file_source_config, unique_name
 from tests.worker.connectors import FAILING_SOURCE, FAILURE_MESSAGE, ODD_RECORD_REJECTER
 
+import waiting
+
 from .console import open_connector, open_view, status, wait_for_states
 
 
 def generator_config(topic: str, **settings: str) -> dict[str, str]:
     return {"connector.class": "GeneratorSourceConnector", "topic": topic, "tasks.max": "1", **settings}
+
+
+def task_metric(client: httpx.Client, name: str, metric: str) -> object:
+    """A metric of the connector's first task, once it reports one."""
+    tasks = status(client, name)["tasks"]
+    return tasks[0].get("metrics", {}).get(metric) if tasks else None
 
 
 def test_ui_redirects_to_the_console_page_served_from_the_package(client: httpx.Client) -> None:
@@ -88,6 +96,23 @@ def test_records_per_second_chart_draws_the_rate_the_tasks_report(client: httpx.
     expect(chart.locator(".latest")).not_to_have_text("0 rec/s")
     expect(chart.locator(".latest")).to_contain_text("rec/s")
     expect(page.locator('figure[data-chart="lag"] path.line')).to_have_count(1)
+
+
+def test_lag_chart_shows_the_records_a_paused_sink_has_yet_to_read(
+    client: httpx.Client, page: Page, tmp_path: Path
+) -> None:
+    source, sink, topic = unique_name("lines"), unique_name("lagging"), unique_name("lag-topic")
+    source_config = file_source_config(tmp_path, topic=topic)
+    create_connector(client, source, source_config)
+    sink_config = {"connector.class": "FileStreamSink", "topics": topic, "file": str(tmp_path / "out.txt")}
+    create_connector(client, sink, sink_config)
+    waiting.wait_until(lambda: task_metric(client, sink, "records-put") == 3, "3 lines in the sink")
+    client.put(f"/connectors/{sink}/pause")
+    wait_for_states(client, sink, "PAUSED", ["PAUSED"])
+    with open(source_config["file"], "a") as lines:
+        lines.write("fourth\nfifth\n")
+    open_connector(page, sink)
+    expect(page.locator('figure[data-chart="lag"] .latest')).to_have_text("2 records")
 
 
 def test_dead_letter_queue_count_shows_the_records_sent_to_it(client: httpx.Client, page: Page) -> None:

@@ -7,18 +7,22 @@ function sum(tasks, metric) {
   return tasks.reduce((total, task) => total + (Number(task.metrics?.[metric]) || 0), 0);
 }
 
+// A task's counter under Conveyor's name, or under Kafka Connect's where a worker reports that instead.
+const MOVED = { source: ["records-written", "source-record-write-total"], sink: ["records-put", "sink-record-send-total"] };
+
 function hasMetric(tasks, metric) {
   return tasks.some((task) => task.metrics && metric in task.metrics);
 }
 
 /** Records a connector has moved so far: written to the log by a source, put into the sink by a sink. */
 export function recordsMoved(status) {
-  return sum(status.tasks, status.type === "sink" ? "records-put" : "records-written");
+  const names = MOVED[status.type] ?? MOVED.source;
+  return sum(status.tasks, names.find((name) => hasMetric(status.tasks, name)) ?? names[0]);
 }
 
 /**
- * Records waiting: a task's own `records-lag` where it reports one; otherwise records a source has
- * polled but not yet written, or a sink has read but not yet put.
+ * Records waiting: a sink task's `records-lag` (records in its partitions past its position); for a
+ * source, which has no log to lag behind, the records it has polled but not yet written.
  */
 export function recordsLagging(status) {
   if (hasMetric(status.tasks, "records-lag")) return sum(status.tasks, "records-lag");
