@@ -7,25 +7,40 @@ function sum(tasks, metric) {
   return tasks.reduce((total, task) => total + (Number(task.metrics?.[metric]) || 0), 0);
 }
 
-// A task's counter under Conveyor's name, or under Kafka Connect's where a worker reports that instead.
-const MOVED = { source: ["records-written", "source-record-write-total"], sink: ["records-put", "sink-record-send-total"] };
+// A task's counter under the name its loop reports (a Spark sink counts rows), or Kafka Connect's.
+const MOVED = {
+  source: ["records-written", "source-record-write-total"],
+  sink: ["records-put", "rows-read", "sink-record-send-total"],
+};
+const LAGS = ["records-lag", "lag"];
 
 function hasMetric(tasks, metric) {
   return tasks.some((task) => task.metrics && metric in task.metrics);
 }
 
+/** The counter of records moved that `tasks` of a connector of `type` report. */
+function movedMetric(type, tasks) {
+  const names = MOVED[type] ?? MOVED.source;
+  return names.find((name) => hasMetric(tasks, name)) ?? names[0];
+}
+
 /** Records a connector has moved so far: written to the log by a source, put into the sink by a sink. */
 export function recordsMoved(status) {
-  const names = MOVED[status.type] ?? MOVED.source;
-  return sum(status.tasks, names.find((name) => hasMetric(status.tasks, name)) ?? names[0]);
+  return sum(status.tasks, movedMetric(status.type, status.tasks));
+}
+
+/** Records one task of a connector of `type` has moved so far. */
+export function taskRecordsMoved(type, task) {
+  return sum([task], movedMetric(type, [task]));
 }
 
 /**
- * Records waiting: a sink task's `records-lag` (records in its partitions past its position); for a
- * source, which has no log to lag behind, the records it has polled but not yet written.
+ * Records waiting: for a sink, its tasks' `records-lag` (a Spark sink's `lag`), the records in their
+ * partitions past their positions; for a source, the records it has polled but not yet written.
  */
 export function recordsLagging(status) {
-  if (hasMetric(status.tasks, "records-lag")) return sum(status.tasks, "records-lag");
+  const reported = LAGS.find((name) => hasMetric(status.tasks, name));
+  if (reported) return sum(status.tasks, reported);
   const [taken, done] = status.type === "sink" ? ["records-read", "records-put"] : ["records-polled", "records-written"];
   return Math.max(0, sum(status.tasks, taken) - sum(status.tasks, done));
 }

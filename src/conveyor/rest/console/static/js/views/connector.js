@@ -4,7 +4,7 @@
 import { api } from "../api.js";
 import { lineChart } from "../chart.js";
 import { h, put, stateBadge } from "../dom.js";
-import { deadLettered, recordErrors } from "../history.js";
+import { deadLettered, recordErrors, taskRecordsMoved } from "../history.js";
 
 const DLQ_TOPIC = "errors.deadletterqueue.topic.name";
 
@@ -137,7 +137,7 @@ export function connectorView(name, { refresh, notify }) {
               h("td", {}, task.id),
               h("td", { class: "task-state" }, stateBadge(task.state)),
               h("td", { class: "task-worker" }, task.worker_id),
-              h("td", { class: "num" }, metric(task, status.type === "sink" ? "records-put" : "records-written")),
+              h("td", { class: "num" }, taskRecordsMoved(status.type, task)),
               h("td", { class: "num" }, metric(task, "total-record-errors")),
               h("td", { class: "num" }, metric(task, "deadletterqueue-produce-requests")),
               h("td", {}, h("button", { type: "button", "data-action": "restart-task",
