@@ -24,15 +24,6 @@ def task_metric(client: httpx.Client, name: str, metric: str) -> object:
     return tasks[0].get("metrics", {}).get(metric) if tasks else None
 
 
-def test_ui_redirects_to_the_console_page_served_from_the_package(client: httpx.Client) -> None:
-    response = client.get("/ui", follow_redirects=True)
-    assert response.status_code == 200
-    assert str(response.url).endswith("/ui/")
-    assert "<title>Conveyor console</title>" in response.text
-    script = client.get("/ui/js/main.js")
-    assert script.headers["content-type"].startswith("text/javascript")
-
-
 def test_connectors_view_lists_each_connector_with_its_state_type_tasks_and_worker(
     client: httpx.Client, page: Page, tmp_path: Path
 ) -> None:
