@@ -148,7 +148,7 @@ def test_records_lag_reports_the_records_past_the_tasks_position(log: Log) -> No
         handle.set_target(TargetState.PAUSED)
         handle.wait_for_state("PAUSED")
         produce(log, TOPIC, [b"b", b"c", b"d"])
-        wait_until(lambda: handle.metric("records-lag") == 3, "a lag of the three records produced while paused")
+        wait_until(lambda: handle.metric("records-lag") == 3, "a lag of the 3 records produced while paused")
         handle.set_target(TargetState.STARTED)
         wait_until(lambda: handle.metric("records-lag") == 0, "no lag once they are put")
 
