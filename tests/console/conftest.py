@@ -42,7 +42,9 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     """Debian's headless Chromium (`make test` installs it); Playwright's own browsers are never fetched."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
-    launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+    launched = playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=["--disable-dev-shm-usage"]
+    )
     yield launched
     launched.close()
 

@@ -18,7 +18,7 @@ function metric(task, name) {
 
 export function connectorView(name, { refresh, notify }) {
   let offsetsState = null;
-  let statusKey = "";
+  let shownState = null;
 
   async function act(label, action) {
     try {
@@ -163,9 +163,9 @@ export function connectorView(name, { refresh, notify }) {
           h("table", { class: "config" }, h("tbody", {},
             Object.keys(info.config).sort().map((key) => h("tr", {}, h("th", {}, key), h("td", {}, h("code", {}, info.config[key]))))))),
       );
-      const key = `${status.connector.state}`;
-      if (offsetsState === null || key !== statusKey) {
-        statusKey = key;
+      // Offsets are read once, and again when the state changes (a stop enables their buttons).
+      if (status.connector.state !== shownState) {
+        shownState = status.connector.state;
         loadOffsets(stopped);
       }
     },
