@@ -35,14 +35,12 @@ export function taskRecordsMoved(type, task) {
 }
 
 /**
- * Records waiting: for a sink, its tasks' `records-lag` (a Spark sink's `lag`), the records in their
- * partitions past their positions; for a source, the records it has polled but not yet written.
+ * Records waiting to be read: a sink's tasks' `records-lag` (a Spark sink's `lag`), the records in their
+ * partitions past their positions. A source reads an external system and has no lag: null.
  */
 export function recordsLagging(status) {
-  const reported = LAGS.find((name) => hasMetric(status.tasks, name));
-  if (reported) return sum(status.tasks, reported);
-  const [taken, done] = status.type === "sink" ? ["records-read", "records-put"] : ["records-polled", "records-written"];
-  return Math.max(0, sum(status.tasks, taken) - sum(status.tasks, done));
+  if (status.type !== "sink") return null;
+  return sum(status.tasks, LAGS.find((name) => hasMetric(status.tasks, name)) ?? LAGS[0]);
 }
 
 /** Records the connector's tasks sent to its dead letter queue. */
@@ -55,7 +53,7 @@ export function recordErrors(status) {
   return sum(status.tasks, "total-record-errors");
 }
 
-/** Per-connector series of {t, value} points, and their sum over the cluster under the key "". */
+/** Per-connector series of {t, value} points, and their sum over the cluster under the key "" (lag: sinks'). */
 export class History {
   constructor(windowMs = WINDOW_MS) {
     this.windowMs = windowMs;
@@ -77,9 +75,9 @@ export class History {
       this.last.set(name, { t, moved });
       const lag = recordsLagging(status);
       if (before) this.#push(this.rates, name, t, rate);
-      this.#push(this.lags, name, t, lag);
+      if (lag !== null) this.#push(this.lags, name, t, lag);
       clusterRate += rate;
-      clusterLag += lag;
+      clusterLag += lag ?? 0;
     }
     for (const name of [...this.last.keys()]) {
       if (!(name in statuses)) {

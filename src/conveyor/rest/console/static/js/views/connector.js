@@ -147,7 +147,9 @@ export function connectorView(name, { refresh, notify }) {
       );
       put(charts,
         lineChart({ title: "Records/s", label: "rate", unit: "rec/s", points: history.rate(name) }),
-        lineChart({ title: "Lag", label: "lag", unit: "records", points: history.lag(name) }),
+        status.type === "sink"
+          ? lineChart({ title: "Lag", label: "lag", unit: "records", points: history.lag(name) })
+          : null,
       );
       const dlqTopic = info.config[DLQ_TOPIC];
       put(dlq,

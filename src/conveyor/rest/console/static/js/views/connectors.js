@@ -32,7 +32,7 @@ export function connectorsView() {
       put(root,
         h("section", { class: "charts" },
           lineChart({ title: "Records/s, all connectors", label: "cluster-rate", unit: "rec/s", points: history.rate() }),
-          lineChart({ title: "Lag, all connectors", label: "cluster-lag", unit: "records", points: history.lag() })),
+          lineChart({ title: "Lag, all sinks", label: "cluster-lag", unit: "records", points: history.lag() })),
         h("section", {},
           h("h2", {}, `Connectors (${names.length})`),
           names.length
