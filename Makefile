@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The console's browser tests drive Debian's Chromium; Playwright's own browsers are never downloaded.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell test "$$(id -u)" = 0 || echo sudo)
 
 .PHONY: demo test lint bench clean
 
@@ -19,7 +22,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 
-test: lint
+$(CHROMIUM):
+	$(SUDO) apt-get update
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends chromium
+
+test: lint $(CHROMIUM)
 	$(VENV)/bin/pytest
 
 bench: $(STAMP)

@@ -14,9 +14,10 @@ from conveyor.spark.task_runner import SparkTaskRunner
 
 
 @contextmanager
-def unstarted_herder(data_dir: Path) -> Iterator[StandaloneHerder]:
-    """A standalone herder over its own embedded log in `data_dir`, not yet started."""
-    config = WorkerConfig.from_props({"data.dir": str(data_dir), "offset.flush.interval.ms": "200"})
+def unstarted_herder(data_dir: Path, **settings: str) -> Iterator[StandaloneHerder]:
+    """A standalone herder over its own embedded log in `data_dir`, not yet started, with extra `settings`."""
+    props = {"data.dir": str(data_dir), "offset.flush.interval.ms": "200", **settings}
+    config = WorkerConfig.from_props(props)
     log = open_log(config.log_url)
     spark = get_or_create_session(config.spark_master, "conveyor-rest-tests", config.spark_conf())
     executor = SparkTaskRunner(spark, lease_s=config.task_lease_ms / 1000)

@@ -139,6 +139,20 @@ def test_no_records_are_put_while_paused_and_they_come_after_resume(log: Log) ->
         wait_until(lambda: task.put_values() == ["a", "b"], "the second record put after resuming")
 
 
+def test_records_lag_reports_the_records_past_the_tasks_position(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask()
+    loop, control = sink_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.put_values() == ["a"], "the first record put")
+        handle.set_target(TargetState.PAUSED)
+        handle.wait_for_state("PAUSED")
+        produce(log, TOPIC, [b"b", b"c", b"d"])
+        wait_until(lambda: handle.metric("records-lag") == 3, "a lag of the 3 records produced while paused")
+        handle.set_target(TargetState.STARTED)
+        wait_until(lambda: handle.metric("records-lag") == 0, "no lag once they are put")
+
+
 def test_request_commit_commits_before_the_flush_interval(log: Log) -> None:
     def ask_for_commit(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
         task.context.request_commit()

@@ -8,6 +8,7 @@ from conveyor.herder.api import Herder
 from conveyor.herder.distributed.errors import RebalanceNeededError, RequestTargetError
 from conveyor.rest import server_info
 from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
+from conveyor.rest.console import install_console
 from conveyor.rest.errors import install_error_handlers
 from conveyor.rest.forwarding import ForwardingMiddleware, rebalance_needed_error, request_target_error
 from conveyor.rest.logger_levels import LoggerLevels
@@ -37,7 +38,7 @@ def create_app(
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     internal: InternalHerder | None = None,
 ) -> FastAPI:
-    """The REST app over `herder`; `/admin/*` is served only when `admin_enabled`.
+    """The REST app over `herder`, with the web console at `/ui`; `/admin/*` only when `admin_enabled`.
 
     A request body larger than `max_request_bytes` is answered 413 unread. With `internal` (a worker of
     a group), the signed inter-worker endpoints are served too, and requests another worker must serve
@@ -51,6 +52,7 @@ def create_app(
         app.include_router(internal_router(internal))
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
+    install_console(app)
     install_error_handlers(app)
     app.add_exception_handler(RequestTargetError, request_target_error)
     app.add_exception_handler(RebalanceNeededError, rebalance_needed_error)

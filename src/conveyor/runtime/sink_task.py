@@ -41,6 +41,7 @@ logger = logging.getLogger(__name__)
 
 MAX_POLL_WAIT_S = 0.2
 TOPIC_REFRESH_S = 2.0
+LAG_REFRESH_S = 1.0
 
 
 def consumer_group(connector: str) -> str:
@@ -176,6 +177,8 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.counters = {"records-read": 0, "records-put": 0, "offset-commits": 0, "offset-commit-skips": 0}
         self.next_commit = time.monotonic() + self.flush_interval_s
         self.next_topic_refresh = 0.0
+        self.records_lag = 0
+        self.next_lag_refresh = 0.0
         self.state_reporter = StateReporter(control)
         self.state = TargetState.STARTED
 
@@ -404,6 +407,23 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
                 partition,
             )
 
+    def _records_lag(self) -> int:
+        """Records in the assigned partitions past this task's position, as the consumer's `records-lag`.
+
+        Asking the log for its end offsets costs a call, so the figure is refreshed at most every second.
+        """
+        now = time.monotonic()
+        if now >= self.next_lag_refresh:
+            ends = self.consumer.end_offsets(self.consumer.assignment())
+            self.records_lag = sum(max(0, end - self.consumer.position(tp)) for tp, end in ends.items())
+            self.next_lag_refresh = now + LAG_REFRESH_S
+        return self.records_lag
+
     def _report(self, force: bool = False) -> None:
-        metrics = {"partition-count": len(self.context.assigned), **self.counters, **self.errors.metrics()}
+        metrics = {
+            "partition-count": len(self.context.assigned),
+            "records-lag": self._records_lag(),
+            **self.counters,
+            **self.errors.metrics(),
+        }
         self.state_reporter(self.state, metrics, force)
