@@ -11,7 +11,7 @@ from typing import Self
 from conveyor.errors import ConfigError
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
-from conveyor.rest import RestServer, create_app
+from conveyor.rest.worker_server import WorkerRestServer
 from conveyor.runtime.properties import read_properties
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
@@ -48,16 +48,15 @@ class StandaloneWorker:
             lease_s=config.task_lease_ms / 1000,
             tasks_per_slot=config.tasks_per_slot,
         )
-        self.server: RestServer | None = None
+        self.server: WorkerRestServer | None = None
         self.herder: StandaloneHerder | None = None
 
     def start(self) -> StandaloneHerder:
         placeholder_id = self.config.advertised_worker_id(0)
         herder = StandaloneHerder(self.config, self.log, self.runner, placeholder_id)
-        app = create_app(herder, max_request_bytes=self.config.rest_request_max_bytes)
-        self.server = RestServer(app, self.config.listeners)
+        self.server = WorkerRestServer(herder, self.config)
         self.server.start()
-        port = int(self.server.url.rsplit(":", 1)[1].rstrip("/"))
+        port = int(self.server.advertised_url.rsplit(":", 1)[1].rstrip("/"))
         herder.set_worker_id(self.config.advertised_worker_id(port))
         herder.start()
         self.herder = herder

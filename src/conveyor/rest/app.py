@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from fastapi import APIRouter, FastAPI
 
+from conveyor.api.rest_extension import RequestFilter
 from conveyor.herder.api import Herder
 from conveyor.rest import server_info
 from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
+from conveyor.rest.cors import CorsPolicy
 from conveyor.rest.errors import install_error_handlers
+from conveyor.rest.extensions import RequestFilterMiddleware
 from conveyor.rest.logger_levels import LoggerLevels
 from conveyor.rest.openapi import install_openapi
 from conveyor.rest.path_segments import PathSegmentsMiddleware
@@ -28,11 +33,17 @@ DESCRIPTION = (
 
 
 def create_app(
-    herder: Herder, *, admin_enabled: bool = True, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    herder: Herder,
+    *,
+    admin_enabled: bool = True,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    request_filters: Sequence[RequestFilter] = (),
+    cors: CorsPolicy | None = None,
 ) -> FastAPI:
     """The REST app over `herder`; `/admin/*` is served only when `admin_enabled`.
 
-    A request body larger than `max_request_bytes` is answered 413 unread.
+    A request body larger than `max_request_bytes` is answered 413 unread. Every request passes the
+    `request_filters` (of REST extensions) first, CORS preflight requests excepted when `cors` is on.
 
     Every endpoint is a plain function, so FastAPI runs its blocking herder call on a worker thread
     and a slow call never holds up the others.
@@ -40,12 +51,41 @@ def create_app(
     app = FastAPI(title="Conveyor REST API", version=server_info.version(), description=DESCRIPTION)
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
-    install_error_handlers(app)
     install_openapi(app)
+    _install_common_layers(app, max_request_bytes, request_filters, cors)
+    return app
+
+
+def create_admin_app(
+    *,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    request_filters: Sequence[RequestFilter] = (),
+    cors: CorsPolicy | None = None,
+) -> FastAPI:
+    """The app of the admin listeners (KIP-495): only the `/admin/*` endpoints, behind the same filters."""
+    app = FastAPI(title="Conveyor admin REST API", version=server_info.version(), openapi_url=None)
+    app.include_router(admin_router())
+    _install_common_layers(app, max_request_bytes, request_filters, cors)
+    return app
+
+
+def _install_common_layers(
+    app: FastAPI, max_request_bytes: int, request_filters: Sequence[RequestFilter], cors: CorsPolicy | None
+) -> None:
+    """Error handling, then (from the inside out) path segments, body limit, filters, CORS, request log."""
+    install_error_handlers(app)
     app.add_middleware(PathSegmentsMiddleware)
     app.add_middleware(RequestBodyLimitMiddleware, max_bytes=max_request_bytes)
+    if request_filters:
+        app.add_middleware(RequestFilterMiddleware, filters=request_filters)
+    if cors is not None and cors.enabled:
+        cors.install(app)
     app.add_middleware(RequestLogMiddleware)
-    return app
+
+
+def admin_router() -> APIRouter:
+    """The `/admin/*` endpoints."""
+    return loggers_router(LoggerLevels())
 
 
 def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
@@ -60,5 +100,5 @@ def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
         metrics_router(herder),
     ]
     if admin_enabled:
-        routers.append(loggers_router(LoggerLevels()))
+        routers.append(admin_router())
     return routers

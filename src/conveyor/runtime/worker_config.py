@@ -108,6 +108,9 @@ def _worker_config_def() -> ConfigDef:
         .define("rest.extension.classes", ConfigType.LIST, default=[], importance=low,
                 documentation="ConnectRestExtension classes to load and register with the REST API, "
                 "in order (e.g. Kafka's BasicAuthSecurityRestExtension).")
+        .define("java.security.auth.login.config", ConfigType.STRING, default=None, importance=low,
+                documentation="The JAAS file BasicAuthSecurityRestExtension reads (Kafka takes it as a "
+                "JVM system property).")
         .define("admin.listeners", ConfigType.LIST, default=None, importance=low,
                 documentation="Where the /admin endpoints listen; empty disables them, unset serves them "
                 "on the regular listeners.")
