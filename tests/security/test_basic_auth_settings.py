@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from pathlib import Path
 
 import bcrypt
 import pytest
 
+from conveyor.api import RestRequest
 from conveyor.errors import ConfigError
-from conveyor.rest.basic_auth import verify_password
-from conveyor.rest.basic_auth.extension import credentials_file, jaas_config_path
+from conveyor.rest.basic_auth import Credentials, verify_password
+from conveyor.rest.basic_auth.extension import BasicAuthFilter, credentials_file, jaas_config_path
 from conveyor.rest.extensions import extension_class
 
 from .credentials import BASIC_AUTH_EXTENSION, write_credentials
@@ -91,3 +93,23 @@ def test_an_unknown_extension_class_is_a_config_error_naming_the_key() -> None:
 def test_a_class_that_is_no_rest_extension_is_refused() -> None:
     with pytest.raises(ConfigError, match="Not a ConnectRestExtension"):
         extension_class("pathlib.Path")
+
+
+def authorization(user: str, password: str) -> RestRequest:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return RestRequest("GET", "/connectors", {"authorization": f"Basic {token}"})
+
+
+def test_after_a_user_passed_a_wrong_password_of_theirs_is_still_refused() -> None:
+    check = BasicAuthFilter(Credentials({"bob": BCRYPT_HASH}))
+    assert check(authorization("bob", "s3cret")) is None
+    refused = check(authorization("bob", "s3cret!"))
+    assert refused is not None
+    assert refused.status == 401
+    assert check(authorization("bob", "s3cret")) is None
+
+
+def test_a_password_that_passed_for_one_user_does_not_pass_for_another() -> None:
+    check = BasicAuthFilter(Credentials({"bob": BCRYPT_HASH, "eve": "other"}))
+    assert check(authorization("bob", "s3cret")) is None
+    assert check(authorization("eve", "s3cret")) is not None
