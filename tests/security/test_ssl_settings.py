@@ -96,3 +96,9 @@ def test_a_client_context_trusts_the_pkcs12_trust_store_and_checks_host_names(pk
     assert context.check_hostname
     assert context.verify_mode is ssl.CERT_REQUIRED
     assert [cert["subject"] for cert in context.get_ca_certs()] == [((("commonName", "Conveyor test CA"),),)]
+
+
+def test_a_jks_store_type_is_accepted_while_no_listener_is_https(tmp_path: Path) -> None:
+    """Kafka workers set `ssl.*` for their broker connections too; only an https listener reads them here."""
+    config = parse(tmp_path, **{"ssl.keystore.type": "JKS", "ssl.keystore.location": "/etc/kafka.jks"})
+    assert config.rest_ssl.keystore_type == "JKS"
