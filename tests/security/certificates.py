@@ -71,11 +71,12 @@ def certificate_authority(name: str) -> Identity:
 
 
 def server_identity(ca: Identity) -> Identity:
-    """A certificate for a listener on 127.0.0.1 or localhost."""
+    """A worker's certificate for a listener on 127.0.0.1 or localhost, and to show other workers."""
     names = x509.SubjectAlternativeName(
         [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
     )
-    return _issue(ca, "conveyor-worker", names, ExtendedKeyUsageOID.SERVER_AUTH)
+    usages = (ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH)
+    return _issue(ca, "conveyor-worker", names, *usages)
 
 
 def client_identity(ca: Identity, name: str = "rest-client") -> Identity:
@@ -83,14 +84,14 @@ def client_identity(ca: Identity, name: str = "rest-client") -> Identity:
 
 
 def _issue(
-    ca: Identity, name: str, names: x509.SubjectAlternativeName | None, usage: x509.ObjectIdentifier
+    ca: Identity, name: str, names: x509.SubjectAlternativeName | None, *usages: x509.ObjectIdentifier
 ) -> Identity:
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
     builder = (
         _builder(subject, ca.certificate.subject, key)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        .add_extension(x509.ExtendedKeyUsage(list(usages)), critical=False)
     )
     if names is not None:
         builder = builder.add_extension(names, critical=False)

@@ -10,6 +10,8 @@ import httpx
 import pytest
 
 from conveyor.cli.worker_process import StandaloneWorker
+from conveyor.rest.worker_client import inter_worker_client
+from conveyor.runtime.worker_config import WorkerConfig
 
 from .certificates import KEY_PASSWORD
 from .conftest import Pki
@@ -139,3 +141,19 @@ def test_a_client_certificate_of_another_ca_is_refused_when_one_is_requested(
     with pytest.raises(httpx.TransportError):
         verify = trusting(pki, pki.stranger_pem)
         httpx.get(f"{https_url(requested_tls_worker)}/connectors", verify=verify, timeout=30)
+
+
+def test_another_worker_with_the_same_ssl_settings_reaches_a_listener_requiring_client_certificates(
+    mutual_tls_worker: StandaloneWorker,
+) -> None:
+    with inter_worker_client(mutual_tls_worker.config) as client:
+        assert client.get(f"{https_url(mutual_tls_worker)}/connectors").status_code == 200
+
+
+def test_a_worker_without_a_key_store_cannot_reach_a_listener_requiring_client_certificates(
+    mutual_tls_worker: StandaloneWorker, pki: Pki, tmp_path: Path
+) -> None:
+    trust_only = {"ssl.truststore.type": "PEM", "ssl.truststore.location": str(pki.ca_bundle)}
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), **trust_only})
+    with inter_worker_client(config) as client, pytest.raises(httpx.TransportError):
+        client.get(f"{https_url(mutual_tls_worker)}/connectors")
