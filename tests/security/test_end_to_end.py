@@ -1,4 +1,4 @@
-"""A third-party client (`requests`, with a CA bundle and basic auth) runs a connector over HTTPS."""
+"""Clients reach a worker behind TLS and basic auth: `requests` with a CA bundle, and the CLI's options."""
 
 from __future__ import annotations
 
@@ -6,9 +6,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import click
+import httpx
 import pytest
 import requests
+from click.testing import CliRunner
 
+from conveyor.cli.rest_client import RestClientSettings, rest_client_options
 from conveyor.cli.worker_process import StandaloneWorker
 from waiting import wait_until
 
@@ -62,3 +66,30 @@ def test_requests_without_credentials_is_told_to_authenticate(worker: Standalone
     response = requests.get(f"{worker.url}/connectors", verify=str(pki.ca_bundle), timeout=30)
     assert response.status_code == 401
     assert response.headers["WWW-Authenticate"].startswith("Basic ")
+
+
+@click.command()
+@rest_client_options
+def list_connectors(rest: RestClientSettings) -> None:
+    """What a `conveyor` command calling the REST API does with the options."""
+    with rest.client() as client:
+        response = client.get("/connectors")
+        click.echo(f"{response.status_code} {response.text}")
+
+
+def test_cli_options_reach_a_worker_behind_tls_and_basic_auth(worker: StandaloneWorker, pki: Pki) -> None:
+    user, password = BCRYPT_USER
+    args = ["--url", worker.url, "--user", user, "--ca-file", str(pki.ca_bundle)]
+    result = CliRunner().invoke(list_connectors, args, env={"CONVEYOR_REST_PASSWORD": password})
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "200 []"
+
+
+def test_cli_options_without_credentials_get_the_401(worker: StandaloneWorker, pki: Pki) -> None:
+    result = CliRunner().invoke(list_connectors, ["--url", worker.url, "--ca-file", str(pki.ca_bundle)])
+    assert result.output.startswith("401 ")
+
+
+def test_cli_options_without_the_ca_file_refuse_the_workers_certificate(worker: StandaloneWorker) -> None:
+    result = CliRunner().invoke(list_connectors, ["--url", worker.url])
+    assert isinstance(result.exception, httpx.ConnectError)
