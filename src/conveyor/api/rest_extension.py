@@ -109,7 +109,8 @@ class ConnectRestExtensionContext(ABC):
     def register_filter(self, request_filter: RequestFilter) -> None:
         """Run `request_filter` on every request, after the filters registered before it.
 
-        It runs on a worker thread and may block; it is not called for CORS preflight requests.
+        It runs on a worker thread and may block. With CORS on, preflight requests are answered before
+        any filter sees them.
         """
 
     @property
