@@ -84,6 +84,8 @@ class RestServer:
 
     def url_of(self, protocol: str | None) -> str:
         """The URL of the first listener of `protocol` (as `rest.advertised.listener`), else the first."""
+        if protocol is None:
+            return self.url
         return next((url for url in self.urls if url.startswith(f"{protocol}://")), self.url)
 
     def start(self) -> None:
