@@ -57,7 +57,7 @@ def test_the_log_and_the_api_share_one_topic_partition_and_one_record_metadata()
 
 BAD_SETTINGS: dict[str, Callable[[Path], Any]] = {
     "worker property": lambda _: WorkerConfig.from_props({"offset.flush.interval.ms": "soon"}),
-    "worker listeners": lambda _: parse_listeners("https://localhost:8443"),
+    "worker listeners": lambda _: parse_listeners("ftp://localhost:8443"),
     "log URL": lambda _: open_log("nowhere:/tmp"),
     "topic setting": lambda tmp: (
         open_log(f"embedded:{tmp}").admin().create_topic("t", config={"cleanup.policy": "sometimes"})

@@ -23,9 +23,20 @@ def test_listeners_are_comma_separated_and_may_carry_spaces() -> None:
     ]
 
 
-def test_https_is_refused_until_conveyor_serves_tls() -> None:
-    with pytest.raises(ConfigError, match="'https' is not supported"):
-        parse_listeners("https://localhost:8443")
+def test_https_listeners_are_parsed_beside_http_ones() -> None:
+    assert parse_listeners("http://localhost:8083,https://localhost:8443") == [
+        Listener("http", "localhost", 8083),
+        Listener("https", "localhost", 8443),
+    ]
+
+
+def test_a_protocol_other_than_http_or_https_is_refused() -> None:
+    with pytest.raises(ConfigError, match="'ftp' is not supported"):
+        parse_listeners("ftp://localhost:8443")
+
+
+def test_no_listeners_at_all_may_be_allowed_as_admin_listeners_allow_it() -> None:
+    assert parse_listeners("", allow_none=True) == []
 
 
 def test_a_listener_without_a_port_is_refused() -> None:

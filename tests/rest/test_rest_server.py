@@ -8,7 +8,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from conveyor.errors import ConfigError
 from conveyor.rest import RestServer
+from conveyor.rest.listeners import parse_listeners
+from conveyor.rest.server import ListenerGroup
 
 
 def greeting_app() -> FastAPI:
@@ -69,3 +72,23 @@ def test_every_listener_serves_the_same_app() -> None:
 def test_the_url_is_unknown_before_start() -> None:
     with pytest.raises(RuntimeError, match="not been started"):
         _ = RestServer(greeting_app(), "http://127.0.0.1:0").url
+
+
+def test_an_https_listener_without_a_tls_context_is_refused() -> None:
+    with pytest.raises(ConfigError, match="needs TLS settings"):
+        RestServer(greeting_app(), "https://127.0.0.1:0")
+
+
+def test_admin_listeners_serve_their_own_app_beside_the_main_listeners() -> None:
+    admin_app = FastAPI()
+
+    @admin_app.get("/admin/hello")
+    def admin_hello() -> dict[str, str]:
+        return {"hello": "admin"}
+
+    admin = ListenerGroup(admin_app, tuple(parse_listeners("http://127.0.0.1:0")))
+    with RestServer(greeting_app(), "http://127.0.0.1:0", admin=admin) as server:
+        (main_url,), (admin_url,) = server.urls, server.admin_urls
+        assert httpx.get(f"{admin_url}/admin/hello").json() == {"hello": "admin"}
+        assert httpx.get(f"{admin_url}/greeting").status_code == 404
+        assert httpx.get(f"{main_url}/admin/hello").status_code == 404

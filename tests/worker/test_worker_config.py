@@ -61,10 +61,10 @@ def test_an_unknown_exactly_once_mode_raises_config_error_naming_the_key(tmp_pat
 
 def test_a_key_conveyor_does_not_support_is_warned_about_by_name(tmp_path: Path) -> None:
     config = WorkerConfig.from_props(
-        {"data.dir": str(tmp_path), "metric.reporters": "x", "ssl.keystore.type": "JKS"}
+        {"data.dir": str(tmp_path), "metric.reporters": "x", "sasl.mechanism": "PLAIN"}
     )
     assert "Ignoring worker property 'metric.reporters': Conveyor does not support it" in config.warnings
-    assert "Ignoring worker property 'ssl.keystore.type': Conveyor does not support it" in config.warnings
+    assert "Ignoring worker property 'sasl.mechanism': Conveyor does not support it" in config.warnings
 
 
 def test_an_ignored_key_keeps_its_reason(tmp_path: Path) -> None:

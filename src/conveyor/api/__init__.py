@@ -46,6 +46,16 @@ from conveyor.api.errors import (
     RetriableError,
 )
 from conveyor.api.plugin import Converter, HeaderConverter, Predicate, Transformation
+from conveyor.api.rest_extension import (
+    ConnectClusterState,
+    ConnectorHealth,
+    ConnectRestExtension,
+    ConnectRestExtensionContext,
+    RequestFilter,
+    RestRequest,
+    RestResponse,
+    TaskHealth,
+)
 from conveyor.api.sink import ErrantRecordReporter, SinkTask, SinkTaskContext
 from conveyor.api.source import (
     OffsetStorageReader,
@@ -69,9 +79,13 @@ __all__ = [
     "ConfigProvider",
     "ConfigType",
     "ConfigValue",
+    "ConnectClusterState",
     "ConnectError",
+    "ConnectRestExtension",
+    "ConnectRestExtensionContext",
     "Connector",
     "ConnectorContext",
+    "ConnectorHealth",
     "ConnectorTransactionBoundaries",
     "Converter",
     "ErrantRecordReporter",
@@ -90,6 +104,9 @@ __all__ = [
     "Range",
     "Recommender",
     "RecordMetadata",
+    "RequestFilter",
+    "RestRequest",
+    "RestResponse",
     "RetriableError",
     "SinkConnector",
     "SinkConnectorContext",
@@ -100,6 +117,7 @@ __all__ = [
     "SourceTask",
     "SourceTaskContext",
     "Task",
+    "TaskHealth",
     "TopicPartition",
     "TransactionBoundary",
     "TransactionContext",

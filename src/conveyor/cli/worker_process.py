@@ -8,14 +8,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from fastapi import FastAPI
-
 from conveyor.errors import ConfigError
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.herder import DistributedHerder
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
-from conveyor.rest import RestServer, create_app
+from conveyor.rest.routes.internal import InternalHerder
+from conveyor.rest.tls import client_ssl_context
+from conveyor.rest.worker_server import WorkerRestServer
 from conveyor.runtime.properties import read_properties
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
@@ -53,14 +53,15 @@ class WorkerProcess:
             lease_s=config.task_lease_ms / 1000,
             tasks_per_slot=config.tasks_per_slot,
         )
-        self.server: RestServer | None = None
+        self.server: WorkerRestServer | None = None
         self.herder: BaseHerder | None = None
 
     def _new_herder(self, worker_id: str) -> BaseHerder:
         raise NotImplementedError
 
-    def _app(self, herder: BaseHerder) -> FastAPI:
-        return create_app(herder, max_request_bytes=self.config.rest_request_max_bytes)
+    def _internal(self, herder: BaseHerder) -> InternalHerder | None:
+        """The herder behind the inter-worker endpoints; none for a standalone worker."""
+        return None
 
     def _bound(self, herder: BaseHerder, port: int) -> None:
         """The REST server is listening on `port`: the herder learns the address it is reached at."""
@@ -68,9 +69,9 @@ class WorkerProcess:
 
     def start(self) -> BaseHerder:
         herder = self._new_herder(self.config.advertised_worker_id(0))
-        self.server = RestServer(self._app(herder), self.config.listeners)
+        self.server = WorkerRestServer(herder, self.config, self._internal(herder))
         self.server.start()
-        self._bound(herder, int(self.server.url.rsplit(":", 1)[1].rstrip("/")))
+        self._bound(herder, int(self.server.advertised_url.rsplit(":", 1)[1].rstrip("/")))
         herder.start()
         self.herder = herder
         logger.info("Conveyor worker %s serving the REST API at %s", herder.worker_id, self.server.url)
@@ -118,11 +119,18 @@ class DistributedWorker(WorkerProcess):
     herder: DistributedHerder | None
 
     def _new_herder(self, worker_id: str) -> DistributedHerder:
-        return DistributedHerder(self.config, self.log, self.runner, worker_id, url="")
+        return DistributedHerder(
+            self.config,
+            self.log,
+            self.runner,
+            worker_id,
+            url="",
+            inter_worker_tls=client_ssl_context(self.config.rest_ssl),
+        )
 
-    def _app(self, herder: BaseHerder) -> FastAPI:
+    def _internal(self, herder: BaseHerder) -> InternalHerder | None:
         assert isinstance(herder, DistributedHerder)
-        return create_app(herder, max_request_bytes=self.config.rest_request_max_bytes, internal=herder)
+        return herder
 
     def _bound(self, herder: BaseHerder, port: int) -> None:
         super()._bound(herder, port)

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import ssl
+from collections.abc import Sequence
+
 from fastapi import APIRouter, FastAPI
 
+from conveyor.api.rest_extension import RequestFilter
 from conveyor.herder.api import Herder
 from conveyor.herder.distributed.errors import RebalanceNeededError, RequestTargetError
 from conveyor.rest import server_info
 from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
 from conveyor.rest.console import install_console
+from conveyor.rest.cors import CorsPolicy
 from conveyor.rest.errors import install_error_handlers
+from conveyor.rest.extensions import RequestFilterMiddleware
 from conveyor.rest.forwarding import ForwardingMiddleware, rebalance_needed_error, request_target_error
 from conveyor.rest.logger_levels import LoggerLevels
 from conveyor.rest.openapi import install_openapi
@@ -37,12 +43,16 @@ def create_app(
     admin_enabled: bool = True,
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     internal: InternalHerder | None = None,
+    request_filters: Sequence[RequestFilter] = (),
+    cors: CorsPolicy | None = None,
+    inter_worker_tls: ssl.SSLContext | None = None,
 ) -> FastAPI:
     """The REST app over `herder`, with the web console at `/ui`; `/admin/*` only when `admin_enabled`.
 
-    A request body larger than `max_request_bytes` is answered 413 unread. With `internal` (a worker of
-    a group), the signed inter-worker endpoints are served too, and requests another worker must serve
-    are forwarded there.
+    A request body larger than `max_request_bytes` is answered 413 unread. Every request passes the
+    `request_filters` (of REST extensions) first, CORS preflight requests excepted when `cors` is on.
+    With `internal` (a worker of a group), the signed inter-worker endpoints are served too, and
+    requests another worker must serve are forwarded there.
 
     Every endpoint is a plain function, so FastAPI runs its blocking herder call on a worker thread
     and a slow call never holds up the others.
@@ -53,15 +63,44 @@ def create_app(
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
     install_console(app)
-    install_error_handlers(app)
+    install_openapi(app)
     app.add_exception_handler(RequestTargetError, request_target_error)
     app.add_exception_handler(RebalanceNeededError, rebalance_needed_error)
-    app.add_middleware(ForwardingMiddleware)
-    install_openapi(app)
+    app.add_middleware(ForwardingMiddleware, tls=inter_worker_tls)
+    _install_common_layers(app, max_request_bytes, request_filters, cors)
+    return app
+
+
+def create_admin_app(
+    *,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    request_filters: Sequence[RequestFilter] = (),
+    cors: CorsPolicy | None = None,
+) -> FastAPI:
+    """The app of the admin listeners (KIP-495): only the `/admin/*` endpoints, behind the same filters."""
+    app = FastAPI(title="Conveyor admin REST API", version=server_info.version(), openapi_url=None)
+    app.include_router(admin_router())
+    _install_common_layers(app, max_request_bytes, request_filters, cors)
+    return app
+
+
+def _install_common_layers(
+    app: FastAPI, max_request_bytes: int, request_filters: Sequence[RequestFilter], cors: CorsPolicy | None
+) -> None:
+    """Error handling, then (from the inside out) path segments, body limit, filters, CORS, request log."""
+    install_error_handlers(app)
     app.add_middleware(PathSegmentsMiddleware)
     app.add_middleware(RequestBodyLimitMiddleware, max_bytes=max_request_bytes)
+    if request_filters:
+        app.add_middleware(RequestFilterMiddleware, filters=request_filters)
+    if cors is not None and cors.enabled:
+        cors.install(app)
     app.add_middleware(RequestLogMiddleware)
-    return app
+
+
+def admin_router() -> APIRouter:
+    """The `/admin/*` endpoints."""
+    return loggers_router(LoggerLevels())
 
 
 def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
@@ -76,5 +115,5 @@ def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
         metrics_router(herder),
     ]
     if admin_enabled:
-        routers.append(loggers_router(LoggerLevels()))
+        routers.append(admin_router())
     return routers

@@ -9,6 +9,7 @@ a forwarded one is marked `forward=false` for its last hop, and a third hop is a
 
 from __future__ import annotations
 
+import ssl
 from urllib.parse import parse_qsl, urlencode
 
 import httpx
@@ -59,8 +60,10 @@ async def rebalance_needed_error(request: Request, exc: Exception) -> Response:
 class ForwardingMiddleware:
     """Keeps each request's body and, when the app names another worker, answers with its response."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, tls: ssl.SSLContext | None = None) -> None:
         self.app = app
+        self.tls = tls
+        """How to reach other workers' HTTPS listeners; None trusts the system's CAs."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -96,11 +99,11 @@ class ForwardingMiddleware:
 
         await self.app(scope, replay, intercept)
         if target is not None:
-            response = await _forward(scope, bytes(body), target)
+            response = await _forward(scope, bytes(body), target, self.tls or True)
             await response(scope, receive, send)
 
 
-async def _forward(scope: Scope, body: bytes, target: str) -> Response:
+async def _forward(scope: Scope, body: bytes, target: str, verify: ssl.SSLContext | bool) -> Response:
     base_url, recursive = target.rsplit("|", 1)
     query = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode()) if k != "forward"]
     query.append(("forward", recursive))
@@ -112,7 +115,7 @@ async def _forward(scope: Scope, body: bytes, target: str) -> Response:
         if key.decode().lower() in FORWARDED_HEADERS
     }
     try:
-        async with httpx.AsyncClient(timeout=FORWARD_TIMEOUT_S) as client:
+        async with httpx.AsyncClient(timeout=FORWARD_TIMEOUT_S, verify=verify) as client:
             forwarded = await client.request(scope["method"], url, content=body, headers=headers)
     except httpx.HTTPError as error:
         return error_response(500, f"Failed to forward the request to {base_url}: {error}")

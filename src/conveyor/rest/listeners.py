@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from conveyor.errors import ConfigError
 
 DEFAULT_LISTENERS = "http://:8083"
-SUPPORTED_PROTOCOLS = ("http",)
+SUPPORTED_PROTOCOLS = ("http", "https")
 
 
 @dataclass(frozen=True)
@@ -20,10 +20,10 @@ class Listener:
     port: int
 
 
-def parse_listeners(listeners: str) -> list[Listener]:
-    """Parse `listeners`, refusing protocols Conveyor cannot serve yet and malformed entries."""
+def parse_listeners(listeners: str, *, allow_none: bool = False) -> list[Listener]:
+    """Parse `listeners`, refusing unknown protocols, malformed entries and (unless `allow_none`) none."""
     parsed = [_parse_listener(entry.strip()) for entry in listeners.split(",") if entry.strip()]
-    if not parsed:
+    if not parsed and not allow_none:
         raise ConfigError(f"No listeners in {listeners!r}")
     return parsed
 
@@ -33,7 +33,7 @@ def _parse_listener(entry: str) -> Listener:
     protocol = parts.scheme.lower()
     if protocol not in SUPPORTED_PROTOCOLS:
         scheme = parts.scheme or "(none)"
-        raise ConfigError(f"Listener {entry!r}: protocol {scheme!r} is not supported; use http")
+        raise ConfigError(f"Listener {entry!r}: protocol {scheme!r} is not supported; use http or https")
     try:
         port = parts.port
     except ValueError as exc:

@@ -27,6 +27,14 @@ from conveyor.api.config import (
 from conveyor.errors import ConfigError
 from conveyor.runtime.config_providers import CONFIG_PROVIDERS_CONFIG, ConfigProviders
 from conveyor.runtime.mac_algorithms import ensure_mac_algorithm, ensure_mac_algorithms, key_size_bytes
+from conveyor.runtime.ssl_config import (
+    ADMIN_LISTENERS_HTTPS_PREFIX,
+    LISTENERS_HTTPS_PREFIX,
+    SSL_PREFIXES,
+    SslConfig,
+    define_ssl_keys,
+    ssl_config,
+)
 
 #: Keys Kafka Connect removed or that mean nothing here: accepted with a warning, never a failure.
 IGNORED_KEYS: dict[str, str] = {
@@ -103,6 +111,21 @@ def _worker_config_def() -> ConfigDef:
                 documentation="The host other workers and clients reach this worker at.")
         .define("rest.advertised.port", ConfigType.INT, default=None, importance=low,
                 documentation="The port other workers and clients reach this worker at.")
+        .define("rest.advertised.listener", ConfigType.STRING, default=None, importance=low,
+                documentation="http or https: the listener whose URL other workers are given.")
+        .define("rest.extension.classes", ConfigType.LIST, default=[], importance=low,
+                documentation="ConnectRestExtension classes to load and register with the REST API, "
+                "in order (e.g. Kafka's BasicAuthSecurityRestExtension).")
+        .define("java.security.auth.login.config", ConfigType.STRING, default=None, importance=low,
+                documentation="The JAAS file BasicAuthSecurityRestExtension reads (Kafka takes it as a "
+                "JVM system property).")
+        .define("admin.listeners", ConfigType.LIST, default=None, importance=low,
+                documentation="Where the /admin endpoints listen; empty disables them, unset serves them "
+                "on the regular listeners.")
+        .define("access.control.allow.origin", ConfigType.STRING, default="", importance=low,
+                documentation="The origins CORS lets call the REST API ('*' for any); empty turns CORS off.")
+        .define("access.control.allow.methods", ConfigType.STRING, default="", importance=low,
+                documentation="The methods CORS allows; GET,POST,HEAD when empty.")
         .define("offset.storage.topic", ConfigType.STRING, default="connect-offsets",
                 validator=NonEmptyString(), importance=high)
         .define("config.storage.topic", ConfigType.STRING, default="connect-configs",
@@ -144,8 +167,6 @@ def _worker_config_def() -> ConfigDef:
         .define("scheduled.rebalance.max.delay.ms", ConfigType.INT, default=300_000,
                 validator=Range.between(0, 2**31 - 1), importance=low,
                 documentation="How long the work of a departed worker waits for it to come back.")
-        .define("rest.advertised.listener", ConfigType.STRING, default=None, importance=low,
-                documentation="The scheme (http or https) other workers reach this worker with.")
         .define("key.converter", ConfigType.STRING, default=JSON_CONVERTER, importance=high)
         .define("value.converter", ConfigType.STRING, default=JSON_CONVERTER, importance=high)
         .define("header.converter", ConfigType.STRING, default=SIMPLE_HEADER_CONVERTER, importance=low)
@@ -187,7 +208,13 @@ def _worker_config_def() -> ConfigDef:
     )  # fmt: skip
 
 
-WORKER_CONFIG_DEF = _worker_config_def()
+def _with_ssl_keys(config_def: ConfigDef) -> ConfigDef:
+    for prefix in SSL_PREFIXES:
+        define_ssl_keys(config_def, prefix)
+    return config_def
+
+
+WORKER_CONFIG_DEF = _with_ssl_keys(_worker_config_def())
 
 
 @dataclass(frozen=True)
@@ -204,6 +231,13 @@ class WorkerConfig:
     listeners: str
     advertised_host: str | None
     advertised_port: int | None
+    advertised_listener: str | None
+    admin_listeners: str | None
+    rest_ssl: SslConfig
+    admin_ssl: SslConfig
+    rest_extension_classes: tuple[str, ...]
+    cors_allowed_origins: str
+    cors_allowed_methods: str
     offsets_topic: str
     configs_topic: str
     status_topic: str
@@ -238,7 +272,6 @@ class WorkerConfig:
     worker_sync_timeout_ms: int = 3_000
     worker_unsync_backoff_ms: int = 300_000
     scheduled_rebalance_max_delay_ms: int = 300_000
-    advertised_listener: str | None = None
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -295,6 +328,13 @@ class WorkerConfig:
             listeners=parsed["listeners"],
             advertised_host=parsed["rest.advertised.host.name"],
             advertised_port=parsed["rest.advertised.port"],
+            advertised_listener=(parsed["rest.advertised.listener"] or "").lower() or None,
+            admin_listeners=_joined_or_none(parsed["admin.listeners"]),
+            rest_ssl=ssl_config(parsed, values, LISTENERS_HTTPS_PREFIX),
+            admin_ssl=ssl_config(parsed, values, ADMIN_LISTENERS_HTTPS_PREFIX),
+            rest_extension_classes=tuple(parsed["rest.extension.classes"]),
+            cors_allowed_origins=parsed["access.control.allow.origin"],
+            cors_allowed_methods=parsed["access.control.allow.methods"],
             offsets_topic=parsed["offset.storage.topic"],
             configs_topic=parsed["config.storage.topic"],
             status_topic=parsed["status.storage.topic"],
@@ -331,7 +371,6 @@ class WorkerConfig:
             worker_sync_timeout_ms=parsed["worker.sync.timeout.ms"],
             worker_unsync_backoff_ms=parsed["worker.unsync.backoff.ms"],
             scheduled_rebalance_max_delay_ms=parsed["scheduled.rebalance.max.delay.ms"],
-            advertised_listener=parsed["rest.advertised.listener"],
             warnings=tuple(warnings),
         )
 
@@ -349,6 +388,10 @@ class WorkerConfig:
     def advertised_worker_id(self, port: int) -> str:
         host = self.advertised_host or socket.gethostname()
         return f"{host}:{self.advertised_port if self.advertised_port is not None else port}"
+
+
+def _joined_or_none(listeners: list[str] | None) -> str | None:
+    return None if listeners is None else ",".join(listeners)
 
 
 def _check_inter_worker_keys(parsed: Mapping[str, Any]) -> None:

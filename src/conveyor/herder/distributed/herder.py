@@ -14,6 +14,7 @@ session keys; a follower answers `NotLeaderError` with the leader's URL and the 
 from __future__ import annotations
 
 import logging
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -163,7 +164,17 @@ class _ConfigChanges(ConfigUpdateListener):
 class DistributedHerder(BaseHerder):
     """A worker of the group `group.id`; start with `start()`, which returns once the work thread runs."""
 
-    def __init__(self, config: WorkerConfig, log: Log, runner: TaskRunner, worker_id: str, url: str) -> None:
+    def __init__(
+        self,
+        config: WorkerConfig,
+        log: Log,
+        runner: TaskRunner,
+        worker_id: str,
+        url: str,
+        inter_worker_tls: ssl.SSLContext | None = None,
+    ) -> None:
+        """`inter_worker_tls` is how this worker reaches the others' HTTPS listeners (their CA, and its
+        own certificate for mutual TLS); None trusts the system's CAs."""
         configs = ConfigStore(
             log,
             config.configs_topic,
@@ -197,7 +208,9 @@ class DistributedHerder(BaseHerder):
             config.scheduled_rebalance_max_delay_ms, lambda: int(time.time() * 1000)
         )
         self._keys = SessionKeyRotation.for_worker(config)
-        self.internal = InternalClient(self.session_key, config.signature_algorithm)
+        self.internal = InternalClient(
+            self.session_key, config.signature_algorithm, verify=inter_worker_tls or True
+        )
         # State of the work thread; other threads read it only as a whole value.
         self._assignment: ConnectAssignment | None = None
         self._protocol = self.mode

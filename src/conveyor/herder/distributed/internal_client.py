@@ -8,6 +8,7 @@ asks the leader to fence the connector's older task producers. Both carry Kafka'
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -38,7 +39,7 @@ class InternalClient:
         session_key: Callable[[], SessionKey | None],
         signature_algorithm: str,
         timeout_s: float = REQUEST_TIMEOUT_S,
-        verify: bool | str = True,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         self._session_key = session_key
         self._algorithm = signature_algorithm
