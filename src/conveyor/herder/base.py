@@ -211,6 +211,33 @@ class BaseHerder(Herder):
         metrics = self.worker.task_metrics(TaskId(name, task))
         return TaskState(status.state, status.worker_id, status.trace, id=task, metrics=_public(metrics))
 
+    @staticmethod
+    def _restart_targets(
+        status: ConnectorStateInfo, include_tasks: bool, only_failed: bool
+    ) -> tuple[bool, list[int]]:
+        """KIP-745: whether the connector restarts, and which of its tasks do."""
+        restart_connector = not only_failed or status.connector.state == State.FAILED.value
+        tasks = [
+            t.id for t in status.tasks if include_tasks and (not only_failed or t.state == State.FAILED.value)
+        ]
+        return restart_connector, tasks
+
+    @staticmethod
+    def _restarting(
+        status: ConnectorStateInfo, restart_connector: bool, restart_tasks: list[int]
+    ) -> ConnectorStateInfo:
+        """The status KIP-745 answers with: what restarts shown as RESTARTING."""
+        tasks = [
+            TaskState("RESTARTING" if t.id in restart_tasks else t.state, t.worker_id, t.trace, id=t.id)
+            for t in status.tasks
+        ]
+        connector = ConnectorState(
+            "RESTARTING" if restart_connector else status.connector.state,
+            status.connector.worker_id,
+            status.connector.trace,
+        )
+        return ConnectorStateInfo(status.name, connector, tasks, status.type)
+
     def task_configs(self, name: str) -> list[TaskInfo]:
         self._require(name)
         configs = self.configs.snapshot().task_configs(name)

@@ -16,9 +16,7 @@ from conveyor.herder.connector_locks import ConnectorLocks
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
-    ConnectorState,
     ConnectorStateInfo,
-    TaskState,
 )
 from conveyor.herder.validation import connector_class
 from conveyor.log import Log
@@ -160,12 +158,7 @@ class StandaloneHerder(BaseHerder):
         with self._locks.holding(name):
             config = self._require(name)
             status = self.connector_status(name)
-            restart_connector = not only_failed or status.connector.state == State.FAILED.value
-            restart_tasks = [
-                t.id
-                for t in status.tasks
-                if include_tasks and (not only_failed or t.state == State.FAILED.value)
-            ]
+            restart_connector, restart_tasks = self._restart_targets(status, include_tasks, only_failed)
             if restart_connector:
                 target = self._target(name)
                 if not self.worker.start_connector(name, config, target):
@@ -174,16 +167,7 @@ class StandaloneHerder(BaseHerder):
                     self._reconfigure_tasks(name, config, target)
             for task in restart_tasks:
                 self.restart_task(name, task)
-            restarting = [
-                TaskState("RESTARTING" if t.id in restart_tasks else t.state, t.worker_id, t.trace, id=t.id)
-                for t in status.tasks
-            ]
-            connector_state = ConnectorState(
-                "RESTARTING" if restart_connector else status.connector.state,
-                status.connector.worker_id,
-                status.connector.trace,
-            )
-            return ConnectorStateInfo(name, connector_state, restarting, status.type)
+            return self._restarting(status, restart_connector, restart_tasks)
 
     def _set_target(self, name: str, target: TargetState) -> None:
         with self._locks.holding(name):

@@ -48,7 +48,6 @@ from conveyor.herder.distributed.session_keys import SessionKeyRotation
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
-    ConnectorState,
     ConnectorStateInfo,
     TaskInfo,
     TaskState,
@@ -973,20 +972,7 @@ class DistributedHerder(BaseHerder):
 
     def _planned_restart(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
         status = self.connector_status(name)
-        restart_connector = not only_failed or status.connector.state == State.FAILED.value
-        restarting = {
-            t.id for t in status.tasks if include_tasks and (not only_failed or t.state == State.FAILED.value)
-        }
-        tasks = [
-            TaskState("RESTARTING" if t.id in restarting else t.state, t.worker_id, t.trace, id=t.id)
-            for t in status.tasks
-        ]
-        connector = ConnectorState(
-            "RESTARTING" if restart_connector else status.connector.state,
-            status.connector.worker_id,
-            status.connector.trace,
-        )
-        return ConnectorStateInfo(name, connector, tasks, status.type)
+        return self._restarting(status, *self._restart_targets(status, include_tasks, only_failed))
 
     def restart_task(self, name: str, task: int) -> None:
         def restart() -> None:
