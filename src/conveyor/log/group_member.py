@@ -122,13 +122,17 @@ class GroupMember:
         """Block until this member holds an assignment of the group's current generation."""
         while self._rejoin_needed.is_set() and not self._stopping.is_set():
             self._rejoin_needed.clear()
-            if self._assignment is not None:
-                previous, self._assignment = self._assignment, None
+            previous = self._assignment
+            if previous is not None:
+                # Heartbeats go on for `previous` while the callbacks run (stopping work can take a
+                # while), so that the coordinator does not evict this member before it rejoins.
                 lost, self._lost = self._lost, False
                 if lost and self._on_lost is not None:
                     self._on_lost(previous)
                 elif self._on_revoked is not None:
                     self._on_revoked(previous)
+                with self._lock:
+                    self._assignment = None
             try:
                 assignment = self._join_and_sync()
             except UnknownMemberIdError:
@@ -140,6 +144,7 @@ class GroupMember:
                 continue
             with self._lock:
                 self._assignment = assignment
+                self._lost = False
             self._start_heartbeats()
             self._on_assigned(assignment)
 
@@ -180,23 +185,24 @@ class GroupMember:
         while not self._stopping.wait(self._heartbeat_interval_s):
             with self._lock:
                 assignment = self._assignment
-            if assignment is None or self._rejoin_needed.is_set():
+            if assignment is None:
                 continue
             try:
                 self._coordinator.heartbeat(self.group_id, assignment.generation, assignment.member_id)
             except RebalanceInProgressError:
                 self.request_rejoin()
-            except IllegalGenerationError:
-                self._lose_assignment()
-            except UnknownMemberIdError:
-                self._member_id = None
-                self._lose_assignment()
+            except (IllegalGenerationError, UnknownMemberIdError):
+                self._lose_assignment(assignment)
             except Exception:
                 logger.exception("Heartbeat of group %s failed; rejoining", self.group_id)
                 self.request_rejoin()
 
-    def _lose_assignment(self) -> None:
+    def _lose_assignment(self, assignment: Assignment) -> None:
         """The group moved on without this member (evicted, or a generation it missed): what it held
-        may be owned by others already, so the next rejoin reports it lost rather than revoked."""
-        self._lost = True
+        may be owned by others already, so the next rejoin reports it lost rather than revoked. A reply
+        about an assignment this member no longer holds (it rejoined meanwhile) is moot."""
+        with self._lock:
+            if self._assignment is not assignment:
+                return
+            self._lost = True
         self.request_rejoin()
