@@ -19,6 +19,7 @@ from conveyor.spark.task_runner import SparkTaskRunner
 
 logger = logging.getLogger(__name__)
 
+
 def read_connector_file(path: Path) -> tuple[str, dict[str, str]]:
     """A connector's name and config from a `.properties` file or a JSON file (`{"name", "config"}`)."""
     text = path.read_text()
