@@ -146,3 +146,15 @@ def test_the_task_keeps_keys_headers_timestamps_and_partitions(cluster_a: Log, c
         assert [(r.key, r.value, r.headers, r.timestamp) for r in copied] == [
             (r.key, r.value, r.headers, r.timestamp) for r in source
         ]
+
+
+def test_heartbeats_topics_are_replicated_whatever_topics_says(cluster_a: Log, cluster_b: Log) -> None:
+    cluster_a.admin().create_topic("heartbeats", partitions=1)
+    cluster_a.admin().create_topic("C.heartbeats", partitions=1)
+    connector = MirrorSourceConnector()
+    connector.initialize(RecordingConnectorContext())
+    connector.start(
+        connector_config(cluster_a, cluster_b, topics="orders", **{"refresh.topics.enabled": "false"})
+    )
+    connector.stop()
+    assert cluster_b.admin().list_topics() == ["A.C.heartbeats", "A.heartbeats"]

@@ -19,6 +19,8 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     "GeneratorSourceConnector": "conveyor.connectors.generator.connector:GeneratorSourceConnector",
     "SparkFileSinkConnector": "conveyor.connectors.spark_sink.connector:SparkFileSinkConnector",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorSourceConnector": f"{_MIRROR}.source:MirrorSourceConnector",
+    f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointConnector": f"{_MIRROR}.checkpoint:MirrorCheckpointConnector",
+    f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatConnector": f"{_MIRROR}.heartbeat:MirrorHeartbeatConnector",
     "MirrorSinkConnector": f"{_MIRROR}.sink:MirrorSinkConnector",
 }
 

@@ -40,6 +40,13 @@ def is_cycle(topic: str, settings: MirrorSettings) -> bool:
     return settings.policy.topic_source(topic) == settings.target_alias
 
 
+def is_heartbeats_topic(topic: str, settings: MirrorSettings) -> bool:
+    """Heartbeats topics, local or remote, are replicated whatever ``topics`` says, as in Kafka: they
+    show downstream that each hop of a flow is alive."""
+    heartbeats = settings.policy.heartbeats_topic()
+    return topic == heartbeats or topic.endswith(settings.policy.format_remote_topic("", heartbeats))
+
+
 def format_partitions(partitions: Iterable[TopicPartition]) -> str:
     """``topic-0,topic-1``: Kafka's ``task.assigned.partitions`` form."""
     return ",".join(f"{p.topic}-{p.partition}" for p in partitions)

@@ -28,6 +28,7 @@ from conveyor.connectors.mirror.remote_topics import (
     create_remote_topics,
     format_partitions,
     is_cycle,
+    is_heartbeats_topic,
     parse_partitions,
     replicable_partitions,
 )
@@ -77,10 +78,13 @@ class MirrorSourceConnector(ConfiguredConnector, SourceConnector):
         """The partitions to replicate now; their remote topics exist once this returns."""
         assert self._settings is not None and self._source is not None
         settings, admin = self._settings, self._source.admin()
+        selected = topic_filter(self._props)
         chosen = [
             topic
-            for topic in topic_filter(self._props).select(admin.list_topics())
-            if not settings.policy.is_internal_topic(topic) and not is_cycle(topic, settings)
+            for topic in admin.list_topics()
+            if (selected.should_replicate(topic) or is_heartbeats_topic(topic, settings))
+            and not settings.policy.is_internal_topic(topic)
+            and not is_cycle(topic, settings)
         ]
         with open_log(settings.target_url) as target:
             create_remote_topics(admin, target.admin(), chosen, settings)
