@@ -1,6 +1,7 @@
 """`conveyor mirror mm2.properties` (dedicated mode) killed with SIGKILL three times mid-stream, worker,
-Spark and all, and started again each time: with `B.exactly.once.source.support = enabled` cluster B
-ends up holding every record of A exactly once, in order, per partition."""
+Spark and all, and started again each time: through the source design (with
+`B.exactly.once.source.support = enabled`) and through the transactional sink design, cluster B ends up
+holding every record of A exactly once, in order, per partition."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tests.worker.support import wait_until
 
 from conveyor.log import Log
@@ -26,7 +28,7 @@ GROWTH_BEFORE_KILL = 400
 WAIT_S = 180.0
 
 
-def write_mm2_properties(tmp_path: Path, a: Log, b: Log) -> Path:
+def write_mm2_properties(tmp_path: Path, a: Log, b: Log, design: str) -> Path:
     path = tmp_path / "mm2.properties"
     path.write_text(
         "\n".join(
@@ -37,6 +39,9 @@ def write_mm2_properties(tmp_path: Path, a: Log, b: Log) -> Path:
                 "A->B.enabled = true",
                 f"A->B.topics = {TOPIC}",
                 "B.exactly.once.source.support = enabled",
+                f"A->B.mirror.design = {design}",
+                "consumer.override.session.timeout.ms = 6000",
+                "consumer.override.heartbeat.interval.ms = 1000",
                 "offset.flush.interval.ms = 200",
                 "spark.master = local[2]",
                 f"data.dir = {tmp_path / 'mirror-data'}",
@@ -61,11 +66,12 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
+@pytest.mark.parametrize("design", ["source", "sink"])
 def test_dedicated_mode_killed_three_times_replicates_exactly_once(
-    tmp_path: Path, cluster_a: Log, cluster_b: Log
+    tmp_path: Path, cluster_a: Log, cluster_b: Log, design: str
 ) -> None:
     cluster_a.admin().create_topic(TOPIC, partitions=PARTITIONS)
-    properties = write_mm2_properties(tmp_path, cluster_a, cluster_b)
+    properties = write_mm2_properties(tmp_path, cluster_a, cluster_b, design)
     with UpstreamWriter(cluster_a, TOPIC, PARTITIONS) as upstream:
         for kill in range(KILLS):
             before = replicated_count(cluster_b, REMOTE)
@@ -89,3 +95,4 @@ def test_dedicated_mode_killed_three_times_replicates_exactly_once(
         kill_group(process)
     reports = compare(cluster_a, TOPIC, cluster_b, REMOTE)
     assert all(r.exactly_once and r.replicated == written // PARTITIONS for r in reports), reports
+    assert "heartbeats" in cluster_b.admin().list_topics()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conveyor.connectors.mirror.maker_config import MirrorMakerConfig
@@ -52,3 +54,26 @@ def test_flows_can_be_limited_to_some_target_clusters() -> None:
 def test_a_cluster_without_a_log_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"B\.log\.url"):
         MirrorMakerConfig.from_props({"clusters": "A, B", "A.log.url": "embedded:/a"})
+
+
+def test_a_flow_also_runs_heartbeats_and_checkpoints_unless_checkpoints_are_off() -> None:
+    (flow,) = MirrorMakerConfig.from_props(PROPS).flows()
+    assert sorted(flow.connectors) == [
+        "MirrorCheckpointConnector",
+        "MirrorHeartbeatConnector",
+        "MirrorSourceConnector",
+    ]
+    (quiet,) = MirrorMakerConfig.from_props({**PROPS, "emit.checkpoints.enabled": "false"}).flows()
+    assert "MirrorCheckpointConnector" not in quiet.connectors
+
+
+def test_the_sink_design_reads_the_source_cluster_and_turns_the_topic_regexes_into_topics_regex() -> None:
+    (flow,) = MirrorMakerConfig.from_props({**PROPS, "A->B.mirror.design": "sink"}).flows()
+    sink = flow.connectors["MirrorSinkConnector-B"]
+    assert sink["consumer.override.log.url"] == "embedded:/data/a"
+    assert "topics" not in sink
+    regex = re.compile(sink["topics.regex"])
+    chosen = [
+        t for t in ["orders", "orders-eu", "payments", "orders.internal", "B_orders"] if regex.fullmatch(t)
+    ]
+    assert chosen == ["orders", "orders-eu"]

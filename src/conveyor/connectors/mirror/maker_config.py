@@ -4,19 +4,32 @@ what it runs: one worker per enabled flow, on the target cluster, with the flow'
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from conveyor.connectors.mirror.bytes_only import byte_array_converters
 from conveyor.connectors.mirror.clusters import require_cluster_log_url
+from conveyor.connectors.mirror.policy import DEFAULT_SEPARATOR, SEPARATOR_CONFIG
+from conveyor.connectors.mirror.topic_filter import TOPICS_CONFIG, TOPICS_EXCLUDE_CONFIG, TopicFilter
 from conveyor.errors import ConfigError
+from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
 
 CLUSTERS_CONFIG = "clusters"
 FLOW_ARROW = "->"
 ENABLED = "enabled"
 DATA_DIR_CONFIG = "data.dir"
 SOURCE_CONNECTOR = "MirrorSourceConnector"
+SINK_CONNECTOR = "MirrorSinkConnector"
+HEARTBEAT_CONNECTOR = "MirrorHeartbeatConnector"
+CHECKPOINT_CONNECTOR = "MirrorCheckpointConnector"
+DESIGN_CONFIG = "mirror.design"
+"""Conveyor's own flow setting: ``source`` (Kafka's MirrorSourceConnector, exactly once through KIP-618 on
+a target with ``exactly.once.source.support = enabled``) or ``sink`` (KIP-656's transactional
+MirrorSinkConnector, named ``MirrorSinkConnector-<target>`` so that its consumer group on the source is
+the flow's own)."""
+EMIT_CHECKPOINTS_CONFIG = "emit.checkpoints.enabled"
 WORKER_KEYS = (
     "exactly.once.source.support",
     "offset.flush.interval.ms",
@@ -38,6 +51,26 @@ class Flow:
 
     def __str__(self) -> str:
         return f"{self.source}{FLOW_ARROW}{self.target}"
+
+
+def _enabled(settings: Mapping[str, str], key: str) -> bool:
+    return settings.get(key, "true").strip().lower() == "true"
+
+
+def sink_design_config(common: Mapping[str, str], source: str, target: str) -> dict[str, str]:
+    """The MirrorSinkConnector of a flow: its consumer reads the source cluster, and MirrorMaker's
+    ``topics``/``topics.exclude`` regexes (and the cycle rule) become the sink's ``topics.regex``."""
+    topic_filter = TopicFilter.from_config(common)
+    separator = common.get(SEPARATOR_CONFIG, DEFAULT_SEPARATOR)
+    excluded = [p.pattern for p in topic_filter.exclude] + [re.escape(target + separator) + ".*"]
+    included = [p.pattern for p in topic_filter.include]
+    config = {k: v for k, v in common.items() if k not in (TOPICS_CONFIG, TOPICS_EXCLUDE_CONFIG)}
+    return {
+        **config,
+        "connector.class": SINK_CONNECTOR,
+        "topics.regex": f"(?!(?:{'|'.join(excluded)})$)(?:{'|'.join(included)})",
+        CONSUMER_LOG_URL_CONFIG: common["source.cluster.log.url"],
+    }
 
 
 def _is_cluster_key(key: str, aliases: Sequence[str]) -> bool:
@@ -93,17 +126,31 @@ class MirrorMakerConfig:
 
     def _flow(self, source: str, target: str, flow_settings: Mapping[str, str]) -> Flow:
         top, target_settings = self._top_level(), self._cluster_settings(target)
-        connector = {
+        common = {
             **{k: v for k, v in top.items() if k not in WORKER_KEYS and k != DATA_DIR_CONFIG},
-            **{k: v for k, v in flow_settings.items() if k != ENABLED},
-            "connector.class": SOURCE_CONNECTOR,
+            **{k: v for k, v in flow_settings.items() if k not in (ENABLED, DESIGN_CONFIG)},
             "source.cluster.alias": source,
             "target.cluster.alias": target,
             "source.cluster.log.url": self.log_url(source),
             "target.cluster.log.url": self.log_url(target),
             **byte_array_converters(),
         }
-        connector.setdefault("tasks.max", "1")
+        common.setdefault("tasks.max", "1")
+        design = flow_settings.get(DESIGN_CONFIG, self.props.get(DESIGN_CONFIG, "source")).strip().lower()
+        if design == "source":
+            replication = {SOURCE_CONNECTOR: {**common, "connector.class": SOURCE_CONNECTOR}}
+        elif design == "sink":
+            replication = {f"{SINK_CONNECTOR}-{target}": sink_design_config(common, source, target)}
+        else:
+            raise ConfigError(
+                f"{source}{FLOW_ARROW}{target}.{DESIGN_CONFIG} must be source or sink, not {design!r}"
+            )
+        connectors = {
+            **replication,
+            HEARTBEAT_CONNECTOR: {**common, "connector.class": HEARTBEAT_CONNECTOR},
+        }
+        if _enabled(common, EMIT_CHECKPOINTS_CONFIG):
+            connectors[CHECKPOINT_CONNECTOR] = {**common, "connector.class": CHECKPOINT_CONNECTOR}
         data_dir = Path(self.props.get(DATA_DIR_CONFIG) or "conveyor-mirror") / f"{source}-to-{target}"
         worker = {
             "listeners": "http://127.0.0.1:0",
@@ -118,4 +165,4 @@ class MirrorMakerConfig:
             "status.storage.topic": f"mm2-status.{source}.internal",
             **byte_array_converters(),
         }
-        return Flow(source, target, worker, {SOURCE_CONNECTOR: connector})
+        return Flow(source, target, worker, connectors)
