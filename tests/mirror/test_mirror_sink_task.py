@@ -232,3 +232,16 @@ def test_a_fenced_task_takes_a_new_producer_and_rewinds_to_the_targets_offsets_i
     assert len(read_partition(cluster_b, REMOTE, 0)) == 4
     started.put(sink_records(cluster_a, TOPIC, 0, start=4))
     assert len(read_partition(cluster_b, REMOTE, 0)) == 10
+
+
+def test_closed_partitions_take_the_producer_with_them_and_the_next_put_gets_a_new_one(
+    cluster_a: Log, cluster_b: Log, started: Started
+) -> None:
+    records = sink_records(cluster_a, TOPIC, 0)
+    started.put(records[:5])
+    first = started.task._producer
+    started.task.close([PARTITION])
+    assert started.task._producer is None
+    started.put(records[5:])
+    assert started.task._producer is not None and started.task._producer is not first
+    assert len(read_partition(cluster_b, REMOTE, 0)) == 10

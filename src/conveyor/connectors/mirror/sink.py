@@ -138,6 +138,13 @@ class MirrorSinkTask(SinkTask):
         if self._transactional:
             self.context.offset(self._offsets_on_target(partitions))
 
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        """Partitions taken away: the producer goes with them (nothing is open between two puts); the
+        next ``open`` or ``put`` takes a new one, so a stop does not claim one for nothing."""
+        if self._producer is not None:
+            self._producer.close()
+            self._producer = None
+
     def _ensure_remote_topics(self, topics: set[str]) -> None:
         assert self._settings is not None and self._source is not None and self._target is not None
         missing = topics - self._ready_topics

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from conveyor import __version__
 from conveyor.api import ExactlyOnceSupport, SourceConnector, SourceTask, Task
 from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.mirror.bytes_only import require_byte_array_converters
@@ -144,8 +145,6 @@ class MirrorSourceTask(SourceTask):
         self._remote: dict[str, str] = {}
 
     def version(self) -> str:
-        from conveyor import __version__
-
         return __version__
 
     def start(self, props: Mapping[str, str]) -> None:
