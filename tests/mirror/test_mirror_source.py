@@ -12,6 +12,7 @@ from tests.runtime.test_task_entry import SpecLoop
 
 from conveyor.api import ConnectorContext, ExactlyOnceSupport
 from conveyor.connectors.mirror import MirrorSourceConnector
+from conveyor.connectors.mirror.offset_syncs import OffsetSync
 from conveyor.errors import ConfigError
 from conveyor.log import Log
 from conveyor.runtime.control import LocalTaskControl
@@ -158,3 +159,22 @@ def test_heartbeats_topics_are_replicated_whatever_topics_says(cluster_a: Log, c
     )
     connector.stop()
     assert cluster_b.admin().list_topics() == ["A.C.heartbeats", "A.heartbeats"]
+
+
+def test_offset_syncs_pair_each_synced_upstream_record_with_where_it_landed_downstream(
+    cluster_a: Log, cluster_b: Log
+) -> None:
+    cluster_a.admin().create_topic(TOPIC, partitions=3)
+    produce(cluster_a, TOPIC, partitions=3, start=0, count=300, transactional_id="upstream")
+    run_task_once(cluster_a, cluster_b, 900)
+    syncs = [
+        OffsetSync.decode(r.key or b"", r.value or b"")
+        for r in read_partition(cluster_b, "mm2-offset-syncs.B.internal", 0)
+    ]
+    assert {s.partition.partition for s in syncs} == {0, 1, 2}
+    for sync in syncs:
+        upstream = read_partition(cluster_a, TOPIC, sync.partition.partition)
+        downstream = read_partition(cluster_b, REMOTE, sync.partition.partition)
+        (source_record,) = [r for r in upstream if r.offset == sync.upstream_offset]
+        (copied,) = [r for r in downstream if r.offset == sync.downstream_offset]
+        assert copied.value == source_record.value

@@ -56,6 +56,12 @@ class OffsetSyncEmitter:
             or sync.upstream_offset - last.upstream_offset != sync.downstream_offset - last.downstream_offset
         )
 
+    def may_be_due(self, partition: TopicPartition, upstream_offset: int) -> bool:
+        """Whether a sync for ``upstream_offset`` is due on the upstream side alone (no sync yet, or the
+        upstream offset moved more than ``offset.lag.max``), before its downstream offset is known."""
+        last = self._last.get(partition)
+        return last is None or upstream_offset - last.upstream_offset > self.offset_lag_max
+
     def send(self, producer: Producer, sync: OffsetSync) -> None:
         """Send ``sync`` if it is due; it counts as written once the producer's transaction commits."""
         if self.due(sync):

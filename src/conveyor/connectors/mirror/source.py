@@ -25,6 +25,7 @@ from conveyor.connectors.mirror.config import (
     MirrorSettings,
     topic_filter,
 )
+from conveyor.connectors.mirror.downstream_syncs import DownstreamOffsetSyncs
 from conveyor.connectors.mirror.remote_topics import (
     create_remote_topics,
     format_partitions,
@@ -143,6 +144,8 @@ class MirrorSourceTask(SourceTask):
         self._consumer: Consumer | None = None
         self._keys: dict[TopicPartition, dict[str, Any]] = {}
         self._remote: dict[str, str] = {}
+        self._target: Log | None = None
+        self._syncs: DownstreamOffsetSyncs | None = None
 
     def version(self) -> str:
         return __version__
@@ -158,6 +161,9 @@ class MirrorSourceTask(SourceTask):
             **{"max.poll.records": MAX_POLL_RECORDS},
         )
         self._consumer.assign(partitions)
+        if settings.emit_offset_syncs:
+            self._target = open_log(settings.target_url)
+            self._syncs = DownstreamOffsetSyncs(self._target, settings)
         self._keys = {p: source_partition(settings.source_alias, p) for p in partitions}
         self._remote = {p.topic: settings.remote_topic(p.topic) for p in partitions}
         stored = self.context.offset_storage_reader().offsets(list(self._keys.values()))
@@ -171,8 +177,11 @@ class MirrorSourceTask(SourceTask):
         assert self._consumer is not None
         records: list[SourceRecord] = []
         for batch in self._consumer.poll_batch(POLL_TIMEOUT_S):
-            key = self._keys[TopicPartition(batch.topic, batch.partition)]
+            source = TopicPartition(batch.topic, batch.partition)
+            key = self._keys[source]
             remote, partition = self._remote[batch.topic], batch.partition
+            if self._syncs is not None and batch.offsets:
+                self._syncs.returned(source, batch.offsets[-1])
             for offset, record_key, value, headers, timestamp in zip(
                 batch.offsets, batch.keys, batch.values, batch.headers, batch.timestamps, strict=True
             ):
@@ -194,8 +203,12 @@ class MirrorSourceTask(SourceTask):
                 )
         return records
 
+    def commit(self) -> None:
+        """The records returned so far are in the target: write the offset syncs that are due."""
+        if self._syncs is not None:
+            self._syncs.committed()
+
     def stop(self) -> None:
-        if self._consumer is not None:
-            self._consumer.close()
-        if self._log is not None:
-            self._log.close()
+        for closeable in (self._syncs, self._consumer, self._log, self._target):
+            if closeable is not None:
+                closeable.close()
