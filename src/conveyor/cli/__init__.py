@@ -87,11 +87,11 @@ def mirror(mm2_properties: Path, targets: tuple[str, ...], log_level: str) -> No
     """
     from conveyor.cli.mirror import MirrorMaker, load_mirror_maker_config
 
-    configure_logging(log_level)
     try:
         maker = MirrorMaker(load_mirror_maker_config(mm2_properties), targets or None)
     except ConfigError as error:
         raise click.ClickException(f"{mm2_properties}: {error}") from error
+    configure_logging(log_level)
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     with contextlib.suppress(KeyboardInterrupt):
