@@ -66,6 +66,7 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
+@pytest.mark.timeout(1200)  # four process starts, each starting Spark, on a busy machine
 @pytest.mark.parametrize("design", ["source", "sink"])
 def test_dedicated_mode_killed_three_times_replicates_exactly_once(
     tmp_path: Path, cluster_a: Log, cluster_b: Log, design: str
@@ -81,7 +82,7 @@ def test_dedicated_mode_killed_three_times_replicates_exactly_once(
                     lambda before=before: replicated_count(cluster_b, REMOTE) >= before + GROWTH_BEFORE_KILL,
                     f"replication to grow before kill {kill + 1}",
                     WAIT_S,
-                    every_s=0.3,
+                    every_s=1.0,
                 )
             finally:
                 kill_group(process)
@@ -89,7 +90,7 @@ def test_dedicated_mode_killed_three_times_replicates_exactly_once(
     process = start_mirror_maker(properties)
     try:
         wait_until(
-            lambda: replicated_count(cluster_b, REMOTE) >= written, f"{written} records in B", WAIT_S, 0.5
+            lambda: replicated_count(cluster_b, REMOTE) >= written, f"{written} records in B", WAIT_S, 1.0
         )
     finally:
         kill_group(process)

@@ -29,6 +29,8 @@ from conveyor.log import Log, open_log
 from .replication import BYTES_CONVERTERS, PartitionReport, compare, replicated_count
 from .upstream import UpstreamWriter
 
+pytestmark = pytest.mark.timeout(900)  # three task restarts each, on a busy machine
+
 PARTITIONS = 3
 KILLS = 3
 RECORDS_BETWEEN_KILLS = 600
