@@ -6,14 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from conveyor.log import Log
+from conveyor.log import Log, open_log
 from conveyor.runtime.control import LocalTaskControl
 from conveyor.runtime.task_entry import run_task
+from conveyor.runtime.task_spec import TaskSpec
 
 from .support import read_values, running, task_spec, wait_until, worker_props
 
 FILE_SOURCE_TASK = "conveyor.connectors.file.source:FileStreamSourceTask"
 FAILING_SOURCE_TASK = "tests.worker.connectors:FailingSourceTask"
+FILE_SINK_TASK = "conveyor.connectors.file.sink:FileStreamSinkTask"
 
 
 class EntryLoop:
@@ -21,6 +23,17 @@ class EntryLoop:
 
     def __init__(self, spec_config: dict[str, str], log: Log, control: LocalTaskControl) -> None:
         self._spec = task_spec(spec_config, worker_props(log.url))
+        self._control = control
+
+    def run(self) -> None:
+        run_task(self._spec, self._control)
+
+
+class SpecLoop:
+    """`run_task` for a spec built by the test."""
+
+    def __init__(self, spec: TaskSpec, control: LocalTaskControl) -> None:
+        self._spec = spec
         self._control = control
 
     def run(self) -> None:
@@ -48,3 +61,27 @@ def test_a_class_that_is_no_task_is_refused(log: Log) -> None:
     spec = task_spec({"task.class": "conveyor.runtime.control:LocalTaskControl"}, worker_props(log.url))
     with pytest.raises(TypeError, match="neither a SourceTask nor a SinkTask"):
         run_task(spec, LocalTaskControl())
+
+
+def test_a_sink_task_reads_the_log_its_connector_names_instead_of_the_workers(
+    log: Log, tmp_path: Path
+) -> None:
+    with open_log(f"embedded:{tmp_path / 'other-cluster'}") as other:
+        other.admin().create_topic("lines")
+        with other.producer() as producer:
+            producer.send("lines", b"from the other cluster")
+        output = tmp_path / "output.txt"
+        control = LocalTaskControl()
+        config = {
+            "task.class": FILE_SINK_TASK,
+            "file": str(output),
+            "topics": "lines",
+            "consumer.override.log.url": other.url,
+        }
+        spec = task_spec(config, worker_props(log.url, **{"offset.flush.interval.ms": "100"}), kind="sink")
+        with running(SpecLoop(spec, control), control):
+            wait_until(
+                lambda: output.exists() and output.read_text() == "from the other cluster\n",
+                "the other cluster's record in the file",
+            )
+        assert "lines" not in log.admin().list_topics()

@@ -1,7 +1,9 @@
-"""The `conveyor` command: standalone and distributed workers, the demo, and version information."""
+"""The `conveyor` command: standalone and distributed workers, MirrorMaker 2's dedicated mode, the demo,
+and version information."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 from pathlib import Path
@@ -64,7 +66,8 @@ def standalone(
                 while not stopping.wait(0.5):
                     live.update(status_table(herder))
         else:
-            stopping.wait()
+            while not stopping.wait(1.0):
+                pass
     except KeyboardInterrupt:
         pass
     finally:
@@ -94,11 +97,41 @@ def distributed(worker_properties: Path, log_level: str) -> None:
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     click.echo(f"REST API at {worker.url}", err=True)
     try:
-        stopping.wait()
+        while not stopping.wait(1.0):
+            pass
     except KeyboardInterrupt:
         pass
     finally:
         worker.stop()
+
+
+@click.argument("mm2_properties", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--clusters",
+    "targets",
+    multiple=True,
+    help="Drive only the flows into these target clusters (repeatable), as connect-mirror-maker.sh.",
+)
+@click.option("--log-level", default="INFO", show_default=True, help="Root log level.")
+def mirror(mm2_properties: Path, targets: tuple[str, ...], log_level: str) -> None:
+    """Run MirrorMaker 2 in dedicated mode, as Kafka's connect-mirror-maker.sh does.
+
+    MM2_PROPERTIES takes Kafka's mm2.properties keys: clusters, <alias>.log.url (or
+    <alias>.bootstrap.servers), <source>-><target>.enabled, <source>-><target>.topics, and any connector
+    or worker setting at the top level or per flow. Each enabled flow runs on a worker of its own, on
+    the target cluster. Runs until Ctrl-C or SIGTERM.
+    """
+    from conveyor.cli.mirror import MirrorMaker, load_mirror_maker_config
+
+    try:
+        maker = MirrorMaker(load_mirror_maker_config(mm2_properties), targets or None)
+    except ConfigError as error:
+        raise click.ClickException(f"{mm2_properties}: {error}") from error
+    configure_logging(log_level)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    with contextlib.suppress(KeyboardInterrupt):
+        maker.run_until(stopping)
 
 
 @main.command()

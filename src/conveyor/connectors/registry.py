@@ -10,12 +10,18 @@ from __future__ import annotations
 
 _FILE = "conveyor.connectors.file"
 _JAVA_FILE_PACKAGE = "org.apache.kafka.connect.file"
+_MIRROR = "conveyor.connectors.mirror"
+_JAVA_MIRROR_PACKAGE = "org.apache.kafka.connect.mirror"
 
 BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_FILE_PACKAGE}.FileStreamSourceConnector": f"{_FILE}.source:FileStreamSourceConnector",
     f"{_JAVA_FILE_PACKAGE}.FileStreamSinkConnector": f"{_FILE}.sink:FileStreamSinkConnector",
     "GeneratorSourceConnector": "conveyor.connectors.generator.connector:GeneratorSourceConnector",
     "SparkFileSinkConnector": "conveyor.connectors.spark_sink.connector:SparkFileSinkConnector",
+    f"{_JAVA_MIRROR_PACKAGE}.MirrorSourceConnector": f"{_MIRROR}.source:MirrorSourceConnector",
+    f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointConnector": f"{_MIRROR}.checkpoint:MirrorCheckpointConnector",
+    f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatConnector": f"{_MIRROR}.heartbeat:MirrorHeartbeatConnector",
+    "MirrorSinkConnector": f"{_MIRROR}.sink:MirrorSinkConnector",
 }
 
 BUILTIN_CONNECTOR_ALIASES: dict[str, tuple[str, ...]] = {

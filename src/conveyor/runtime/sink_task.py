@@ -34,6 +34,7 @@ from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
+from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 
@@ -54,11 +55,12 @@ CONSUMER_OVERRIDE_PREFIX = "consumer.override."
 
 def consumer_overrides(config: Mapping[str, str]) -> dict[str, str]:
     """The connector's `consumer.override.*` settings for its sink consumer (as Kafka's default `All`
-    client config override policy allows), e.g. the group's `session.timeout.ms`."""
+    client config override policy allows), e.g. the group's `session.timeout.ms`; the log it reads is
+    chosen before the loop starts (`task_logs`), so `log.url` is not a consumer setting."""
     return {
         key.removeprefix(CONSUMER_OVERRIDE_PREFIX): value
         for key, value in config.items()
-        if key.startswith(CONSUMER_OVERRIDE_PREFIX)
+        if key.startswith(CONSUMER_OVERRIDE_PREFIX) and key != CONSUMER_LOG_URL_CONFIG
     }
 
 

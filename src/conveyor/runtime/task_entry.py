@@ -10,6 +10,7 @@ from conveyor.log import open_log
 from conveyor.runtime.control import TaskControl
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
+from conveyor.runtime.task_logs import task_log_url
 from conveyor.runtime.task_spec import TaskSpec
 
 logger = logging.getLogger(__name__)
@@ -18,10 +19,13 @@ TASK_CLASS_CONFIG = "task.class"
 
 
 def run_task(spec: TaskSpec, control: TaskControl) -> None:
-    """Run one task incarnation until its control says stop; raises if the task fails."""
+    """Run one task incarnation until its control says stop; raises if the task fails.
+
+    A sink task whose connector sets `consumer.override.log.url` runs on that log (another cluster).
+    """
     task_class = import_dotted_class(spec.task_config[TASK_CLASS_CONFIG])
     task = task_class()
-    with open_log(spec.worker_config.log_url) as log:
+    with open_log(task_log_url(spec)) as log:
         if isinstance(task, SourceTask):
             SourceTaskLoop(spec, control, log, task).run()
         elif isinstance(task, SinkTask):

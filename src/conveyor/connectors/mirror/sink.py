@@ -1,0 +1,278 @@
+"""``MirrorSinkConnector`` and ``MirrorSinkTask``: KIP-656's exactly-once replication with a sink task.
+
+The runtime's consumer reads the source cluster (``consumer.override.log.url``); the task writes to the
+target with a producer of its own. In transactional mode (the default) each ``put`` is one transaction
+on the target holding the batch, its offset syncs and the source consumer group's offsets (the next
+offset to read, one past the last record), so records and progress commit together; ``pre_commit``
+returns nothing, and the task resumes from the offsets on the target.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping, Sequence
+from functools import partial
+
+from conveyor import __version__
+from conveyor.api import ConnectError, SinkConnector, SinkTask, Task
+from conveyor.connectors.configured_connector import ConfiguredConnector
+from conveyor.connectors.mirror.bytes_only import require_byte_array_converters
+from conveyor.connectors.mirror.config import (
+    SINK_CONFIG_DEF,
+    TRANSACTIONAL_PRODUCER_CONFIG,
+    MirrorSettings,
+)
+from conveyor.connectors.mirror.offset_syncs import OFFSET_SYNCS_TOPIC_CONFIG, OffsetSync, OffsetSyncEmitter
+from conveyor.connectors.mirror.remote_topics import create_remote_topics
+from conveyor.data import SinkRecord
+from conveyor.errors import ConfigError
+from conveyor.log import Log, Producer, ProducerFencedError, RecordMetadata, TopicPartition, open_log
+from conveyor.runtime.sink_task import consumer_group
+from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
+
+logger = logging.getLogger(__name__)
+
+TASK_INDEX_CONFIG = "mirror.task.index"
+NAME_CONFIG = "name"
+SEND_ATTEMPTS = 3
+"""How often a batch is sent (each time in a fresh transaction) before the task fails."""
+
+
+def transactional_id(connector: str, task: int) -> str:
+    """KIP-656's per-task transactional id: a restarted task fences its previous incarnation."""
+    return f"mirror-sink-{connector}-{task}"
+
+
+class MirrorSinkConnector(ConfiguredConnector, SinkConnector):
+    """Runs ``tasks.max`` MirrorSinkTasks; the consumer group shares the source partitions among them."""
+
+    CONFIG_DEF = SINK_CONFIG_DEF
+
+    def _check(self, props: Mapping[str, str]) -> None:
+        super()._check(props)
+        require_byte_array_converters(props)
+        MirrorSettings.parse(props, SINK_CONFIG_DEF)
+        if not props.get(NAME_CONFIG):
+            raise ConfigError("A MirrorSinkConnector needs its name for its transactional ids")
+
+    def task_class(self) -> type[Task]:
+        return MirrorSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{**self._props, TASK_INDEX_CONFIG: str(task)} for task in range(max_tasks)]
+
+
+class MirrorSinkTask(SinkTask):
+    """Copies each batch to the remote topic's same partition, keys, values, headers and timestamps."""
+
+    def __init__(self) -> None:
+        self._settings: MirrorSettings | None = None
+        self._transactional = True
+        self._group = ""
+        self._transactional_id: str | None = None
+        self._target: Log | None = None
+        self._source: Log | None = None
+        self._producer: Producer | None = None
+        self._syncs: OffsetSyncEmitter | None = None
+        self._ready_topics: set[str] = set()
+        self.transactions_committed = 0
+        self.transactions_aborted = 0
+
+    def version(self) -> str:
+        return __version__
+
+    def start(self, props: Mapping[str, str]) -> None:
+        """Open both clusters and the producer; in transactional mode hand the offsets the target keeps
+        for the source group to ``context.offset``, so the consumer starts where the last commit ended."""
+        settings = self._settings = MirrorSettings.parse(props, SINK_CONFIG_DEF)
+        self._transactional = SINK_CONFIG_DEF.parse(props)[TRANSACTIONAL_PRODUCER_CONFIG]
+        connector = props[NAME_CONFIG]
+        self._group = consumer_group(connector)
+        if self._transactional:
+            self._transactional_id = transactional_id(connector, int(props.get(TASK_INDEX_CONFIG, "0")))
+        self._target = open_log(settings.target_url)
+        self._source = open_log(settings.source_url)
+        if settings.emit_offset_syncs:
+            topic = settings.policy.offset_syncs_topic(settings.target_alias)
+            self._target.admin().create_topic(topic, 1, OFFSET_SYNCS_TOPIC_CONFIG, exist_ok=True)
+            self._syncs = OffsetSyncEmitter(topic, settings.offset_lag_max)
+        if self._transactional:
+            self.context.offset(self._offsets_on_target(None))
+        if props.get(CONSUMER_LOG_URL_CONFIG, "").strip() == "":
+            logger.info(
+                "MirrorSinkTask reads the worker's own log as the source cluster %s", settings.source_alias
+            )
+
+    def _new_producer(self) -> Producer:
+        """A producer for the target; a transactional one claims the task's id, fencing older incarnations."""
+        assert self._target is not None
+        if self._producer is not None:
+            self._producer.close()
+            self._producer = None
+        if self._syncs is not None:
+            self._syncs.forget()
+        if not self._transactional:
+            return self._target.producer(acks="all")
+        producer = self._target.producer(
+            transactional_id=self._transactional_id, acks="all", **{"enable.idempotence": "true"}
+        )
+        producer.init_transactions()
+        return producer
+
+    def _offsets_on_target(self, partitions: Collection[TopicPartition] | None) -> dict[TopicPartition, int]:
+        """The source group's offsets committed on the target (of ``partitions``, or all of them)."""
+        assert self._target is not None
+        committed = self._target.admin().list_consumer_group_offsets(self._group)
+        return {
+            partition: offset.offset
+            for partition, offset in committed.items()
+            if partitions is None or partition in partitions
+        }
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        """After a rebalance: a new producer (which fences this task's earlier incarnations), remote
+        topics that exist before the first send, and in transactional mode the partitions resume from the
+        target's offsets (another task may have moved them since ``start``)."""
+        self._producer = self._new_producer()
+        self._ensure_remote_topics({p.topic for p in partitions})
+        if self._transactional:
+            self.context.offset(self._offsets_on_target(partitions))
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        """Partitions taken away: the producer goes with them (nothing is open between two puts); the
+        next ``open`` or ``put`` takes a new one, so a stop does not claim one for nothing."""
+        if self._producer is not None:
+            self._producer.close()
+            self._producer = None
+
+    def _ensure_remote_topics(self, topics: set[str]) -> None:
+        assert self._settings is not None and self._source is not None and self._target is not None
+        missing = topics - self._ready_topics
+        if missing:
+            create_remote_topics(self._source.admin(), self._target.admin(), missing, self._settings)
+            self._ready_topics |= missing
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        """Send the batch; a failed send aborts the transaction and sends the whole batch again. A fenced
+        producer is replaced and the task rewinds to the target's offsets, so nothing is written twice."""
+        if not records:
+            return
+        for attempt in range(1, SEND_ATTEMPTS + 1):
+            try:
+                self._send_batch(records)
+                return
+            except ProducerFencedError:
+                logger.warning("%s was fenced; starting a new producer and rewinding", self._transactional_id)
+                self._producer = self._new_producer()
+                self.context.offset(self._offsets_on_target({_partition_of(r) for r in records}))
+                return
+            except Exception as error:
+                self._abort()
+                if attempt == SEND_ATTEMPTS:
+                    raise ConnectError(f"Could not replicate a batch after {attempt} attempts") from error
+                logger.warning("Sending a batch failed (attempt %d); sending it again: %s", attempt, error)
+
+    def _send_batch(self, records: Sequence[SinkRecord]) -> None:
+        assert self._settings is not None
+        if self._producer is None:
+            self._producer = self._new_producer()
+        producer, settings = self._producer, self._settings
+        if self._transactional:
+            producer.begin_transaction()
+        next_offsets: dict[TopicPartition, int] = {}
+        delivered: list[tuple[TopicPartition, int, RecordMetadata]] = []
+        for run in _runs(records):
+            first = run[0]
+            source = _partition_of(first)
+            self._ensure_remote_topics({source.topic})
+            remote, partition, last = settings.remote_topic(source.topic), source.partition, run[-1]
+            body = run[:-1]
+            if body:
+                producer.send_batch(
+                    remote,
+                    [r.value for r in body],
+                    [r.key for r in body],
+                    partition,
+                    [_raw_headers(r) for r in body],
+                    [r.timestamp or 0 for r in body],
+                )
+            producer.send(
+                remote,
+                last.value,
+                key=last.key,
+                partition=partition,
+                headers=_raw_headers(last),
+                timestamp=last.timestamp or 0,
+                on_delivery=partial(_delivered, delivered, source, last.kafka_offset),
+            )
+            next_offsets[source] = max(next_offsets.get(source, 0), last.kafka_offset + 1)
+        if self._syncs is not None:
+            producer.flush()
+            for source, upstream, metadata in delivered:
+                self._syncs.send(producer, OffsetSync(source, upstream, metadata.offset))
+        if self._transactional:
+            # One past the last record: the committed offset is the next one to read (KIP-656's code
+            # commits the record's own offset, which would replicate that record again).
+            producer.send_offsets_to_transaction(next_offsets, self._group)
+            producer.commit_transaction()
+            self.transactions_committed += 1
+
+    def _abort(self) -> None:
+        if self._syncs is not None:
+            self._syncs.forget()
+        if not self._transactional or self._producer is None:
+            return
+        try:
+            self._producer.abort_transaction()
+            self.transactions_aborted += 1
+        except Exception as error:
+            logger.warning("Aborting failed; starting a new producer: %s", error)
+            self._producer = self._new_producer()
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        """Transactional: nothing, the offsets were committed with the records on the target. Otherwise
+        the records sent are flushed and their offsets committed on the source, as any sink does."""
+        if self._transactional:
+            return {}
+        if self._producer is not None:
+            self._producer.flush()
+        return dict(current_offsets)
+
+    def stop(self) -> None:
+        for closeable in (self._producer, self._target, self._source):
+            if closeable is not None:
+                closeable.close()
+        self._producer = None
+
+
+def _delivered(
+    into: list[tuple[TopicPartition, int, RecordMetadata]],
+    source: TopicPartition,
+    upstream: int,
+    metadata: RecordMetadata,
+) -> None:
+    into.append((source, upstream, metadata))
+
+
+def _partition_of(record: SinkRecord) -> TopicPartition:
+    return TopicPartition(record.topic, record.kafka_partition or 0)
+
+
+def _runs(records: Sequence[SinkRecord]) -> list[Sequence[SinkRecord]]:
+    """Consecutive records of one topic partition (a put usually holds a single run)."""
+    runs: list[Sequence[SinkRecord]] = []
+    start = 0
+    for index in range(1, len(records) + 1):
+        if index == len(records) or (
+            records[index].topic != records[start].topic
+            or records[index].kafka_partition != records[start].kafka_partition
+        ):
+            runs.append(records[start:index])
+            start = index
+    return runs
+
+
+def _raw_headers(record: SinkRecord) -> list[tuple[str, bytes | None]] | None:
+    if not record.has_headers:
+        return None
+    return [(header.key, header.value) for header in record.headers]

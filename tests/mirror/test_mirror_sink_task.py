@@ -1,0 +1,247 @@
+"""MirrorSinkTask (KIP-656) called as the sink loop calls it, on two embedded logs: A, the source, and B."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from conveyor.connectors.mirror import MirrorSinkTask
+from conveyor.connectors.mirror.offset_syncs import OffsetSync
+from conveyor.connectors.mirror.sink import transactional_id
+from conveyor.data import OPTIONAL_BYTES_SCHEMA, Header, SinkRecord
+from conveyor.log import Log, OffsetAndMetadata, Producer, TopicPartition
+from conveyor.runtime.sink_task import RuntimeSinkTaskContext
+
+from .replication import BYTES_CONVERTERS, produce, read_partition
+
+TOPIC = "orders"
+REMOTE = "A.orders"
+GROUP = "connect-mirror"
+PARTITION = TopicPartition(TOPIC, 0)
+
+
+def task_config(a: Log, b: Log, **overrides: str) -> dict[str, str]:
+    return {
+        "name": "mirror",
+        "topics": TOPIC,
+        "source.cluster.alias": "A",
+        "target.cluster.alias": "B",
+        "consumer.override.log.url": a.url,
+        "target.cluster.log.url": b.url,
+        "offset.lag.max": "0",
+        **BYTES_CONVERTERS,
+        **overrides,
+    }
+
+
+def sink_records(log: Log, topic: str, partition: int, start: int = 0) -> list[SinkRecord]:
+    """What the sink loop hands to `put` through ByteArrayConverters."""
+    return [
+        SinkRecord(
+            r.topic,
+            kafka_partition=r.partition,
+            key_schema=OPTIONAL_BYTES_SCHEMA,
+            key=r.key,
+            value_schema=OPTIONAL_BYTES_SCHEMA,
+            value=r.value,
+            kafka_offset=r.offset,
+            timestamp=r.timestamp,
+            headers=[Header(name, raw, OPTIONAL_BYTES_SCHEMA) for name, raw in r.headers],
+        )
+        for r in read_partition(log, topic, partition)
+        if r.offset >= start
+    ]
+
+
+class Started:
+    """A started task with its context, stopped on the way out."""
+
+    def __init__(self, task: MirrorSinkTask, config: dict[str, str]) -> None:
+        self.task = task
+        self.context = RuntimeSinkTaskContext(config, None)
+        task.initialize(self.context)
+        task.start(config)
+        task.open([PARTITION])
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        self.task.put(records)
+
+
+@pytest.fixture
+def source_topic(cluster_a: Log) -> str:
+    cluster_a.admin().create_topic(TOPIC, partitions=2, config={"retention.ms": 123456})
+    produce(cluster_a, TOPIC, partitions=2, start=0, count=10)
+    return TOPIC
+
+
+@pytest.fixture
+def started(cluster_a: Log, cluster_b: Log, source_topic: str) -> Iterator[Started]:
+    running = Started(MirrorSinkTask(), task_config(cluster_a, cluster_b))
+    yield running
+    running.task.stop()
+
+
+def test_a_batch_is_copied_to_the_remote_topic_with_keys_values_headers_timestamps_and_partition(
+    cluster_a: Log, cluster_b: Log, started: Started
+) -> None:
+    started.put(sink_records(cluster_a, TOPIC, 0))
+    source, copied = read_partition(cluster_a, TOPIC, 0), read_partition(cluster_b, REMOTE, 0)
+    assert [(r.key, r.value, r.headers, r.timestamp) for r in copied] == [
+        (r.key, r.value, r.headers, r.timestamp) for r in source
+    ]
+    assert read_partition(cluster_b, REMOTE, 1) == []
+
+
+def test_the_remote_topic_gets_the_source_topics_partition_count_and_configs(
+    cluster_b: Log, started: Started
+) -> None:
+    description = cluster_b.admin().describe_topics([REMOTE])[REMOTE]
+    assert description.partitions == 2
+    assert str(description.config.get("retention.ms")) == "123456"
+
+
+def test_the_source_offsets_are_committed_on_the_target_one_past_the_last_record(
+    cluster_a: Log, cluster_b: Log, started: Started
+) -> None:
+    started.put(sink_records(cluster_a, TOPIC, 0))
+    assert cluster_b.admin().list_consumer_group_offsets(GROUP) == {PARTITION: OffsetAndMetadata(10)}
+    assert cluster_a.admin().list_consumer_group_offsets(GROUP) == {}
+
+
+def test_pre_commit_returns_nothing_in_transactional_mode(cluster_a: Log, started: Started) -> None:
+    started.put(sink_records(cluster_a, TOPIC, 0))
+    assert started.task.pre_commit({PARTITION: 10}) == {}
+
+
+def test_without_transactions_pre_commit_hands_the_offsets_to_the_runtime(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(
+        MirrorSinkTask(), task_config(cluster_a, cluster_b, **{"transactional.producer": "false"})
+    )
+    try:
+        running.put(sink_records(cluster_a, TOPIC, 0))
+        assert running.task.pre_commit({PARTITION: 10}) == {PARTITION: 10}
+        assert len(read_partition(cluster_b, REMOTE, 0)) == 10
+        assert cluster_b.admin().list_consumer_group_offsets(GROUP) == {}
+    finally:
+        running.task.stop()
+
+
+def test_start_gives_the_offsets_committed_on_the_target_to_the_context(
+    cluster_a: Log, cluster_b: Log, started: Started
+) -> None:
+    started.put(sink_records(cluster_a, TOPIC, 0))
+    started.task.stop()
+    restarted = MirrorSinkTask()
+    context = RuntimeSinkTaskContext({}, None)
+    restarted.initialize(context)
+    restarted.start(task_config(cluster_a, cluster_b))
+    try:
+        assert context.rewinds == {PARTITION: 10}
+    finally:
+        restarted.stop()
+
+
+def test_offset_syncs_pair_upstream_and_downstream_offsets_in_the_same_transaction(
+    cluster_a: Log, cluster_b: Log, started: Started
+) -> None:
+    started.put(sink_records(cluster_a, TOPIC, 0))
+    syncs = [
+        OffsetSync.decode(r.key or b"", r.value or b"")
+        for r in read_partition(cluster_b, "mm2-offset-syncs.B.internal", 0)
+    ]
+    assert syncs == [OffsetSync(PARTITION, 9, 9)]
+
+
+class FailingOnceProducer(Producer):
+    """A real producer whose first `send` fails, as a broker error would."""
+
+    def __init__(self, producer: Producer) -> None:
+        self.inner = producer
+        self.failures_left = 1
+
+    @property
+    def transactional_id(self) -> str | None:
+        return self.inner.transactional_id
+
+    def send(self, topic, value, key=None, partition=None, headers=None, timestamp=None, on_delivery=None):  # type: ignore[no-untyped-def]
+        if self.failures_left:
+            self.failures_left -= 1
+            raise OSError("the broker went away")
+        self.inner.send(topic, value, key, partition, headers, timestamp, on_delivery)
+
+    def send_batch(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self.inner.send_batch(*args, **kwargs)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def partitions_for(self, topic: str) -> int:
+        return self.inner.partitions_for(topic)
+
+    def init_transactions(self) -> None:
+        self.inner.init_transactions()
+
+    def begin_transaction(self) -> None:
+        self.inner.begin_transaction()
+
+    def send_offsets_to_transaction(self, offsets, group_id):  # type: ignore[no-untyped-def]
+        self.inner.send_offsets_to_transaction(offsets, group_id)
+
+    def commit_transaction(self) -> None:
+        self.inner.commit_transaction()
+
+    def abort_transaction(self) -> None:
+        self.inner.abort_transaction()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class FailingOnceMirrorSinkTask(MirrorSinkTask):
+    def _new_producer(self) -> Producer:
+        return FailingOnceProducer(super()._new_producer())
+
+
+def test_a_failed_send_aborts_the_transaction_and_sends_the_whole_batch_again(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(FailingOnceMirrorSinkTask(), task_config(cluster_a, cluster_b))
+    try:
+        running.put(sink_records(cluster_a, TOPIC, 0))
+        assert running.task.transactions_aborted == 1
+        assert [r.value for r in read_partition(cluster_b, REMOTE, 0)] == [
+            r.value for r in read_partition(cluster_a, TOPIC, 0)
+        ]
+        assert cluster_b.admin().list_consumer_group_offsets(GROUP) == {PARTITION: OffsetAndMetadata(10)}
+    finally:
+        running.task.stop()
+
+
+def test_a_fenced_task_takes_a_new_producer_and_rewinds_to_the_targets_offsets_instead_of_writing(
+    cluster_a: Log, cluster_b: Log, started: Started
+) -> None:
+    started.put(sink_records(cluster_a, TOPIC, 0)[:4])
+    with cluster_b.producer(transactional_id=transactional_id("mirror", 0)) as newer:
+        newer.init_transactions()
+    started.context.rewinds.clear()
+    started.put(sink_records(cluster_a, TOPIC, 0, start=4))
+    assert started.context.rewinds == {PARTITION: 4}
+    assert len(read_partition(cluster_b, REMOTE, 0)) == 4
+    started.put(sink_records(cluster_a, TOPIC, 0, start=4))
+    assert len(read_partition(cluster_b, REMOTE, 0)) == 10
+
+
+def test_closed_partitions_take_the_producer_with_them_and_the_next_put_gets_a_new_one(
+    cluster_a: Log, cluster_b: Log, started: Started
+) -> None:
+    records = sink_records(cluster_a, TOPIC, 0)
+    started.put(records[:5])
+    first = started.task._producer
+    started.task.close([PARTITION])
+    assert started.task._producer is None
+    started.put(records[5:])
+    assert started.task._producer is not None and started.task._producer is not first
+    assert len(read_partition(cluster_b, REMOTE, 0)) == 10
