@@ -105,6 +105,7 @@ def distributed(worker_properties: Path, log_level: str) -> None:
         worker.stop()
 
 
+@main.command()
 @click.argument("mm2_properties", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--clusters",
