@@ -238,20 +238,31 @@ def worker_properties(root: Path, name: str, port: int, protocol: str, delay_ms:
 
 
 def create_connectors(client: httpx.Client) -> None:
+    """Create the connectors one at a time, each once the previous one's tasks all run."""
     for index in range(CONNECTORS):
+        name = f"gen-{index}"
         config = {
             "connector.class": "GeneratorSourceConnector",
             "topic": f"generated-{index}",
             "tasks.max": str(TASKS_PER_CONNECTOR),
             "rate": str(RATE),
         }
-        body = {"name": f"gen-{index}", "config": config}
+        body = {"name": name, "config": config}
         # A group still settling answers 409 (rebalance in progress) or 503 (no leader known yet).
         response = wait_for(
             lambda b=body: (r := client.post("/connectors", json=b)).status_code not in (409, 503) and r,
             "the group to accept a connector",
         )
         assert response.status_code == 201, response.text
+        wait_for(lambda n=name: connector_runs(client, n), f"every task of {name} running")
+
+
+def connector_runs(client: httpx.Client, name: str) -> bool:
+    response = client.get(f"/connectors/{name}/status")
+    if response.status_code != 200:
+        return False
+    states = [task["state"] for task in response.json()["tasks"]]
+    return states == ["RUNNING"] * TASKS_PER_CONNECTOR
 
 
 def run_protocol(protocol: str, runner: str, delay_ms: int) -> ProtocolRun:

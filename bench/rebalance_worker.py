@@ -42,7 +42,10 @@ def main() -> None:
     worker.start()
     print(f"REST API at {worker.url}", file=sys.stderr, flush=True)
     try:
-        stopping.wait()
+        # With a timeout: a signal another thread receives runs its handler only once this thread
+        # runs Python code again, and a wait without one may never return to do so.
+        while not stopping.wait(0.5):
+            pass
     finally:
         worker.stop()
 
