@@ -8,7 +8,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from tests.herder.distributed.cluster import Member, followers_of, group
 from tests.waiting import wait_until
 
@@ -26,13 +25,6 @@ def running_per_worker(member: Member) -> Counter[str]:
     return Counter(task["worker_id"] for task in tasks if task["state"] == "RUNNING")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DistributedHerder never acts on an expired scheduled rebalance: _handle_rebalance_completed "
-    "checks the scheduled time only while an assignment is unresolved (Kafka's tick() marks the "
-    "rebalance unresolved while one is scheduled), so held-back lost work stays unassigned until "
-    "some other event triggers a rebalance",
-)
 def test_the_work_of_a_departed_worker_moves_once_the_delay_ends(tmp_path: Path) -> None:
     with group(tmp_path, 3, **{"scheduled.rebalance.max.delay.ms": DELAY_MS}) as members:
         first = members[0]
@@ -52,13 +44,6 @@ def test_the_work_of_a_departed_worker_moves_once_the_delay_ends(tmp_path: Path)
         )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="An assignment that arrives once this worker's scheduled rebalance time has passed is "
-    "dropped: _handle_rebalance_completed rejoins without starting it, and as the next cooperative "
-    "assignment carries only what changed, its connectors and tasks are never started (Kafka's "
-    "startWork starts the difference between the whole assignment and what runs)",
-)
 def test_a_connector_created_after_a_departed_workers_delay_ended_runs(tmp_path: Path) -> None:
     with group(tmp_path, 3, **{"scheduled.rebalance.max.delay.ms": DELAY_MS}) as members:
         first = members[0]
