@@ -30,8 +30,10 @@ def status_table(herder: Herder) -> Table:
         table.add_row(name, "", f"[{_STYLE.get(state, '')}]{state}", "", "", "")
         for task in status.tasks:
             metrics = task.metrics
-            records = metrics.get("records-written", metrics.get("records-put", 0))
-            commits = metrics.get("transactions-committed") or metrics.get("offset-commits", 0)
+            records = metrics.get("source-record-write-total", metrics.get("sink-record-send-total", 0))
+            commits = metrics.get("transactions-committed") or metrics.get(
+                "offset-commit-completion-total", 0
+            )
             errors = metrics.get("total-record-errors", 0)
             task_state = task.state
             table.add_row(

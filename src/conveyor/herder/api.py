@@ -14,6 +14,7 @@ from conveyor.herder.entities import (
     TaskInfo,
     TaskState,
 )
+from conveyor.runtime.worker_metrics import WorkerMetrics
 
 
 class Herder(ABC):
@@ -114,3 +115,10 @@ class Herder(ABC):
     @abstractmethod
     def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
         """`GET /connector-plugins/{p}/config`: the plugin's config keys (ConfigKeyInfo)."""
+
+    def connect_metrics(self) -> WorkerMetrics:
+        """Kafka Connect's metric groups for what runs on this worker (`GET /metrics`).
+
+        A herder without a worker of its own publishes nothing.
+        """
+        return WorkerMetrics.empty()

@@ -43,6 +43,7 @@ from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.runtime.worker_metrics import WorkerMetrics
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
 
 logger = logging.getLogger(__name__)
@@ -110,6 +111,9 @@ class StandaloneHerder(Herder):
 
     def ready(self) -> bool:
         return self._ready.is_set()
+
+    def connect_metrics(self) -> WorkerMetrics:
+        return self.worker.connect_metrics()
 
     # Helpers.
 
