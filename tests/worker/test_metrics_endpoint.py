@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from conveyor.cli.worker_process import StandaloneWorker
+from scraping import Samples, measured, scrape, value
 
-from .scraping import Samples, measured, scrape, value
 from .support import (
     JSON_CONVERTER,
     create_connector,
