@@ -9,12 +9,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from conveyor.api import SinkConnector, SourceConnector
 from conveyor.errors import AlreadyExistsError, BadRequestError, NotFoundError, NotReadyError
-from conveyor.herder.api import Herder
+from conveyor.herder.api import Herder, HerderHealth
 from conveyor.herder.connector_locks import ConnectorLocks
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -27,6 +28,7 @@ from conveyor.herder.entities import (
     TaskState,
 )
 from conveyor.herder.sink_offsets import parse_sink_connector_offsets
+from conveyor.herder.stages import HerderStages
 from conveyor.herder.validation import (
     connector_class,
     connector_definition,
@@ -73,20 +75,22 @@ class StandaloneHerder(Herder):
         self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
         self._locks = ConnectorLocks()
         self._ready = threading.Event()
+        self._stages = HerderStages()
 
     # Lifecycle.
 
     def start(self) -> None:
         """Read the internal topics and start every connector they hold."""
-        self.configs.start()
-        self.offsets.start()
-        self.statuses.start()
+        with self._stages.stage("reading to the end of internal topics"):
+            self.configs.start()
+            self.offsets.start()
+            self.statuses.start()
         snapshot = self.configs.snapshot()
         logger.info("Starting connectors and tasks using config offset %s", snapshot.offset)
         for name in snapshot.connectors():
             config = snapshot.connector_config(name)
             if config is not None:
-                with self._locks.holding(name):
+                with self._changing(name, "starting the connector"):
                     self._start_connector_and_tasks(name, config, self._target(name))
         self._ready.set()
 
@@ -112,6 +116,11 @@ class StandaloneHerder(Herder):
     def ready(self) -> bool:
         return self._ready.is_set()
 
+    def health(self) -> HerderHealth:
+        stuck = self._stages.stuck()
+        details = stuck.summarize() if stuck is not None else self._stages.summary()
+        return HerderHealth(self.ready(), stuck is not None, details)
+
     def connect_metrics(self) -> WorkerMetrics:
         return self.worker.connect_metrics()
 
@@ -123,6 +132,12 @@ class StandaloneHerder(Herder):
     def _has_task(self, name: str, task: int) -> bool:
         """Whether `task` is one of the connector's task ids, 0 to its task count less one."""
         return 0 <= task < self.configs.snapshot().task_count(name)
+
+    @contextmanager
+    def _changing(self, name: str, what: str) -> Iterator[None]:
+        """Hold the connector's lock while changing it, as a stage the health check can name."""
+        with self._locks.holding(name), self._stages.stage(f"{what} {name}"):
+            yield
 
     def _require_ready(self) -> None:
         """A 503 until `start()` has read the internal topics and started the connectors."""
@@ -176,7 +191,7 @@ class StandaloneHerder(Herder):
 
     def _on_reconfiguration_request(self, name: str) -> None:
         def reconfigure() -> None:
-            with self._locks.holding(name):
+            with self._changing(name, "reconfiguring the tasks of the connector"):
                 config = self.configs.snapshot().connector_config(name)
                 if config is not None and self.worker.is_running(name):
                     self._reconfigure_tasks(name, config, self._target(name))
@@ -208,7 +223,7 @@ class StandaloneHerder(Herder):
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
         self._require_ready()
-        with self._locks.holding(name):
+        with self._changing(name, "writing the config of the connector"):
             exists = self.configs.snapshot().contains(name)
             if exists and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
@@ -255,7 +270,7 @@ class StandaloneHerder(Herder):
         )
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
-        with self._locks.holding(name):
+        with self._changing(name, "writing the config of the connector"):
             stored = self._require(name)
             config: dict[str, str] = dict(stored)
             for key, value in patch.items():
@@ -268,7 +283,7 @@ class StandaloneHerder(Herder):
             return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
-        with self._locks.holding(name):
+        with self._changing(name, "deleting the connector"):
             self._require(name)
             self.worker.stop_tasks(self.worker.tasks_of(name))
             self.worker.stop_connector(name)
@@ -306,7 +321,7 @@ class StandaloneHerder(Herder):
     # Restarts and target states.
 
     def restart_task(self, name: str, task: int) -> None:
-        with self._locks.holding(name):
+        with self._changing(name, "restarting a task of the connector"):
             config = self._require(name)
             task_configs = self.configs.snapshot().task_configs(name)
             if not 0 <= task < len(task_configs):
@@ -318,7 +333,7 @@ class StandaloneHerder(Herder):
                 self.worker.restart_task(task_id)
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
-        with self._locks.holding(name):
+        with self._changing(name, "restarting the connector"):
             config = self._require(name)
             status = self.connector_status(name)
             restart_connector = not only_failed or status.connector.state == State.FAILED.value
@@ -347,7 +362,7 @@ class StandaloneHerder(Herder):
             return ConnectorStateInfo(name, connector_state, restarting, status.type)
 
     def _set_target(self, name: str, target: TargetState) -> None:
-        with self._locks.holding(name):
+        with self._changing(name, "changing the target state of the connector"):
             config = self._require(name)
             previous = self._target(name)
             self.configs.put_target_state(name, target.value)
@@ -407,7 +422,7 @@ class StandaloneHerder(Herder):
         return config
 
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
-        with self._locks.holding(name):
+        with self._changing(name, "altering the offsets of the connector"):
             config = self._require_stopped(name)
             if not offsets:
                 raise BadRequestError("Partitions / offsets need to be provided for an alter offsets request")
@@ -415,7 +430,7 @@ class StandaloneHerder(Herder):
             return OFFSETS_ALTERED
 
     def reset_connector_offsets(self, name: str) -> str:
-        with self._locks.holding(name):
+        with self._changing(name, "resetting the offsets of the connector"):
             config = self._require_stopped(name)
             if self._type_of(config) is ConnectorType.SINK:
                 admin = self.log.admin()
