@@ -1,0 +1,109 @@
+"""The REST client the operator commands use: Kafka Connect's public API of any worker, nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+DEFAULT_URL = "http://localhost:8083"
+"""Kafka Connect's default listener."""
+
+
+class WorkerUnreachable(Exception):
+    """No answer from the worker's REST API."""
+
+
+class RestError(Exception):
+    """The worker answered with an error status and Kafka Connect's error body."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _path(*segments: str) -> str:
+    return "/" + "/".join(quote(segment, safe="") for segment in segments)
+
+
+class ConnectRestClient:
+    """Calls one worker's REST API; errors become `RestError` or `WorkerUnreachable`."""
+
+    def __init__(self, url: str, timeout_s: float = 60.0) -> None:
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self.url, timeout=timeout_s)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except (httpx.TransportError, httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
+            raise WorkerUnreachable(f"Cannot reach the worker at {self.url}: {error}") from error
+        if response.status_code >= 400:
+            raise RestError(response.status_code, _error_message(response))
+        return response
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self._call(method, path, **kwargs)
+        return response.json() if response.content else None
+
+    def connectors(self) -> dict[str, Any]:
+        """Every connector with its status and info (`?expand=status&expand=info`)."""
+        expand = [("expand", "status"), ("expand", "info")]
+        body: dict[str, Any] = self._json("GET", "/connectors", params=expand)
+        return body
+
+    def status(self, name: str) -> dict[str, Any]:
+        body: dict[str, Any] = self._json("GET", _path("connectors", name, "status"))
+        return body
+
+    def create(self, name: str, config: dict[str, str]) -> dict[str, Any]:
+        body: dict[str, Any] = self._json("POST", "/connectors", json={"name": name, "config": config})
+        return body
+
+    def pause(self, name: str) -> None:
+        self._call("PUT", _path("connectors", name, "pause"))
+
+    def resume(self, name: str) -> None:
+        self._call("PUT", _path("connectors", name, "resume"))
+
+    def stop(self, name: str) -> None:
+        self._call("PUT", _path("connectors", name, "stop"))
+
+    def delete(self, name: str) -> None:
+        self._call("DELETE", _path("connectors", name))
+
+    def restart(self, name: str, include_tasks: bool, only_failed: bool) -> dict[str, Any] | None:
+        """KIP-745's restart; the status of what is restarting (None for the legacy connector-only 204)."""
+        params = {"includeTasks": str(include_tasks).lower(), "onlyFailed": str(only_failed).lower()}
+        body: dict[str, Any] | None = self._json("POST", _path("connectors", name, "restart"), params=params)
+        return body
+
+    def offsets(self, name: str) -> list[dict[str, Any]]:
+        body: dict[str, Any] = self._json("GET", _path("connectors", name, "offsets"))
+        offsets: list[dict[str, Any]] = body["offsets"]
+        return offsets
+
+    def reset_offsets(self, name: str) -> str:
+        body: dict[str, Any] = self._json("DELETE", _path("connectors", name, "offsets"))
+        return str(body.get("message", ""))
+
+    def plugins(self, connectors_only: bool) -> list[dict[str, Any]]:
+        body: list[dict[str, Any]] = self._json(
+            "GET", "/connector-plugins", params={"connectorsOnly": str(connectors_only).lower()}
+        )
+        return body
+
+
+def _error_message(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])
+    return f"{response.status_code} {response.reason_phrase}"
