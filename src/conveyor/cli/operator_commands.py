@@ -233,11 +233,14 @@ def plugins(client: ConnectRestClient, output: Output, all_plugins: bool) -> Exi
 @click.command()
 @click.option("--watch", "-w", is_flag=True, help="Keep the table on screen, refreshed, until Ctrl-C.")
 @click.option("--interval", default=2.0, show_default=True, help="Seconds between refreshes with --watch.")
+@click.option(
+    "--count", default=0, show_default=True, help="With --watch: refreshes before exiting; 0 = until Ctrl-C."
+)
 @rest_command
-def status(client: ConnectRestClient, output: Output, watch: bool, interval: float) -> ExitCode:
+def status(client: ConnectRestClient, output: Output, watch: bool, interval: float, count: int) -> ExitCode:
     """Every connector and task of the cluster; exits 8 if one FAILED. With --watch, live."""
     if watch:
-        return _watch(client, output, interval)
+        return _watch(client, output, interval, count)
     statuses = _statuses(client)
     output.show({s["name"]: s for s in statuses}, lambda: status_table(statuses, title=client.url))
     return ExitCode.FAILED if failed(statuses) else ExitCode.OK
@@ -247,7 +250,7 @@ def _statuses(client: ConnectRestClient) -> list[dict[str, Any]]:
     return [entry["status"] for _, entry in sorted(client.connectors().items()) if "status" in entry]
 
 
-def _watch(client: ConnectRestClient, output: Output, interval: float) -> ExitCode:
+def _watch(client: ConnectRestClient, output: Output, interval: float, count: int) -> ExitCode:
     """Redraw until interrupted; a worker that stops answering shows as an error line, not an exit."""
 
     def view() -> Group | Table:
@@ -259,9 +262,11 @@ def _watch(client: ConnectRestClient, output: Output, interval: float) -> ExitCo
 
     try:
         with Live(view(), console=output.console, refresh_per_second=4) as live:
-            while True:
+            refreshes = 1
+            while count <= 0 or refreshes < count:
                 time.sleep(interval)
                 live.update(view())
+                refreshes += 1
     except KeyboardInterrupt:
         pass
     return ExitCode.OK
