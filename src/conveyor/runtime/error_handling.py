@@ -142,8 +142,7 @@ class ErrorHandler:
                 return None
 
     def _fail(self, stage: Stage, exc: Exception, record: FailedRecord) -> None:
-        self.total_record_errors += 1
-        self.last_error_timestamp = int(time.time() * 1000)
+        self._count_error()
         self.report(stage, exc, record)
         if not self.policy.tolerance_all or stage not in TOLERABLE_STAGES:
             raise ToleranceExceededError(
@@ -151,6 +150,17 @@ class ErrorHandler:
                 f"for {record.description or 'a record'}: {type(exc).__name__}: {exc}"
             ) from exc
         self.total_records_skipped += 1
+
+    def _count_error(self) -> None:
+        self.total_record_errors += 1
+        self.last_error_timestamp = int(time.time() * 1000)
+
+    def report_errant(self, stage: Stage, exc: BaseException, record: FailedRecord) -> None:
+        """A record the task itself reported as failed (KIP-610): counted as a failed record, then
+        logged and sent to the dead letter queue as configured."""
+        self.total_record_failures += 1
+        self._count_error()
+        self.report(stage, exc, record)
 
     def report(self, stage: Stage, exc: BaseException, record: FailedRecord) -> None:
         """Log the failure and send the record to the dead letter queue, as configured."""

@@ -76,7 +76,7 @@ class RuntimeErrantRecordReporter(ErrantRecordReporter):
         failed = FailedRecord(
             None, raw, record.topic, record.kafka_partition, record.kafka_offset, "reported record"
         )
-        self._errors.report(Stage.TASK_PUT, error, failed)
+        self._errors.report_errant(Stage.TASK_PUT, error, failed)
         if not self._errors.policy.tolerance_all and self.failure is None:
             self.failure = error
         future: Future[None] = Future()
