@@ -61,7 +61,7 @@ def status_table(statuses: Iterable[Mapping[str, Any]], title: str = "Conveyor")
                 state_text(task["state"]),
                 task.get("worker_id", ""),
                 _count(metrics, "source-record-write-total", "sink-record-send-total"),
-                _count(metrics, "transactions-committed", "offset-commit-completion-total"),
+                _count(metrics, "offset-commits", "offset-commit-completion-total"),
                 _count(metrics, "total-record-errors"),
                 first_line(task.get("trace")),
             )

@@ -110,7 +110,8 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.uncommitted_records: list[SourceRecord] = []
         self.transaction_open = False
         self.metrics = SourceTaskMetrics()
-        self.counters = {"transactions-committed": 0, "transactions-aborted": 0}
+        self.counters = {"offset-commits": 0, "transactions-committed": 0, "transactions-aborted": 0}
+        """Conveyor's own counts, shown in the task's status beside Kafka's metrics."""
         self.last_commit = time.monotonic()
         self.reporter = StateReporter(control)
         self.state = TargetState.STARTED
@@ -265,6 +266,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             raise
         self.metrics.record_commit(self.metrics.since(started), succeeded=True)
         self.metrics.record_durable()
+        self.counters["offset-commits"] += 1
         for record in self.uncommitted_records:
             self.task.commit_record(record, RecordMetadata(record.topic, record.kafka_partition or 0, -1))
         self.uncommitted_records.clear()
