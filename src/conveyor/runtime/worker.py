@@ -343,6 +343,7 @@ class Worker:
             running.spec = spec
             running.started_at = time.monotonic()
             running.restart_timer = None
+            running.reported = False
             running.state = State.RESTARTING
             self._put_task_status(task, State.RESTARTING)
             self._launch(running.spec, running.target)
