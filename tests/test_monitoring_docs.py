@@ -19,9 +19,7 @@ def test_the_monitoring_doc_lists_every_published_metric() -> None:
 
 def test_the_grafana_dashboard_queries_only_published_metrics_and_most_of_them() -> None:
     dashboard = json.loads((DOCS / "grafana" / "conveyor-connect.json").read_text())
-    expressions = [
-        target["expr"] for panel in dashboard["panels"] for target in panel.get("targets", [])
-    ]
+    expressions = [target["expr"] for panel in dashboard["panels"] for target in panel.get("targets", [])]
     used = {name for expr in expressions for name in re.findall(r"kafka_connect_[a-z_]+", expr)}
     assert used - PUBLISHED == set()
     assert len(used) >= len(PUBLISHED) // 2

@@ -94,8 +94,10 @@ def test_committed_transactions_are_measured_by_their_record_count(client: httpx
     samples = _when(
         client,
         "every record committed",
-        lambda s: value(s, SOURCE + "source_record_write_total", **labels) == RECORDS
-        and value(s, SOURCE + "source_record_active_count", **labels) == 0,
+        lambda s: (
+            value(s, SOURCE + "source_record_write_total", **labels) == RECORDS
+            and value(s, SOURCE + "source_record_active_count", **labels) == 0
+        ),
     )
     assert value(samples, SOURCE + "transaction_size_min", **labels) == BATCH
     assert value(samples, SOURCE + "transaction_size_max", **labels) == BATCH
@@ -187,8 +189,10 @@ def test_sink_task_metrics_count_read_and_put_records_partitions_and_commits(
     samples = _when(
         client,
         "the records committed",
-        lambda s: value(s, SINK + "sink_record_active_count", **labels) == 0
-        and value(s, SINK + "sink_record_send_total", **labels) == RECORDS,
+        lambda s: (
+            value(s, SINK + "sink_record_active_count", **labels) == 0
+            and value(s, SINK + "sink_record_send_total", **labels) == RECORDS
+        ),
     )
     assert value(samples, SINK + "sink_record_read_total", **labels) == RECORDS
     assert value(samples, SINK + "partition_count", **labels) == 2

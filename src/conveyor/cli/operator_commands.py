@@ -276,4 +276,3 @@ def add_operator_commands(main: click.Group) -> None:
     main.add_command(connectors)
     main.add_command(plugins)
     main.add_command(status)
-

@@ -158,8 +158,7 @@ GROUPS: tuple[MetricGroup, ...] = (
             "completed successfully.",
             "offset-commit-completion-rate": "The average per-second number of offset commits completed "
             "successfully.",
-            "offset-commit-skip-total": "The total number of offset commits skipped (nothing new to "
-            "commit).",
+            "offset-commit-skip-total": "The total number of offset commits skipped (nothing new to commit).",
             "offset-commit-skip-rate": "The average per-second number of offset commit completions that were "
             "received too late and skipped/ignored.",
             "put-batch-max-time-ms": "The maximum time taken by this task to put a batch of sink records.",

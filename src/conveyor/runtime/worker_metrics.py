@@ -84,9 +84,7 @@ class StartupCounts:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._counts = {
-            kind: {"attempts": 0, "success": 0, "failure": 0} for kind in ("connector", "task")
-        }
+        self._counts = {kind: {"attempts": 0, "success": 0, "failure": 0} for kind in ("connector", "task")}
 
     def attempted(self, kind: str) -> None:
         with self._lock:
