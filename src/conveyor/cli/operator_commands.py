@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 import click
 from rich.console import Console, Group
@@ -66,7 +66,7 @@ def rest_command(function: F) -> F:
     return cast(F, wrapper)
 
 
-def _fail(message: str, code: ExitCode) -> None:
+def _fail(message: str, code: ExitCode) -> NoReturn:
     click.echo(f"Error: {message}", err=True)
     raise SystemExit(int(code))
 
