@@ -7,15 +7,17 @@ from urllib.parse import quote
 
 import httpx
 
+from conveyor.errors import ConnectError
+
 DEFAULT_URL = "http://localhost:8083"
 """Kafka Connect's default listener."""
 
 
-class WorkerUnreachable(Exception):
+class WorkerUnreachable(ConnectError):
     """No answer from the worker's REST API."""
 
 
-class RestError(Exception):
+class RestError(ConnectError):
     """The worker answered with an error status and Kafka Connect's error body."""
 
     def __init__(self, status: int, message: str) -> None:
