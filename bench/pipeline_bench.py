@@ -87,7 +87,7 @@ def task_loop(log_url: str, records: int, batch: int, exactly_once: bool) -> flo
     control = LocalTaskControl()
 
     def stop_when_done() -> None:
-        while control.metrics.get("records-written", 0) < records:
+        while control.metrics.get("source-record-write-total", 0) < records:
             time.sleep(0.002)
         control.set_target_state(TargetState.STOPPED)
 

@@ -1,33 +1,47 @@
-"""`GET /metrics` serves task counters and states in Prometheus' text format."""
+"""`GET /metrics` serves Prometheus' text format, and shows the numbers `GET /connectors/{c}/status` shows."""
 
 from __future__ import annotations
 
-import re
-import time
 from pathlib import Path
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+from waiting import wait_until
 
 from .connectors import create_connector, file_source_config, unique_name, wait_for_status
 
+WRITTEN = "kafka_connect_source_task_metrics_source_record_write_total"
 
-def test_metrics_list_each_tasks_state_and_counters_with_connector_and_task_labels(
+
+def _samples(client: httpx.Client) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    text = client.get("/metrics").text
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def test_metrics_are_served_in_prometheus_text_format(client: httpx.Client) -> None:
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    assert "# TYPE kafka_connect_connect_worker_metrics_connector_count gauge" in response.text
+
+
+def test_metrics_show_the_same_state_and_counts_as_the_connectors_status(
     client: httpx.Client, tmp_path: Path
 ) -> None:
     name = unique_name("metered")
     create_connector(client, name, file_source_config(tmp_path, topic=unique_name("metered-topic")))
     wait_for_status(client, name, "RUNNING", ["RUNNING"])
-    pattern = re.compile(rf'^conveyor_task_records_written\{{connector="{name}",task="0"\}} (\d+)$', re.M)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        response = client.get("/metrics")
-        match = pattern.search(response.text)
-        if match and int(match.group(1)) == 3:
-            break
-        time.sleep(0.2)
-    assert response.status_code == 200
-    assert response.headers["content-type"].startswith("text/plain; version=0.0.4")
-    assert match is not None and int(match.group(1)) == 3
-    assert f'conveyor_task_state{{connector="{name}",task="0",state="RUNNING"}} 1' in response.text
-    assert f'conveyor_connector_state{{connector="{name}",state="RUNNING"}} 1' in response.text
-    assert "# TYPE conveyor_task_records_written gauge" in response.text
+    labels = {"connector": name, "task": "0"}
+    key = (WRITTEN, frozenset(labels.items()))
+    wait_until(lambda: _samples(client).get(key) == 3, "the three lines written")
+    status = client.get(f"/connectors/{name}/status").json()
+    samples = _samples(client)
+    assert status["tasks"][0]["metrics"]["source-record-write-total"] == samples[key] == 3
+    running = frozenset({**labels, "status": "running"}.items())
+    task_status = ("kafka_connect_connector_task_metrics_status", running)
+    assert status["tasks"][0]["state"] == "RUNNING" and samples[task_status] == 1

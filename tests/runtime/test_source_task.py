@@ -145,7 +145,7 @@ def test_exactly_once_records_and_offsets_are_invisible_until_their_transaction_
     config = exactly_once("interval", **{"transaction.boundary.interval.ms": NEVER_MS})
     loop, control = source_loop(log, task, config=config, **EOS)
     with running(loop, control) as handle:
-        wait_until(lambda: handle.metric("records-written") == 3, "the records sent")
+        wait_until(lambda: handle.metric("source-record-write-total") == 3, "the records sent")
         assert read_values(log, TOPIC) == []
         assert committed_source_offsets(log) == {}
         handle.stop()
@@ -181,7 +181,7 @@ def test_connector_boundary_commits_after_the_record_the_task_names(log: Log) ->
     task = ScriptedSourceTask([records(0, 4)], on_poll=commit_after_second)
     loop, control = source_loop(log, task, config=exactly_once("connector"), **EOS)
     with running(loop, control) as handle:
-        wait_until(lambda: handle.metric("records-written") == 4, "the four records sent")
+        wait_until(lambda: handle.metric("source-record-write-total") == 4, "the four records sent")
         assert read_values(log, TOPIC) == ["input-0", "input-1"]
         assert committed_source_offsets(log) == {"input": {"position": 2}}
 

@@ -12,7 +12,7 @@ import pytest
 import requests
 from click.testing import CliRunner
 
-from conveyor.cli.rest_client import RestClientSettings, rest_client_options
+from conveyor.cli.rest_options import RestClientSettings, rest_client_options
 from conveyor.cli.worker_process import StandaloneWorker
 from waiting import wait_until
 

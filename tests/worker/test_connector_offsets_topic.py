@@ -35,7 +35,10 @@ def test_an_exactly_once_source_resumes_from_its_own_offsets_topic_after_a_worke
         create_connector(client, name, config)
         wait_until(lambda: len(read_values(worker.log, topic)) >= RECORDS, "every record produced")
     with running_worker(tmp_path, **exactly_once(True)) as worker:
-        wait_until(lambda: "records-polled" in task_metrics(worker, name), "the restarted task's first poll")
+        wait_until(
+            lambda: "source-record-poll-total" in task_metrics(worker, name),
+            "the restarted task's first poll",
+        )
         time.sleep(1.0)
         own = [json.loads(r.key) for r in read_topic(worker.log, offsets_topic) if r.key]
         shared = [json.loads(r.key) for r in read_topic(worker.log, "connect-offsets") if r.key]

@@ -31,8 +31,8 @@ def test_waiting_returns_true_when_told_to_stop() -> None:
 def test_a_new_state_is_reported_at_once_despite_the_throttle() -> None:
     control = LocalTaskControl()
     report = StateReporter(control, interval_s=LONG_S)
-    report(TargetState.STARTED, {"records": 1})
-    report(TargetState.PAUSED, {"records": 2})
+    report(TargetState.STARTED, lambda: {"records": 1})
+    report(TargetState.PAUSED, lambda: {"records": 2})
     assert control.metrics["state"] == "PAUSED"
     assert control.metrics["records"] == 2
 
@@ -40,6 +40,6 @@ def test_a_new_state_is_reported_at_once_despite_the_throttle() -> None:
 def test_unchanged_state_is_reported_no_more_often_than_the_interval() -> None:
     control = LocalTaskControl()
     report = StateReporter(control, interval_s=LONG_S)
-    report(TargetState.STARTED, {"records": 1})
-    report(TargetState.STARTED, {"records": 2})
+    report(TargetState.STARTED, lambda: {"records": 1})
+    report(TargetState.STARTED, lambda: {"records": 2})
     assert control.metrics["records"] == 1

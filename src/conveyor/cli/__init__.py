@@ -11,17 +11,16 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.live import Live
+from rich.table import Table
 
 from conveyor import __version__
 from conveyor.api import ConfigError
+from conveyor.cli.connector_files import read_connector_file
 from conveyor.cli.logging_setup import configure_logging
+from conveyor.cli.operator_commands import add_operator_commands
 from conveyor.cli.status_view import status_table
-from conveyor.cli.worker_process import (
-    DistributedWorker,
-    StandaloneWorker,
-    load_worker_config,
-    read_connector_file,
-)
+from conveyor.errors import NotFoundError
+from conveyor.herder.api import Herder
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -46,6 +45,8 @@ def standalone(
     connectors are created (or updated) once the worker has started. The REST API stays up until
     Ctrl-C.
     """
+    from conveyor.cli.worker_process import StandaloneWorker, load_worker_config
+
     configure_logging(log_level)
     try:
         config = load_worker_config(worker_properties)
@@ -62,9 +63,10 @@ def standalone(
             click.echo(f"{'Created' if created else 'Updated'} connector {name}", err=True)
         click.echo(f"REST API at {worker.url}", err=True)
         if status:
-            with Live(status_table(herder), console=Console(stderr=True), refresh_per_second=2) as live:
+            table = _herder_status_table(herder)
+            with Live(table, console=Console(stderr=True), refresh_per_second=2) as live:
                 while not stopping.wait(0.5):
-                    live.update(status_table(herder))
+                    live.update(_herder_status_table(herder))
         else:
             while not stopping.wait(1.0):
                 pass
@@ -72,6 +74,16 @@ def standalone(
         pass
     finally:
         worker.stop()
+
+
+def _herder_status_table(herder: Herder) -> Table:
+    statuses = []
+    for name in herder.connectors():
+        try:
+            statuses.append(herder.connector_status(name).to_json())
+        except NotFoundError:
+            continue
+    return status_table(statuses)
 
 
 @main.command()
@@ -86,6 +98,8 @@ def distributed(worker_properties: Path, log_level: str) -> None:
     share their connectors and tasks; connectors are created through the REST API of any of them.
     Runs until SIGTERM or Ctrl-C.
     """
+    from conveyor.cli.worker_process import DistributedWorker, load_worker_config
+
     configure_logging(log_level)
     try:
         config = load_worker_config(worker_properties, standalone=False)
@@ -152,3 +166,6 @@ def demo(records: int, tasks: int, data_dir: Path | None) -> None:
 
     configure_logging("WARNING")
     raise SystemExit(run_demo(records, tasks, data_dir))
+
+
+add_operator_commands(main)

@@ -1,79 +1,112 @@
-"""How `conveyor` commands that call a worker's REST API reach it: URL, credentials, CA file, certificate.
-
-`rest_client_options` adds `--url`, `--user`, `--password`, `--ca-file` and `--client-cert` to a click
-command (each also read from a `CONVEYOR_REST_*` environment variable, so a password need not be typed
-on the command line); the command receives a `RestClientSettings` as `rest` and calls `.client()`.
-"""
+"""The REST client the operator commands use: Kafka Connect's public API of any worker, nothing else."""
 
 from __future__ import annotations
 
-import functools
-import ssl
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+from urllib.parse import quote
 
-import click
 import httpx
 
-DEFAULT_URL = "http://127.0.0.1:8083"
-TIMEOUT_S = 60.0
+from conveyor.errors import ConnectError
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True)
-class RestClientSettings:
-    """Where a worker's REST API is and how to prove who we are to it."""
-
-    url: str = DEFAULT_URL
-    user: str | None = None
-    password: str | None = None
-    ca_file: Path | None = None
-    client_cert: Path | None = None
-
-    def client(self) -> httpx.Client:
-        """An HTTP client for the API, with basic auth and TLS as these settings give them."""
-        auth = (self.user, self.password or "") if self.user else None
-        return httpx.Client(base_url=self.url, auth=auth, verify=self.ssl_context(), timeout=TIMEOUT_S)
-
-    def ssl_context(self) -> ssl.SSLContext:
-        """The system's CAs, or only the CA file's; the client certificate (PEM, key included) if given."""
-        context = ssl.create_default_context(cafile=str(self.ca_file) if self.ca_file else None)
-        if self.client_cert is not None:
-            context.load_cert_chain(str(self.client_cert))
-        return context
+DEFAULT_URL = "http://localhost:8083"
+"""Kafka Connect's default listener."""
 
 
-def rest_client_options(command: F) -> F:
-    """Add the REST client options to `command`, which then receives `rest: RestClientSettings`."""
-    file_type = click.Path(exists=True, dir_okay=False, path_type=Path)
-    options = [
-        click.option("--url", envvar="CONVEYOR_REST_URL", default=DEFAULT_URL, show_default=True,
-                     help="The worker's REST API."),
-        click.option("--user", envvar="CONVEYOR_REST_USER", help="User for basic authentication."),
-        click.option("--password", envvar="CONVEYOR_REST_PASSWORD",
-                     help="Password for basic authentication (better: CONVEYOR_REST_PASSWORD)."),
-        click.option("--ca-file", envvar="CONVEYOR_REST_CA_FILE", type=file_type,
-                     help="PEM bundle of the CAs to trust for an https URL, instead of the system's."),
-        click.option("--client-cert", envvar="CONVEYOR_REST_CLIENT_CERT", type=file_type,
-                     help="PEM file with a client certificate and its key, for ssl.client.auth."),
-    ]  # fmt: skip
+class WorkerUnreachable(ConnectError):
+    """No answer from the worker's REST API."""
 
-    @functools.wraps(command)
-    def with_settings(**kwargs: Any) -> Any:
-        settings = RestClientSettings(
-            url=kwargs.pop("url"),
-            user=kwargs.pop("user"),
-            password=kwargs.pop("password"),
-            ca_file=kwargs.pop("ca_file"),
-            client_cert=kwargs.pop("client_cert"),
+
+class RestError(ConnectError):
+    """The worker answered with an error status and Kafka Connect's error body."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _path(*segments: str) -> str:
+    return "/" + "/".join(quote(segment, safe="") for segment in segments)
+
+
+class ConnectRestClient:
+    """Calls one worker's REST API; errors become `RestError` or `WorkerUnreachable`."""
+
+    def __init__(self, url: str, timeout_s: float = 60.0, http: httpx.Client | None = None) -> None:
+        """`http` carries credentials and TLS settings when the worker asks for them."""
+        self.url = url.rstrip("/")
+        self._http = http or httpx.Client(base_url=self.url, timeout=timeout_s)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except (httpx.TransportError, httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
+            raise WorkerUnreachable(f"Cannot reach the worker at {self.url}: {error}") from error
+        if response.status_code >= 400:
+            raise RestError(response.status_code, _error_message(response))
+        return response
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self._call(method, path, **kwargs)
+        return response.json() if response.content else None
+
+    def connectors(self) -> dict[str, Any]:
+        """Every connector with its status and info (`?expand=status&expand=info`)."""
+        expand = [("expand", "status"), ("expand", "info")]
+        body: dict[str, Any] = self._json("GET", "/connectors", params=expand)
+        return body
+
+    def status(self, name: str) -> dict[str, Any]:
+        body: dict[str, Any] = self._json("GET", _path("connectors", name, "status"))
+        return body
+
+    def create(self, name: str, config: dict[str, str]) -> dict[str, Any]:
+        body: dict[str, Any] = self._json("POST", "/connectors", json={"name": name, "config": config})
+        return body
+
+    def pause(self, name: str) -> None:
+        self._call("PUT", _path("connectors", name, "pause"))
+
+    def resume(self, name: str) -> None:
+        self._call("PUT", _path("connectors", name, "resume"))
+
+    def stop(self, name: str) -> None:
+        self._call("PUT", _path("connectors", name, "stop"))
+
+    def delete(self, name: str) -> None:
+        self._call("DELETE", _path("connectors", name))
+
+    def restart(self, name: str, include_tasks: bool, only_failed: bool) -> dict[str, Any] | None:
+        """KIP-745's restart; the status of what is restarting (None for the legacy connector-only 204)."""
+        params = {"includeTasks": str(include_tasks).lower(), "onlyFailed": str(only_failed).lower()}
+        body: dict[str, Any] | None = self._json("POST", _path("connectors", name, "restart"), params=params)
+        return body
+
+    def offsets(self, name: str) -> list[dict[str, Any]]:
+        body: dict[str, Any] = self._json("GET", _path("connectors", name, "offsets"))
+        offsets: list[dict[str, Any]] = body["offsets"]
+        return offsets
+
+    def reset_offsets(self, name: str) -> str:
+        body: dict[str, Any] = self._json("DELETE", _path("connectors", name, "offsets"))
+        return str(body.get("message", ""))
+
+    def plugins(self, connectors_only: bool) -> list[dict[str, Any]]:
+        body: list[dict[str, Any]] = self._json(
+            "GET", "/connector-plugins", params={"connectorsOnly": str(connectors_only).lower()}
         )
-        return command(rest=settings, **kwargs)
+        return body
 
-    wrapped: Any = with_settings
-    for option in reversed(options):
-        wrapped = option(wrapped)
-    result: F = wrapped
-    return result
+
+def _error_message(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])
+    return f"{response.status_code} {response.reason_phrase}"

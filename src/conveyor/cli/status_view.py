@@ -1,45 +1,84 @@
-"""The live status table shown in the terminal while a worker runs."""
+"""Status tables for the terminal, built from Kafka Connect's status bodies (`GET /connectors/{c}/status`).
+
+The same table serves `conveyor status` (over any worker's REST API) and the live view of
+`conveyor standalone` (over its own herder).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 from rich.table import Table
+from rich.text import Text
 
-from conveyor.errors import NotFoundError
-from conveyor.herder.api import Herder
-
-_STYLE = {
+STATE_STYLES = {
     "RUNNING": "green",
     "PAUSED": "yellow",
     "FAILED": "bold red",
     "STOPPED": "dim",
     "UNASSIGNED": "cyan",
+    "RESTARTING": "magenta",
 }
 
 
-def status_table(herder: Herder) -> Table:
-    """One row per connector and task: state, records moved and commits made so far."""
-    table = Table(title="Conveyor", expand=False)
-    for column in ("connector", "task", "state", "records", "commits", "errors"):
-        table.add_column(column, justify="right" if column in ("records", "commits", "errors") else "left")
-    for name in herder.connectors():
-        try:
-            status = herder.connector_status(name)
-        except NotFoundError:
-            continue
-        state = status.connector.state
-        table.add_row(name, "", f"[{_STYLE.get(state, '')}]{state}", "", "", "")
-        for task in status.tasks:
-            metrics = task.metrics
-            records = metrics.get("records-written", metrics.get("records-put", 0))
-            commits = metrics.get("transactions-committed") or metrics.get("offset-commits", 0)
-            errors = metrics.get("total-record-errors", 0)
-            task_state = task.state
+def state_text(state: str) -> Text:
+    return Text(state, style=STATE_STYLES.get(state, ""))
+
+
+def first_line(trace: str | None) -> str:
+    """The line of a trace that says what went wrong (Python puts it last)."""
+    lines = [line for line in (trace or "").strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def _count(metrics: Mapping[str, Any], *names: str) -> str:
+    for name in names:
+        value = metrics.get(name)
+        if isinstance(value, int | float):
+            return f"{int(value):,}"
+    return ""
+
+
+def status_table(statuses: Iterable[Mapping[str, Any]], title: str = "Conveyor") -> Table:
+    """One row per connector and per task: state, worker, records moved, commits, errors, and why a
+    failed one failed."""
+    table = Table(title=title, expand=False)
+    for column in ("connector", "task", "state", "worker", "records", "commits", "errors", "failure"):
+        numeric = column in ("records", "commits", "errors")
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+    for status in statuses:
+        connector = status["connector"]
+        table.add_row(
+            status["name"],
+            "",
+            state_text(connector["state"]),
+            connector.get("worker_id", ""),
+            "",
+            "",
+            "",
+            first_line(connector.get("trace")),
+        )
+        for task in status.get("tasks", []):
+            metrics = task.get("metrics", {})
             table.add_row(
                 "",
-                str(task.id),
-                f"[{_STYLE.get(task_state, '')}]{task_state}",
-                f"{records:,}",
-                f"{commits:,}",
-                f"{errors:,}",
+                str(task["id"]),
+                state_text(task["state"]),
+                task.get("worker_id", ""),
+                _count(metrics, "source-record-write-total", "sink-record-send-total"),
+                _count(metrics, "offset-commits", "offset-commit-completion-total"),
+                _count(metrics, "total-record-errors"),
+                first_line(task.get("trace")),
             )
     return table
+
+
+def failed(statuses: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The connectors and tasks that are FAILED, as `name` and `name-task`."""
+    found: list[str] = []
+    for status in statuses:
+        if status["connector"]["state"] == "FAILED":
+            found.append(status["name"])
+        found.extend(f"{status['name']}-{t['id']}" for t in status.get("tasks", []) if t["state"] == "FAILED")
+    return found

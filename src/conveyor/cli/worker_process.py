@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from conveyor.errors import ConfigError
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.herder import DistributedHerder
 from conveyor.herder.standalone import StandaloneHerder
@@ -22,21 +20,6 @@ from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_runner import SparkTaskRunner
 
 logger = logging.getLogger(__name__)
-
-
-def read_connector_file(path: Path) -> tuple[str, dict[str, str]]:
-    """A connector's name and config from a `.properties` file or a JSON file (`{"name", "config"}`)."""
-    text = path.read_text()
-    if path.suffix == ".json":
-        body = json.loads(text)
-        config = {str(k): str(v) for k, v in body.get("config", body).items()}
-        name = str(body.get("name") or config.get("name", ""))
-    else:
-        config = read_properties(text)
-        name = config.get("name", "")
-    if not name:
-        raise ConfigError(f"{path}: the connector config has no 'name'")
-    return name, config
 
 
 class WorkerProcess:

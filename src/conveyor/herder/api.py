@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from conveyor.herder.entities import (
@@ -14,6 +15,16 @@ from conveyor.herder.entities import (
     TaskInfo,
     TaskState,
 )
+from conveyor.runtime.worker_metrics import WorkerMetrics
+
+
+@dataclass(frozen=True)
+class HerderHealth:
+    """What `GET /health` reports (KIP-1017): started or not, stuck or not, and what the herder is doing."""
+
+    ready: bool
+    stuck: bool = False
+    details: str | None = None
 
 
 class Herder(ABC):
@@ -36,6 +47,10 @@ class Herder(ABC):
     @abstractmethod
     def ready(self) -> bool:
         """True once the herder has started and can serve requests (`GET /health`)."""
+
+    def health(self) -> HerderHealth:
+        """Whether the herder has started and is not stuck on an operation, and what it is doing."""
+        return HerderHealth(self.ready())
 
     @abstractmethod
     def connectors(self) -> list[str]: ...
@@ -114,3 +129,10 @@ class Herder(ABC):
     @abstractmethod
     def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
         """`GET /connector-plugins/{p}/config`: the plugin's config keys (ConfigKeyInfo)."""
+
+    def connect_metrics(self) -> WorkerMetrics:
+        """Kafka Connect's metric groups for what runs on this worker (`GET /metrics`).
+
+        A herder without a worker of its own publishes nothing.
+        """
+        return WorkerMetrics.empty()

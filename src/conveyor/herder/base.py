@@ -11,7 +11,7 @@ from typing import Any
 
 from conveyor.api import SinkConnector, SourceConnector
 from conveyor.errors import BadRequestError, NotFoundError, NotReadyError
-from conveyor.herder.api import Herder
+from conveyor.herder.api import Herder, HerderHealth
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
@@ -23,6 +23,7 @@ from conveyor.herder.entities import (
     TaskState,
 )
 from conveyor.herder.sink_offsets import parse_sink_connector_offsets
+from conveyor.herder.stages import HerderStages
 from conveyor.herder.validation import (
     connector_class,
     connector_definition,
@@ -39,6 +40,7 @@ from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.runtime.worker_metrics import WorkerMetrics
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
 
 OFFSETS_ALTERED = "The offsets for this connector have been altered successfully"
@@ -72,6 +74,8 @@ class BaseHerder(Herder):
         self.statuses = StatusStore(log, config.status_topic, config.status_partitions)
         self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
         self._ready = threading.Event()
+        self._stages = HerderStages()
+        """What the herder is doing, for `GET /health` (KIP-1017)."""
 
     def start(self) -> None:
         """Read the internal topics and start this worker's connectors and tasks."""
@@ -100,6 +104,14 @@ class BaseHerder(Herder):
 
     def ready(self) -> bool:
         return self._ready.is_set()
+
+    def health(self) -> HerderHealth:
+        stuck = self._stages.stuck()
+        details = stuck.summarize() if stuck is not None else self._stages.summary()
+        return HerderHealth(self.ready(), stuck is not None, details)
+
+    def connect_metrics(self) -> WorkerMetrics:
+        return self.worker.connect_metrics()
 
     # Helpers.
 

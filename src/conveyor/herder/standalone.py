@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 from conveyor.errors import AlreadyExistsError, NotFoundError
 from conveyor.herder.base import BaseHerder
@@ -42,15 +43,16 @@ class StandaloneHerder(BaseHerder):
 
     def start(self) -> None:
         """Read the internal topics and start every connector they hold."""
-        self.configs.start()
-        self.offsets.start()
-        self.statuses.start()
+        with self._stages.stage("reading to the end of internal topics"):
+            self.configs.start()
+            self.offsets.start()
+            self.statuses.start()
         snapshot = self.configs.snapshot()
         logger.info("Starting connectors and tasks using config offset %s", snapshot.offset)
         for name in snapshot.connectors():
             config = snapshot.connector_config(name)
             if config is not None:
-                with self._locks.holding(name):
+                with self._changing(name, "starting the connector"):
                     self._start_connector_and_tasks(name, config, self._target(name))
         self._ready.set()
 
@@ -61,6 +63,12 @@ class StandaloneHerder(BaseHerder):
             store.stop()
 
     # Helpers.
+
+    @contextmanager
+    def _changing(self, name: str, what: str) -> Iterator[None]:
+        """Hold the connector's lock while changing it, as a stage the health check can name."""
+        with self._locks.holding(name), self._stages.stage(f"{what} {name}"):
+            yield
 
     def _start_connector_and_tasks(self, name: str, config: Mapping[str, str], target: TargetState) -> None:
         if not self.worker.start_connector(name, config, target):
@@ -102,7 +110,7 @@ class StandaloneHerder(BaseHerder):
 
     def _on_reconfiguration_request(self, name: str) -> None:
         def reconfigure() -> None:
-            with self._locks.holding(name):
+            with self._changing(name, "reconfiguring the tasks of the connector"):
                 config = self.configs.snapshot().connector_config(name)
                 if config is not None and self.worker.is_running(name):
                     self._reconfigure_tasks(name, config, self._target(name))
@@ -114,7 +122,7 @@ class StandaloneHerder(BaseHerder):
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
         self._require_ready()
-        with self._locks.holding(name):
+        with self._changing(name, "writing the config of the connector"):
             exists = self.configs.snapshot().contains(name)
             if exists and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
@@ -128,12 +136,12 @@ class StandaloneHerder(BaseHerder):
             return not exists, self.connector_info(name)
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
-        with self._locks.holding(name):
+        with self._changing(name, "writing the config of the connector"):
             config = self._patched_config(name, patch)
             return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
-        with self._locks.holding(name):
+        with self._changing(name, "deleting the connector"):
             self._require(name)
             self.worker.stop_tasks(self.worker.tasks_of(name))
             self.worker.stop_connector(name)
@@ -143,7 +151,7 @@ class StandaloneHerder(BaseHerder):
     # Restarts and target states.
 
     def restart_task(self, name: str, task: int) -> None:
-        with self._locks.holding(name):
+        with self._changing(name, "restarting a task of the connector"):
             config = self._require(name)
             task_configs = self.configs.snapshot().task_configs(name)
             if not 0 <= task < len(task_configs):
@@ -155,7 +163,7 @@ class StandaloneHerder(BaseHerder):
                 self.worker.restart_task(task_id)
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
-        with self._locks.holding(name):
+        with self._changing(name, "restarting the connector"):
             config = self._require(name)
             status = self.connector_status(name)
             restart_connector, restart_tasks = self._restart_targets(status, include_tasks, only_failed)
@@ -170,7 +178,7 @@ class StandaloneHerder(BaseHerder):
             return self._restarting(status, restart_connector, restart_tasks)
 
     def _set_target(self, name: str, target: TargetState) -> None:
-        with self._locks.holding(name):
+        with self._changing(name, "changing the target state of the connector"):
             config = self._require(name)
             previous = self._target(name)
             self.configs.put_target_state(name, target.value)
@@ -194,9 +202,9 @@ class StandaloneHerder(BaseHerder):
         self._set_target(name, TargetState.STOPPED)
 
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
-        with self._locks.holding(name):
+        with self._changing(name, "altering the offsets of the connector"):
             return self._alter_offsets(name, offsets)
 
     def reset_connector_offsets(self, name: str) -> str:
-        with self._locks.holding(name):
+        with self._changing(name, "resetting the offsets of the connector"):
             return self._reset_offsets(name)

@@ -12,7 +12,7 @@ import os
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -97,11 +97,14 @@ class StateReporter:
         self._last = 0.0
         self._last_state: str | None = None
 
-    def __call__(self, state: TargetState, metrics: Mapping[str, Any], force: bool = False) -> None:
+    def __call__(
+        self, state: TargetState, metrics: Callable[[], Mapping[str, Any]], force: bool = False
+    ) -> None:
+        """Report `state` and what `metrics()` gives; `metrics` is called only when a report is sent."""
         reported = "PAUSED" if state is TargetState.PAUSED else "RUNNING"
         now = time.monotonic()
         if not force and reported == self._last_state and now - self._last < self._interval_s:
             return
         self._last = now
         self._last_state = reported
-        self._control.report({"state": reported, "pid": os.getpid(), **metrics})
+        self._control.report({"state": reported, "pid": os.getpid(), **metrics()})

@@ -107,10 +107,14 @@ class ErrorHandler:
         self._dlq = dlq_producer if policy.dlq_topic else None
         self._topics = topics
         self._sleep = sleep
+        self.total_record_failures = 0
         self.total_record_errors = 0
         self.total_records_skipped = 0
         self.total_retries = 0
+        self.total_errors_logged = 0
         self.dlq_produce_requests = 0
+        self.dlq_produce_failures = 0
+        self.last_error_timestamp = 0
 
     def execute(
         self, stage: Stage, operation: Callable[[], T], failed: Callable[[], FailedRecord]
@@ -122,6 +126,7 @@ class ErrorHandler:
             try:
                 return operation()
             except RetriableError as exc:
+                self.total_record_failures += 1
                 if self.policy.retry_timeout_ms == -1 or (
                     self.policy.retry_timeout_ms > 0 and time.monotonic() + delay < deadline
                 ):
@@ -132,11 +137,12 @@ class ErrorHandler:
                 self._fail(stage, exc, failed())
                 return None
             except Exception as exc:
+                self.total_record_failures += 1
                 self._fail(stage, exc, failed())
                 return None
 
     def _fail(self, stage: Stage, exc: Exception, record: FailedRecord) -> None:
-        self.total_record_errors += 1
+        self._count_error()
         self.report(stage, exc, record)
         if not self.policy.tolerance_all or stage not in TOLERABLE_STAGES:
             raise ToleranceExceededError(
@@ -144,6 +150,17 @@ class ErrorHandler:
                 f"for {record.description or 'a record'}: {type(exc).__name__}: {exc}"
             ) from exc
         self.total_records_skipped += 1
+
+    def _count_error(self) -> None:
+        self.total_record_errors += 1
+        self.last_error_timestamp = int(time.time() * 1000)
+
+    def report_errant(self, stage: Stage, exc: BaseException, record: FailedRecord) -> None:
+        """A record the task itself reported as failed (KIP-610): counted as a failed record, then
+        logged and sent to the dead letter queue as configured."""
+        self.total_record_failures += 1
+        self._count_error()
+        self.report(stage, exc, record)
 
     def report(self, stage: Stage, exc: BaseException, record: FailedRecord) -> None:
         """Log the failure and send the record to the dead letter queue, as configured."""
@@ -154,6 +171,7 @@ class ErrorHandler:
             if self.policy.log_include_messages:
                 message += f" with {record.description}"
             logger.error(message, exc_info=exc)
+            self.total_errors_logged += 1
         if self._dlq is None:
             return
         if self._topics is not None:
@@ -161,9 +179,13 @@ class ErrorHandler:
         headers: list[tuple[str, bytes | None]] = []
         if self.policy.dlq_context_headers:
             headers = self._context_headers(stage, exc, record)
-        self._dlq.send(self.policy.dlq_topic, record.value, key=record.key, headers=headers)
-        self._dlq.flush()
         self.dlq_produce_requests += 1
+        try:
+            self._dlq.send(self.policy.dlq_topic, record.value, key=record.key, headers=headers)
+            self._dlq.flush()
+        except Exception:
+            self.dlq_produce_failures += 1
+            raise
 
     def _context_headers(
         self, stage: Stage, exc: BaseException, record: FailedRecord
@@ -186,11 +208,16 @@ class ErrorHandler:
         ]
 
     def metrics(self) -> dict[str, int]:
+        """Kafka Connect's `task-error-metrics`."""
         return {
+            "total-record-failures": self.total_record_failures,
             "total-record-errors": self.total_record_errors,
             "total-records-skipped": self.total_records_skipped,
             "total-retries": self.total_retries,
+            "total-errors-logged": self.total_errors_logged,
             "deadletterqueue-produce-requests": self.dlq_produce_requests,
+            "deadletterqueue-produce-failures": self.dlq_produce_failures,
+            "last-error-timestamp": self.last_error_timestamp,
         }
 
 

@@ -22,6 +22,7 @@ import re
 import time
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
+from typing import Any
 
 from conveyor.api import ErrantRecordReporter, RetriableError, SinkTask, SinkTaskContext
 from conveyor.api import TopicPartition as ApiPartition
@@ -35,6 +36,7 @@ from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRec
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
+from conveyor.runtime.task_metrics import SinkTaskMetrics
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 
@@ -77,7 +79,7 @@ class RuntimeErrantRecordReporter(ErrantRecordReporter):
         failed = FailedRecord(
             None, raw, record.topic, record.kafka_partition, record.kafka_offset, "reported record"
         )
-        self._errors.report(Stage.TASK_PUT, error, failed)
+        self._errors.report_errant(Stage.TASK_PUT, error, failed)
         if not self._errors.policy.tolerance_all and self.failure is None:
             self.failure = error
         future: Future[None] = Future()
@@ -176,7 +178,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.last_committed: dict[ApiPartition, int] = {}
         self.redeliver: list[SinkRecord] | None = None
         self.redeliver_advances: dict[ApiPartition, int] = {}
-        self.counters = {"records-read": 0, "records-put": 0, "offset-commits": 0, "offset-commit-skips": 0}
+        self.metrics = SinkTaskMetrics()
         self.next_commit = time.monotonic() + self.flush_interval_s
         self.next_topic_refresh = 0.0
         self.records_lag = 0
@@ -256,13 +258,14 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         if self.context.timeout_ms is not None:
             wait = min(wait, self.context.timeout_ms / 1000)
         for batch in self.consumer.poll_batch(wait):
-            self.counters["records-read"] += len(batch)
+            self.metrics.record_read(len(batch))
             partition = ApiPartition(batch.topic, batch.partition)
             if partition not in self.context.assigned:
                 continue
             self._put(self.pipeline.from_log(batch), {partition: batch.next_offset})
 
     def _put(self, records: Sequence[SinkRecord], advanced: Mapping[ApiPartition, int]) -> None:
+        started = self.metrics.now()
         try:
             self.task.put(records)
         except RetriableError as exc:
@@ -278,8 +281,9 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
                 "Exiting WorkerSinkTask due to unrecoverable exception."
             ) from self.reporter.failure
         self.context.timeout_ms = None
-        self.counters["records-put"] += len(records)
+        self.metrics.record_put(len(records), self.metrics.since(started))
         self.current.update(advanced)
+        self._record_active()
 
     def _commit(self, closing: bool, partitions: Collection[ApiPartition] | None = None) -> None:
         """Commit the offsets the task says are safe, as WorkerSinkTask does.
@@ -306,9 +310,12 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             return
         requested = {p: self.current[p] for p in scope}
         self.context.closing = closing
+        self.metrics.record_commit_attempt()
+        started = self.metrics.now()
         try:
             offsets = self.task.pre_commit(dict(requested))
         except Exception as exc:
+            self.metrics.record_commit(self.metrics.since(started), succeeded=False)
             if closing:
                 logger.warning(
                     "%s-%d: pre_commit failed while closing: %s", self.connector, self.task_index, exc
@@ -328,11 +335,18 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
                 self.task.close(sorted(set(partitions or scope)))
         to_commit = {p: o for p, o in offsets.items() if p in requested and o <= requested[p]}
         if not to_commit or all(self.last_committed.get(p) == o for p, o in to_commit.items()):
-            self.counters["offset-commit-skips"] += 1
+            self.metrics.record_commit_skipped()
             return
         self.consumer.commit({LogPartition(p.topic, p.partition): o for p, o in to_commit.items()})
         self.last_committed.update(to_commit)
-        self.counters["offset-commits"] += 1
+        self.metrics.record_commit_completed(self.metrics.since(started))
+        self._record_active()
+
+    def _record_active(self) -> None:
+        """Records put whose offsets are not committed: one subtraction per assigned partition."""
+        self.metrics.record_active(
+            sum(max(0, offset - self.last_committed.get(p, offset)) for p, offset in self.current.items())
+        )
 
     def _close_partitions(self, partitions: set[ApiPartition]) -> None:
         if partitions:
@@ -422,10 +436,9 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         return self.records_lag
 
     def _report(self, force: bool = False) -> None:
-        metrics = {
-            "partition-count": len(self.context.assigned),
-            "records-lag": self._records_lag(),
-            **self.counters,
-            **self.errors.metrics(),
-        }
-        self.state_reporter(self.state, metrics, force)
+        self.metrics.partition_count = len(self.context.assigned)
+        self.metrics.track_state(self.state is TargetState.PAUSED)
+        self.state_reporter(self.state, self._metric_values, force)
+
+    def _metric_values(self) -> dict[str, Any]:
+        return {**self.metrics.snapshot(), **self.errors.metrics(), "records-lag": self._records_lag()}

@@ -36,6 +36,7 @@ from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_generation import verify_task_generation
+from conveyor.runtime.task_metrics import SourceTaskMetrics
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 from conveyor.runtime.transactions import TransactionRequests
@@ -109,13 +110,9 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.pending_offsets: dict[str, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
         self.uncommitted_records: list[SourceRecord] = []
         self.transaction_open = False
-        self.counters = {
-            "records-polled": 0,
-            "records-written": 0,
-            "transactions-committed": 0,
-            "transactions-aborted": 0,
-            "offset-commits": 0,
-        }
+        self.metrics = SourceTaskMetrics()
+        self.counters = {"offset-commits": 0, "transactions-committed": 0, "transactions-aborted": 0}
+        """Conveyor's own counts, shown in the task's status beside Kafka's metrics."""
         self.last_commit = time.monotonic()
         self.reporter = StateReporter(control)
         self.state = TargetState.STARTED
@@ -163,19 +160,22 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             self.state = TargetState.STARTED
             records = self._poll()
             if records:
-                self.counters["records-polled"] += len(records)
                 self._process(records)
             self._batch_end()
             self._report()
 
     def _poll(self) -> list[SourceRecord] | None:
         """The task's next records; a `RetriableError` means none for now, as in Kafka Connect."""
+        started = self.metrics.now()
         try:
-            return self.task.poll()
+            records = self.task.poll()
         except RetriableError as error:
             logger.warning("Task %s failed to poll records; it will poll again: %s", self.spec.id, error)
             self.control.wait(RETRY_POLL_WAIT_S)
             return None
+        if records is not None:
+            self.metrics.record_poll(len(records), self.metrics.since(started))
+        return records
 
     def _process(self, records: Sequence[SourceRecord]) -> None:
         if self.requests is not None and self.requests.has_record_requests:
@@ -210,7 +210,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             self.producer.send_batch(
                 batch.topic, batch.values, batch.keys, batch.partition, batch.headers, batch.timestamps
             )
-            self.counters["records-written"] += len(batch.values)
+            self.metrics.record_write(len(batch.values))
             if self.calls_commit_record:
                 self.uncommitted_records.extend(batch.records)
         self._track_offsets(records)
@@ -267,6 +267,21 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.last_commit = time.monotonic()
         if not self.transaction_open and not self.pending_offsets and not self.uncommitted_records:
             return
+        started = self.metrics.now()
+        try:
+            self._make_durable()
+        except Exception:
+            self.metrics.record_commit(self.metrics.since(started), succeeded=False)
+            raise
+        self.metrics.record_commit(self.metrics.since(started), succeeded=True)
+        self.metrics.record_durable()
+        self.counters["offset-commits"] += 1
+        for record in self.uncommitted_records:
+            self.task.commit_record(record, RecordMetadata(record.topic, record.kafka_partition or 0, -1))
+        self.uncommitted_records.clear()
+        self.task.commit()
+
+    def _make_durable(self) -> None:
         if self.exactly_once:
             if not self.transaction_open:
                 self.producer.begin_transaction()
@@ -274,14 +289,10 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             self.producer.commit_transaction()
             self.transaction_open = False
             self.counters["transactions-committed"] += 1
+            self.metrics.record_transaction_committed()
         else:
             self.producer.flush()
             self._write_offsets()
-        self.counters["offset-commits"] += 1
-        for record in self.uncommitted_records:
-            self.task.commit_record(record, RecordMetadata(record.topic, record.kafka_partition or 0, -1))
-        self.uncommitted_records.clear()
-        self.task.commit()
 
     def _abort(self) -> None:
         """Discard the open transaction's records, but still commit the offsets they advanced (KIP-618):
@@ -295,10 +306,12 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.transaction_open = False
         self.uncommitted_records.clear()
         self.counters["transactions-aborted"] += 1
+        self.metrics.record_transaction_aborted()
         if self.pending_offsets:
             self.producer.begin_transaction()
             self._write_offsets()
             self.producer.commit_transaction()
+        self.metrics.record_durable()
 
     def _write_offsets(self) -> None:
         if self.pending_offsets:
@@ -317,4 +330,8 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self._commit()
 
     def _report(self, force: bool = False) -> None:
-        self.reporter(self.state, {**self.counters, **self.errors.metrics()}, force)
+        self.metrics.track_state(self.state is TargetState.PAUSED)
+        self.reporter(self.state, self._metric_values, force)
+
+    def _metric_values(self) -> dict[str, Any]:
+        return {**self.metrics.snapshot(), **self.counters, **self.errors.metrics()}

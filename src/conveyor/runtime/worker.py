@@ -28,6 +28,13 @@ from conveyor.runtime.status import State
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.runtime.worker_metrics import (
+    ConnectorMetrics,
+    StartupCounts,
+    TaskMetricValues,
+    WorkerMetrics,
+    connector_task_counts,
+)
 from conveyor.storage import Status, StatusStore
 
 logger = logging.getLogger(__name__)
@@ -60,6 +67,27 @@ def new_connector(config: Mapping[str, str]) -> Connector:
     return klass()
 
 
+def _published(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if key not in ("state", "pid")}
+
+
+def _connector_metrics(name: str, state: State, connector: Connector | None) -> ConnectorMetrics:
+    if connector is None:
+        return ConnectorMetrics(name, state.value.lower())
+    klass = type(connector)
+    try:
+        version = connector.version()
+    except Exception:
+        version = ""
+    return ConnectorMetrics(
+        name,
+        state.value.lower(),
+        f"{klass.__module__}.{klass.__qualname__}",
+        connector_type(connector).value,
+        version,
+    )
+
+
 def _trace(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc))
 
@@ -88,6 +116,8 @@ class RunningTask:
     unplaced: bool = False
     started_at: float = field(default_factory=time.monotonic)
     restart_timer: threading.Timer | None = None
+    reported: bool = False
+    """Whether this incarnation has reported RUNNING or PAUSED yet: its startup succeeded."""
 
 
 class Worker:
@@ -111,6 +141,9 @@ class Worker:
         """The worker group's generation this worker's statuses are written for (0 when standalone)."""
         self._connectors: dict[str, Connector] = {}
         self._tasks: dict[TaskId, RunningTask] = {}
+        self._connector_states: dict[str, State] = {}
+        self._task_states: dict[TaskId, State] = {}
+        self.startups = StartupCounts()
         self._lock = threading.RLock()
         self._closed = threading.Event()
         self._monitor = threading.Thread(target=self._watch_tasks, name="conveyor-task-monitor", daemon=True)
@@ -125,6 +158,7 @@ class Worker:
             if target is TargetState.STOPPED:
                 self._put_connector_status(name, State.STOPPED)
                 return True
+            self.startups.attempted("connector")
             try:
                 resolved = self.providers.transform(config)
                 connector = new_connector(resolved)
@@ -132,8 +166,10 @@ class Worker:
                 connector.start(resolved)
             except Exception as exc:
                 logger.error("Failed to start connector %s", name, exc_info=exc)
+                self.startups.failed("connector")
                 self._put_connector_status(name, State.FAILED, _trace(exc))
                 return False
+            self.startups.succeeded("connector")
             self._connectors[name] = connector
             self._put_connector_status(name, State.PAUSED if target is TargetState.PAUSED else State.RUNNING)
             return True
@@ -169,6 +205,7 @@ class Worker:
     def stop_connector(self, name: str) -> None:
         with self._lock:
             connector = self._connectors.pop(name, None)
+            self._connector_states.pop(name, None)
         if connector is not None:
             try:
                 connector.stop()
@@ -221,6 +258,7 @@ class Worker:
     ) -> TaskSpec | None:
         """A new incarnation's spec, its config variables resolved now; None (and FAILED) if that fails."""
         connector_config, task_config = raw_configs
+        self.startups.attempted("task")
         try:
             resolved = self.providers.transform(connector_config)
             return TaskSpec(
@@ -233,6 +271,7 @@ class Worker:
             )
         except Exception as exc:
             logger.error("Failed to start task %s", task, exc_info=exc)
+            self.startups.failed("task")
             self._put_task_status(task, State.FAILED, _trace(exc))
             return None
 
@@ -244,6 +283,7 @@ class Worker:
     def stop_task(self, task: TaskId) -> None:
         with self._lock:
             running = self._tasks.pop(task, None)
+            self._task_states.pop(task, None)
         if running is None:
             return
         if running.restart_timer is not None:
@@ -283,6 +323,8 @@ class Worker:
             logger.error("Task %s failed: %s", spec.id, outcome.error)
             if not current or running is None:
                 return
+            if not running.reported:
+                self.startups.failed("task")
             running.state = State.FAILED
             self._put_task_status(spec.id, State.FAILED, outcome.trace or outcome.error)
             if not self.config.task_restart_enabled:
@@ -310,6 +352,7 @@ class Worker:
             running.spec = spec
             running.started_at = time.monotonic()
             running.restart_timer = None
+            running.reported = False
             running.state = State.RESTARTING
             self._put_task_status(task, State.RESTARTING)
             self._launch(running.spec, running.target)
@@ -379,6 +422,9 @@ class Worker:
     def _take_reported_state(self, running: RunningTask, reported: object) -> None:
         if reported not in ("RUNNING", "PAUSED") or running.state is State.FAILED:
             return
+        if not running.reported:
+            running.reported = True
+            self.startups.succeeded("task")
         state = State(reported)
         running.unplaced = False
         if state is not running.state:
@@ -388,13 +434,51 @@ class Worker:
     # Status.
 
     def _put_connector_status(self, name: str, state: State, trace: str | None = None) -> None:
+        with self._lock:
+            self._connector_states[name] = state
         self.status.put_connector(
             name, Status(state.value, self.worker_id, trace, self.generation), safe=True
         )
 
     def _put_task_status(self, task: TaskId, state: State, trace: str | None = None) -> None:
+        with self._lock:
+            self._task_states[task] = state
         self.status.put_task(
             task.connector, task.task, Status(state.value, self.worker_id, trace, self.generation), safe=True
+        )
+
+    # Metrics.
+
+    def connect_metrics(self) -> WorkerMetrics:
+        """Kafka Connect's metric groups for the connectors and tasks this worker runs, as of now."""
+        with self._lock:
+            connector_states = dict(self._connector_states)
+            task_states = dict(self._task_states)
+            running_connectors = dict(self._connectors)
+            task_count = len(self._tasks)
+        connectors = [
+            _connector_metrics(name, state, running_connectors.get(name))
+            for name, state in sorted(connector_states.items())
+        ]
+        tasks = [
+            TaskMetricValues(
+                task.connector, task.task, state.value.lower(), _published(self.runner.metrics(task))
+            )
+            for task, state in sorted(task_states.items(), key=lambda item: (item[0].connector, item[0].task))
+        ]
+        states_by_connector: dict[str, list[State]] = {name: [] for name in connector_states}
+        for task, state in task_states.items():
+            states_by_connector.setdefault(task.connector, []).append(state)
+        worker = {
+            "connector-count": float(len(running_connectors)),
+            "task-count": float(task_count),
+            **self.startups.metrics(),
+        }
+        return WorkerMetrics(
+            worker,
+            {name: connector_task_counts(states) for name, states in sorted(states_by_connector.items())},
+            connectors,
+            tasks,
         )
 
     def close(self) -> None:

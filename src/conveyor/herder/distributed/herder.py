@@ -13,6 +13,7 @@ session keys; a follower answers `NotLeaderError` with the leader's URL and the 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import ssl
 import threading
@@ -60,6 +61,7 @@ from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType
 from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.runtime.worker_metrics import RebalanceMetrics, WorkerMetrics
 from conveyor.storage import ConfigStore, Status
 from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import ConfigUpdateListener
@@ -259,10 +261,11 @@ class DistributedHerder(BaseHerder):
             self._ready.clear()
 
     def _start_services(self) -> None:
-        self.configs.start()
-        self._config_state = self.configs.snapshot()
-        self.offsets.start()
-        self.statuses.start()
+        with self._stages.stage("reading to the end of internal topics"):
+            self.configs.start()
+            self._config_state = self.configs.snapshot()
+            self.offsets.start()
+            self.statuses.start()
         self._refresher = threading.Thread(target=self._refresh_configs, name="config-refresher", daemon=True)
         self._refresher.start()
 
@@ -298,13 +301,15 @@ class DistributedHerder(BaseHerder):
     def _tick(self) -> None:
         if not self._can_read_configs and not self._read_config_to_end():
             return
-        self._member.ensure_active()
+        with self._stages.stage("ensuring membership in the cluster"):
+            self._member.ensure_active()
         if not self._handle_rebalance_completed():
             return
         if self.is_leader():
             self._rotate_session_key()
         while (request := self._requests.pop_due(time.monotonic())) is not None:
-            self._run_request(request.action, request.future)
+            with self._stages.stage("handling a request"):
+                self._run_request(request.action, request.future)
         if self._take_config_changes():
             return
         if self._scheduled_rebalance_due():
@@ -419,7 +424,8 @@ class DistributedHerder(BaseHerder):
             )
             self._member.request_rejoin()
             return False
-        self._start_work()
+        with self._stages.stage("starting connectors and tasks"):
+            self._start_work()
         self._rebalance_resolved = True
         self.rebalances.completed()
         self._scheduled_rebalance = None
@@ -798,6 +804,24 @@ class DistributedHerder(BaseHerder):
 
     def _worker_group_id(self) -> str | None:
         return self.config.group_id
+
+    def connect_metrics(self) -> WorkerMetrics:
+        """The worker's groups, with `connect-worker-rebalance-metrics` from this worker's rebalances."""
+        history = self.rebalances
+        durations = history.durations_ms
+        assignment = self._assignment
+        since = None if history.last_completed is None else (time.monotonic() - history.last_completed) * 1000
+        rebalance = RebalanceMetrics(
+            connect_protocol=self._protocol.subprotocol,
+            leader_name=assignment.leader_url if assignment is not None else "",
+            epoch=max(self._generation, 0),
+            completed_rebalances_total=history.count,
+            rebalancing=history.in_progress or not self._rebalance_resolved,
+            rebalance_max_time_ms=max(durations) if durations else None,
+            rebalance_avg_time_ms=sum(durations) / len(durations) if durations else None,
+            time_since_last_rebalance_ms=since,
+        )
+        return dataclasses.replace(self.worker.connect_metrics(), rebalance=rebalance)
 
     @property
     def verification_algorithms(self) -> tuple[str, ...]:

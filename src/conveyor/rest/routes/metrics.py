@@ -1,67 +1,41 @@
-"""`GET /metrics`: every task's counters and every state, in Prometheus' text format.
+"""`GET /metrics`: Kafka Connect's metric groups for what this worker runs, for Prometheus to scrape.
 
-Kafka Connect publishes these through JMX; a Conveyor worker serves them where a Prometheus server
-can scrape them directly. Names are the task metric names with `-` turned into `_`, prefixed
-`conveyor_task_`, labelled with the connector and task.
+Kafka Connect publishes these through JMX and its users add the Prometheus JMX exporter; a Conveyor
+worker serves the exporter's rendering itself (see docs/monitoring.md).
 """
 
 from __future__ import annotations
 
-import re
-
 from fastapi import APIRouter
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import Response
+from prometheus_client import CollectorRegistry, generate_latest
 
-from conveyor.errors import NotFoundError
 from conveyor.herder.api import Herder
+from conveyor.rest.connect_collector import ConnectCollector
 from conveyor.rest.openapi import errors
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-_INVALID = re.compile(r"[^a-zA-Z0-9_]")
+"""Prometheus' classic text format, which every Prometheus server and agent reads."""
 
 
-def _label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def exposition(herder: Herder) -> str:
-    """The text a scrape returns: one gauge per task metric, plus connector and task states."""
-    samples: dict[str, list[str]] = {}
-    for name in herder.connectors():
-        try:
-            status = herder.connector_status(name)
-        except NotFoundError:
-            continue
-        connector = _label(name)
-        samples.setdefault("conveyor_connector_state", []).append(
-            f'conveyor_connector_state{{connector="{connector}",state="{status.connector.state}"}} 1'
-        )
-        for task in status.tasks:
-            labels = f'connector="{connector}",task="{task.id}"'
-            samples.setdefault("conveyor_task_state", []).append(
-                f'conveyor_task_state{{{labels},state="{task.state}"}} 1'
-            )
-            for metric, value in task.metrics.items():
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    continue
-                family = "conveyor_task_" + _INVALID.sub("_", metric)
-                samples.setdefault(family, []).append(f"{family}{{{labels}}} {value}")
-    lines: list[str] = []
-    for family, family_samples in sorted(samples.items()):
-        lines.append(f"# TYPE {family} gauge")
-        lines.extend(family_samples)
-    return "\n".join(lines) + "\n"
+def metrics_registry(herder: Herder) -> CollectorRegistry:
+    """A registry holding only this worker's Connect metrics (no process or platform collectors)."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(ConnectCollector(herder.connect_metrics))
+    return registry
 
 
 def metrics_router(herder: Herder) -> APIRouter:
     router = APIRouter(tags=["worker"], responses=errors(500, 503))
+    registry = metrics_registry(herder)
 
     @router.get(
         "/metrics",
-        summary="Task counters and states in Prometheus' text format",
-        response_class=PlainTextResponse,
+        summary="Kafka Connect's metrics of this worker in Prometheus' text format",
+        response_class=Response,
+        responses={200: {"content": {CONTENT_TYPE: {}}}},
     )
-    def metrics() -> PlainTextResponse:
-        return PlainTextResponse(exposition(herder), media_type=CONTENT_TYPE)
+    def metrics() -> Response:
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE)
 
     return router

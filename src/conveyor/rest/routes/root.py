@@ -41,15 +41,21 @@ def root_router(herder: Herder) -> APIRouter:
     )
     def health() -> JSONResponse:
         try:
-            ready = herder.ready()
+            health = herder.health()
         except Exception:
             logger.exception("Health check failed")
             return _worker_status(500, "unhealthy", UNHEALTHY_MESSAGE)
-        if not ready:
-            return _worker_status(503, "starting", STARTING_MESSAGE)
+        if not health.ready:
+            return _worker_status(503, "starting", _with_details(STARTING_MESSAGE, health.details))
+        if health.stuck:
+            return _worker_status(500, "unhealthy", _with_details(UNHEALTHY_MESSAGE, health.details))
         return _worker_status(200, "healthy", HEALTHY_MESSAGE)
 
     return router
+
+
+def _with_details(message: str, details: str | None) -> str:
+    return message if details is None else f"{message} {details}"
 
 
 def _worker_status(status_code: int, status: str, message: str) -> JSONResponse:

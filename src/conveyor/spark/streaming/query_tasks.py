@@ -33,8 +33,10 @@ from conveyor.log import Log, TopicPartition, open_log
 from conveyor.runtime.connector_config import SinkTopics
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.sink_task import consumer_group
+from conveyor.runtime.task_metrics import SinkTaskMetrics
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
+from conveyor.spark.datasource.offsets import subscribed_partitions
 from conveyor.spark.datasource.options import Subscription
 from conveyor.spark.streaming.progress import BatchProgress, batches_after, commit_to_group, lag
 
@@ -125,6 +127,7 @@ class _QueryTask:
         self._rows = 0
         self._processing_ms = 0
         self._positions: dict[TopicPartition, int] = {}
+        self._sink_metrics = SinkTaskMetrics()
         self._next_lag = 0.0
         self._subscription = subscription_of(spec.connector_config)
         self._group = consumer_group(spec.id.connector)
@@ -207,8 +210,11 @@ class _QueryTask:
         if time.monotonic() >= self._next_lag:
             self._next_lag = time.monotonic() + LAG_INTERVAL_S
             updates["lag"] = lag(log.admin(), self._subscription, self._positions)
+            self._sink_metrics.partition_count = len(subscribed_partitions(log.admin(), self._subscription))
         updates["rows-read"] = self._rows
         updates["processing-time-ms"] = self._processing_ms
+        self._sink_metrics.track_state(state == "PAUSED")
+        updates |= self._sink_metrics.snapshot()
         if query is not None:
             updates["query-id"] = query.id
         with self._lock:
@@ -223,11 +229,18 @@ class _QueryTask:
         for batch in finished:
             self._rows += batch.num_input_rows
             self._processing_ms += batch.batch_duration_ms if batch.num_input_rows else 0
+            self._sink_metrics.record_read(batch.num_input_rows)
+            self._sink_metrics.record_put(batch.num_input_rows, batch.batch_duration_ms / 1000)
         if finished:
             self._last_batch = finished[-1].batch_id
+            self._sink_metrics.record_commit_attempt()
             if finished[-1].end_offsets and finished[-1].end_offsets != self._positions:
+                started = self._sink_metrics.now()
                 self._positions = dict(finished[-1].end_offsets)
                 commit_to_group(log.admin(), self._group, self._positions)
+                self._sink_metrics.record_commit_completed(self._sink_metrics.since(started))
+            else:
+                self._sink_metrics.record_commit_skipped()
 
     def _stop_query(self) -> None:
         query, self._query = self._query, None
