@@ -71,4 +71,3 @@ def test_without_the_cors_keys_no_origin_is_allowed(plain_worker: StandaloneWork
     response = httpx.get(f"{plain_worker.url}/connectors", headers={"Origin": CONSOLE}, timeout=30)
     assert response.status_code == 200
     assert "Access-Control-Allow-Origin" not in response.headers
-

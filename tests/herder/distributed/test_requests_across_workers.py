@@ -137,3 +137,14 @@ def test_a_sink_whose_consumer_group_is_the_worker_group_is_refused(tmp_path: Pa
         clash = members[0].http("PUT", "/connectors/sinks/config", config)
     assert clash.status_code == 400
     assert "conflicts with Connect worker group connect-sinks" in clash.json()["message"]
+
+
+def test_a_worker_publishes_its_rebalances_as_kafka_connects_rebalance_metrics(members: list[Member]) -> None:
+    text = members[0].http("GET", "/metrics").text
+    samples = dict(line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#"))
+    group = "kafka_connect_connect_worker_rebalance_metrics"
+    assert samples[f'{group}_connect_protocol{{connect_protocol="sessioned"}}'] == "1.0"
+    assert float(samples[f"{group}_epoch"]) == members[0].herder.generation
+    assert float(samples[f"{group}_completed_rebalances_total"]) >= 1
+    leader = leader_of(members).herder.url
+    assert samples[f'{group}_leader_name{{leader_name="{leader}"}}'] == "1.0"
