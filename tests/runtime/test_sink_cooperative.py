@@ -4,13 +4,15 @@ partitions a task keeps stay open, with their buffers, and are never committed a
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
+from conveyor.api import RetriableError
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
 from conveyor.log import Log
 from conveyor.log.assignment_strategy import COOPERATIVE_STICKY_ASSIGNOR
-from conveyor.runtime.control import LocalTaskControl
+from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop
 
 from .support import produce, running, task_spec, wait_until, worker_props
@@ -93,3 +95,35 @@ def test_a_failing_task_makes_the_survivor_open_its_partitions_and_close_none_of
         assert [set(event.offsets) for event in since_failure if event.name == "open"] == [
             EVERY_PARTITION - kept
         ]
+
+
+def test_records_waiting_for_redelivery_in_partitions_a_task_keeps_survive_a_rebalance(log: Log) -> None:
+    log.admin().create_topic(TOPIC, partitions=PARTITIONS)
+    with log.producer() as producer:
+        for partition in range(PARTITIONS):
+            producer.send_batch(TOPIC, [f"p{partition}".encode()], partition=partition)
+    sink_ready = threading.Event()
+
+    def retriable_until_ready(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        if not sink_ready.is_set():
+            raise RetriableError("the sink is not ready yet")
+
+    first, second = RecordingSinkTask(on_put=retriable_until_ready), RecordingSinkTask()
+    loop, control = sink_loop(log, first)
+    with running(loop, control) as first_handle:
+        wait_until(lambda: len(held(first)) == PARTITIONS, "the first task opening every partition")
+        # Paused, the loop polls (and so rebalances) with the records still waiting for redelivery.
+        first_handle.set_target(TargetState.PAUSED)
+        first_handle.wait_for_state("PAUSED")
+        joining, joining_control = sink_loop(log, second)
+        with running(joining, joining_control):
+            wait_until(lambda: len(held(second)) == 2, "the second task opening two partitions")
+            moved = held(second)
+            wait_until(lambda: closed(first) == moved, "the first task closing them")
+            sink_ready.set()
+            first_handle.set_target(TargetState.STARTED)
+            every_value = sorted(f"p{partition}" for partition in range(PARTITIONS))
+            wait_until(
+                lambda: sorted(first.put_values() + second.put_values()) == every_value, "every record put"
+            )
+    assert sorted(first.put_values()) == sorted(f"p{p.partition}" for p in EVERY_PARTITION - moved)

@@ -98,6 +98,18 @@ def test_a_retriable_error_from_put_redelivers_the_same_batch(log: Log) -> None:
     assert attempts == [["a", "b", "c"]] * 3
 
 
+def test_a_retriable_error_redelivers_every_record_the_poll_brought_from_every_partition(log: Log) -> None:
+    log.admin().create_topic(TOPIC, partitions=2)
+    with log.producer() as producer:
+        producer.send_batch(TOPIC, [b"a0", b"b0"], partition=0)
+        producer.send_batch(TOPIC, [b"a1", b"b1"], partition=1)
+    task = RecordingSinkTask(retriable_puts=2)
+    loop, control = sink_loop(log, task)
+    with running(loop, control):
+        wait_until(lambda: sorted(task.put_values()) == ["a0", "a1", "b0", "b1"], "every record put")
+    assert sorted(task.put_values()) == ["a0", "a1", "b0", "b1"]
+
+
 def test_a_stop_commits_through_a_closing_pre_commit_then_closes_the_partitions(log: Log) -> None:
     produce(log, TOPIC, [b"a", b"b", b"c"])
     task = RecordingSinkTask()
