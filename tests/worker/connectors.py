@@ -186,7 +186,8 @@ FAIL_ON_RECORD_CONFIG = "fail.on.record"
 
 class BufferingFileSinkConnector(SinkConnector):
     """An archiving sink (KAFKA-6725): tasks write `records.per.file` records per file in `pre_commit`,
-    commit only what they wrote, and note every record `put` in `consumed-<task>.txt`.
+    commit only what they wrote, and note every record `put` in `consumed-<tasks.max>-<task>.txt` and
+    every partition closed in `closed-<tasks.max>-<task>.txt`.
 
     With `respect.closing=true` a closing `pre_commit` writes the partial file too. With
     `fail.on.record=<partition>:<offset>` and `fail.once.marker`, the first task handed that record
@@ -202,7 +203,7 @@ class BufferingFileSinkConnector(SinkConnector):
         return BufferingFileSinkTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{**self._props, "buffering.task": str(i)} for i in range(max_tasks)]
+        return [{**self._props, "buffering.task": f"{max_tasks}-{i}"} for i in range(max_tasks)]
 
     def stop(self) -> None:
         pass
@@ -226,7 +227,8 @@ class BufferingFileSinkTask(SinkTask):
         self._dir = Path(props[OUTPUT_DIR_CONFIG])
         self._per_file = int(props[RECORDS_PER_FILE_CONFIG])
         self._respect_closing = props[RESPECT_CLOSING_CONFIG] == "true"
-        self._consumed = (self._dir / f"consumed-{props['buffering.task']}.txt").open("a")
+        self._task = props["buffering.task"]
+        self._consumed = (self._dir / f"consumed-{self._task}.txt").open("a")
         self._buffers: dict[TopicPartition, list[int]] = {}
         self._written: dict[TopicPartition, int] = {}
         self._fail_on = props.get(FAIL_ON_RECORD_CONFIG, "")
@@ -264,6 +266,8 @@ class BufferingFileSinkTask(SinkTask):
         for partition in partitions:
             self._buffers.pop(partition, None)
             self._written.pop(partition, None)
+        with (self._dir / f"closed-{self._task}.txt").open("a") as closed:
+            closed.writelines(f"{partition.partition}\n" for partition in partitions)
 
     def stop(self) -> None:
         self._consumed.close()
