@@ -154,15 +154,37 @@ def test_a_cooperative_round_hands_out_no_partition_another_member_still_owns(
                 assert not set(partitions) & set(subscription.owned_partitions)
 
 
-@given(mixed_groups())
-def test_after_the_owners_revoke_the_follow_up_round_assigns_everything_balanced(
+def next_round(
+    topics: Topics, subscriptions: Subscriptions, generation: int
+) -> tuple[dict[str, list[TopicPartition]], Subscriptions]:
+    """One cooperative rebalance: what each member is given, and what each then owns (it revoked
+    the rest) when it rejoins at ``generation``."""
+    given = withhold_transfers(assign_sticky(subscriptions, topics.__getitem__), subscriptions)
+    return given, {m: Subscription(s.topics, tuple(given[m]), generation) for m, s in subscriptions.items()}
+
+
+@given(uniform_groups())
+def test_with_equal_subscriptions_the_follow_up_round_assigns_everything_balanced(
     group: tuple[Topics, Subscriptions],
 ) -> None:
     topics, subscriptions = group
-    first_round = withhold_transfers(assign_sticky(subscriptions, topics.__getitem__), subscriptions)
-    # Each member now owns what the first round gave it (it revoked the rest), in generation 4.
-    kept = {m: Subscription(s.topics, tuple(first_round[m]), 4) for m, s in subscriptions.items()}
-    follow_up = withhold_transfers(assign_sticky(kept, topics.__getitem__), kept)
+    first_round, owned = next_round(topics, subscriptions, 4)
+    follow_up, _ = next_round(topics, owned, 5)
     assert_every_partition_once(topics, subscriptions, follow_up)
     assert_balanced(subscriptions, follow_up)
     assert all(set(first_round[m]) <= set(follow_up[m]) for m in subscriptions)
+
+
+@given(mixed_groups())
+def test_with_any_subscriptions_follow_up_rounds_settle_on_an_assignment_of_everything_balanced(
+    group: tuple[Topics, Subscriptions],
+) -> None:
+    topics, subscriptions = group
+    for generation in range(4, 14):
+        given, subscriptions = next_round(topics, subscriptions, generation)
+        if sum(len(partitions) for partitions in given.values()) == len(
+            subscribed_partitions(topics, subscriptions)
+        ):
+            break
+    assert_every_partition_once(topics, subscriptions, given)
+    assert_balanced(subscriptions, given)

@@ -8,11 +8,14 @@ this keeps the most partitions in place that any balanced assignment can.
 
 For cooperative rebalancing (KIP-429), ``withhold_transfers`` then leaves out of this round every
 partition that another member still owns: the owner revokes it, rejoins, and the partition is
-handed out in the follow-up rebalance, so no partition is ever owned by two members at once.
+handed out in the follow-up rebalance, so no partition is ever owned by two members at once. With
+equal subscriptions (a sink connector's tasks) one follow-up settles the group; with different ones
+a moved partition can shift the balance and take a further round.
 """
 
 from __future__ import annotations
 
+from bisect import insort
 from collections import Counter
 from collections.abc import Callable, Mapping
 
@@ -30,20 +33,19 @@ def assign_sticky(
     topics_of = {member: set(subscriptions[member].topics) for member in members}
     partitions = sorted(
         TopicPartition(topic, p)
-        for topic in set().union(*topics_of.values())
+        for topic in set[str]().union(*topics_of.values())
         for p in range(partition_count(topic))
     )
     owned = valid_ownership(subscriptions, set(partitions))
     assignment = {member: set(owned[member]) for member in members}
-    taken = set().union(*assignment.values())
+    taken = set[TopicPartition]().union(*assignment.values())
     for partition in partitions:
         if partition in taken:
             continue
         candidates = [member for member in members if partition.topic in topics_of[member]]
         least_loaded = min(candidates, key=lambda member: (len(assignment[member]), member))
         assignment[least_loaded].add(partition)
-    while _move_one(assignment, members, topics_of, owned):
-        pass
+    _balance(assignment, members, topics_of, owned)
     return {member: sorted(assignment[member]) for member in members}
 
 
@@ -85,22 +87,51 @@ def withhold_transfers(
     }
 
 
-def _move_one(
+def _balance(
     assignment: dict[str, set[TopicPartition]],
     members: list[str],
     topics_of: Mapping[str, set[str]],
     owned: Mapping[str, set[TopicPartition]],
-) -> bool:
-    """Move one partition from the most loaded member that can give one to a member holding at least
-    two fewer (preferring a partition the giver did not own before); False when none can move."""
-    for giver in sorted(members, key=lambda member: (-len(assignment[member]), member)):
-        for partition in sorted(assignment[giver], key=lambda p: (p in owned[giver], p)):
-            receivers = [m for m in members if m != giver and partition.topic in topics_of[m]]
-            if not receivers:
-                continue
-            receiver = min(receivers, key=lambda member: (len(assignment[member]), member))
-            if len(assignment[giver]) - len(assignment[receiver]) >= 2:
-                assignment[giver].remove(partition)
-                assignment[receiver].add(partition)
-                return True
-    return False
+) -> None:
+    """Move partitions one at a time from the most loaded member that can give one to the least
+    loaded member subscribed to its topic, while they differ by two or more; a giver gives the
+    partitions it did not own before first."""
+    subscribers = {
+        topic: [member for member in members if topic in topics_of[member]]
+        for topic in set[str]().union(*topics_of.values())
+    }
+    movable: dict[str, dict[str, list[TopicPartition]]] = {member: {} for member in members}
+
+    def preference(member: str) -> Callable[[TopicPartition], tuple[bool, TopicPartition]]:
+        return lambda partition: (partition in owned[member], partition)
+
+    for member in members:
+        for partition in sorted(assignment[member], key=preference(member)):
+            movable[member].setdefault(partition.topic, []).append(partition)
+    counts = {member: len(assignment[member]) for member in members}
+    while True:
+        least = min(counts.values(), default=0)
+        move = None
+        for giver in sorted(members, key=lambda member: (-counts[member], member)):
+            if counts[giver] - least < 2:
+                break
+            options = []
+            for topic, held in movable[giver].items():
+                receiver = min(
+                    (m for m in subscribers[topic] if m != giver), key=lambda m: (counts[m], m), default=None
+                )
+                if held and receiver is not None and counts[giver] - counts[receiver] >= 2:
+                    options.append((preference(giver)(held[0]), receiver))
+            if options:
+                (_, partition), receiver = min(options)
+                movable[giver][partition.topic].pop(0)
+                move = giver, receiver, partition
+                break
+        if move is None:
+            return
+        giver, receiver, partition = move
+        assignment[giver].remove(partition)
+        assignment[receiver].add(partition)
+        counts[giver] -= 1
+        counts[receiver] += 1
+        insort(movable[receiver].setdefault(partition.topic, []), partition, key=preference(receiver))

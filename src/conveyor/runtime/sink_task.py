@@ -13,8 +13,8 @@ group and move on a rebalance, when the task gets `pre_commit` (with `is_closing
 for the partitions it loses, then `open` for the ones it gains (and `close` alone for partitions
 it lost). With Kafka's default assignors a rebalance takes every partition away first; with
 `consumer.override.partition.assignment.strategy` set to `CooperativeStickyAssignor` only those that
-move are closed, the others staying open with what is buffered or waiting for redelivery. `topics.regex` is matched against the
-log's topics periodically and the subscription follows.
+move are closed, the others staying open with what is buffered or waiting for redelivery.
+`topics.regex` is matched against the log's topics periodically and the subscription follows.
 """
 
 from __future__ import annotations
