@@ -245,6 +245,27 @@ def test_is_closing_is_false_in_every_call_but_the_pre_commit_of_a_stop(log: Log
     assert any(not event.closing for event in task.of("pre_commit"))
 
 
+def test_is_closing_is_reset_before_close_even_when_the_closing_pre_commit_raises(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+
+    def failing_when_closing(offsets: dict[ApiPartition, int]) -> dict[ApiPartition, int]:
+        if task.context.is_closing():
+            raise ConnectError("the sink could not flush")
+        return offsets
+
+    task = RecordingSinkTask(commit_at=failing_when_closing)
+    loop, control = sink_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.put_values() == ["a"], "the record put")
+        handle.stop()
+    assert [(e.name, e.closing) for e in task.events[-3:]] == [
+        ("pre_commit", True),
+        ("close", False),
+        ("stop", False),
+    ]
+    assert committed(log) is None
+
+
 def test_a_pause_commits_without_closing(log: Log) -> None:
     produce(log, TOPIC, [b"a"])
     task = RecordingSinkTask()
