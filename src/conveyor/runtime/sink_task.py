@@ -236,8 +236,10 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self.topic_layout = layout
 
     def _apply_pauses(self) -> None:
-        """Fetch nothing while the connector is paused, and nothing of partitions the task paused."""
-        wanted = set(self.context.assigned) if self.state is TargetState.PAUSED else set(self.context.paused)
+        """Fetch nothing while the connector is paused or records wait for redelivery, and nothing of
+        partitions the task paused."""
+        pause_all = self.state is TargetState.PAUSED or self.redeliver is not None
+        wanted = set(self.context.assigned) if pause_all else set(self.context.paused)
         paused = {LogPartition(p.topic, p.partition) for p in wanted}
         current = self.consumer.paused()
         if paused != current:
@@ -245,10 +247,10 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self.consumer.pause(paused - current)
 
     def _iteration(self) -> None:
-        if self.redeliver is not None and self.state is TargetState.STARTED:
-            records, self.redeliver = self.redeliver, None
-            self._put(records, self.redeliver_advances)
-            return
+        """Poll, then put what came; while records wait for redelivery the poll (every partition
+        paused) is the back-off before the next attempt and keeps the task in its group's rebalances,
+        as WorkerSinkTask's poll does while it is paused for redelivery."""
+        retrying = self.redeliver is not None and self.state is TargetState.STARTED
         wait = min(MAX_POLL_WAIT_S, max(0.0, self.next_commit - time.monotonic()))
         if self.context.timeout_ms is not None:
             wait = min(wait, self.context.timeout_ms / 1000)
@@ -265,6 +267,9 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
                 self.redeliver_advances[partition] = batch.next_offset
                 continue
             self._put(records, {partition: batch.next_offset})
+        if retrying and self.redeliver is not None:
+            records, self.redeliver = self.redeliver, None
+            self._put(records, self.redeliver_advances)
 
     def _put(self, records: Sequence[SinkRecord], advanced: Mapping[ApiPartition, int]) -> None:
         try:
