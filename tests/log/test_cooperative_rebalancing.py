@@ -215,8 +215,6 @@ def test_kafkas_default_strategy_rebalances_eagerly_revoking_every_partition(log
     second.close()
 
 
-def test_an_unknown_assignor_is_a_config_error(log: Log, topic6: str) -> None:
-    consumer = group_consumer(log, "unknown", "org.apache.kafka.clients.consumer.RoundRobinAssignor")
+def test_an_unknown_assignor_is_a_config_error_when_the_consumer_is_created(log: Log) -> None:
     with pytest.raises(InvalidConfigError, match="RoundRobinAssignor"):
-        consumer.subscribe([topic6])
-    consumer.close()
+        group_consumer(log, "unknown", "org.apache.kafka.clients.consumer.RoundRobinAssignor")

@@ -52,8 +52,7 @@ class GroupSubscription:
         self._held: set[TopicPartition] = set()
         self._generation = NO_GENERATION
         assignors = assignors_from_config(config)
-        self.protocol = rebalance_protocol(assignors)
-        cooperative = self.protocol is RebalanceProtocol.COOPERATIVE
+        cooperative = rebalance_protocol(assignors) is RebalanceProtocol.COOPERATIVE
         self._member = GroupMember(
             EmbeddedGroupCoordinator(database),
             group_id,
