@@ -1,4 +1,5 @@
-"""Several processes on one log: kill -9 of a writer mid-transaction, and concurrent transactional writers."""
+"""Several processes on one log: kill -9 of a writer mid-transaction, concurrent transactional writers,
+and group members (and cooperative consumers) joining and dying in other processes."""
 
 from __future__ import annotations
 
@@ -7,14 +8,18 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
 
 import conveyor
 from conveyor.log import Assignment, GroupMember, Log, TopicPartition
+from conveyor.log.assignment_strategy import COOPERATIVE_STICKY_ASSIGNOR
+from waiting import wait_until
 
 from .conftest import read_all
+from .test_cooperative_rebalancing import CallbackLog, group_consumer, polling
 
 WORKER = Path(__file__).with_name("log_process_worker.py")
 
@@ -167,3 +172,49 @@ def test_group_member_killed_with_kill_9_is_evicted_and_the_others_rebalance(log
     assert assigned[-1].data == b"1"
     assert assigned[-1].is_leader
     member.close()
+
+
+def test_cooperative_consumers_in_two_processes_move_only_the_partitions_that_change_hands(
+    log: Log, log_url: str
+) -> None:
+    log.admin().create_topic("shared-out", partitions=6)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            str(WORKER.with_name("consumer_process_worker.py")),
+            log_url,
+            "cooperative",
+            "shared-out",
+            COOPERATIVE_STICKY_ASSIGNOR,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=worker_environment(),
+    )
+    child_calls = CallbackLog()
+    reader = threading.Thread(target=read_callbacks, args=(child, child_calls), daemon=True)
+    reader.start()
+    every = {TopicPartition("shared-out", p) for p in range(6)}
+    wait_until(lambda: child_calls.held() == every, "the child holding all six partitions")
+    parent_calls = CallbackLog()
+    parent = group_consumer(log, "cooperative")
+    parent.subscribe(["shared-out"], parent_calls)
+    with polling(parent, parent_calls):
+        wait_until(lambda: len(parent_calls.held()) == 3, "the parent holding three partitions", 60)
+        moved = parent_calls.held()
+        wait_until(lambda: child_calls.held() == every - moved, "the child holding the other three", 60)
+        assert [call for call in child_calls.calls if call[0] != "assigned"] == [("revoked", moved)]
+        kill(child)
+        wait_until(lambda: parent_calls.held() == every, "the parent taking the dead child's partitions", 60)
+    assert [call for call in parent_calls.calls if call[0] != "assigned"] == []
+    assert [p for call, p in parent_calls.calls if p] == [moved, every - moved]
+    parent.close()
+
+
+def read_callbacks(process: subprocess.Popen[str], calls: CallbackLog) -> None:
+    """Turn the child's printed callbacks into ``calls``, as if its listener were ours."""
+    assert process.stdout is not None
+    for line in process.stdout:
+        call, _, numbers = line.strip().partition(" ")
+        partitions = {TopicPartition("shared-out", int(n)) for n in numbers.split(",") if n}
+        calls.calls.append((call, partitions))

@@ -98,6 +98,18 @@ def test_a_retriable_error_from_put_redelivers_the_same_batch(log: Log) -> None:
     assert attempts == [["a", "b", "c"]] * 3
 
 
+def test_a_retriable_error_redelivers_every_record_the_poll_brought_from_every_partition(log: Log) -> None:
+    log.admin().create_topic(TOPIC, partitions=2)
+    with log.producer() as producer:
+        producer.send_batch(TOPIC, [b"a0", b"b0"], partition=0)
+        producer.send_batch(TOPIC, [b"a1", b"b1"], partition=1)
+    task = RecordingSinkTask(retriable_puts=2)
+    loop, control = sink_loop(log, task)
+    with running(loop, control):
+        wait_until(lambda: sorted(task.put_values()) == ["a0", "a1", "b0", "b1"], "every record put")
+    assert sorted(task.put_values()) == ["a0", "a1", "b0", "b1"]
+
+
 def test_a_stop_commits_through_a_closing_pre_commit_then_closes_the_partitions(log: Log) -> None:
     produce(log, TOPIC, [b"a", b"b", b"c"])
     task = RecordingSinkTask()
@@ -245,6 +257,27 @@ def test_is_closing_is_false_in_every_call_but_the_pre_commit_of_a_stop(log: Log
     assert task.events[closing[0]].name == "pre_commit"
     assert [e.name for e in task.events[-2:]] == ["close", "stop"]
     assert any(not event.closing for event in task.of("pre_commit"))
+
+
+def test_is_closing_is_reset_before_close_even_when_the_closing_pre_commit_raises(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+
+    def failing_when_closing(offsets: dict[ApiPartition, int]) -> dict[ApiPartition, int]:
+        if task.context.is_closing():
+            raise ConnectError("the sink could not flush")
+        return offsets
+
+    task = RecordingSinkTask(commit_at=failing_when_closing)
+    loop, control = sink_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.put_values() == ["a"], "the record put")
+        handle.stop()
+    assert [(e.name, e.closing) for e in task.events[-3:]] == [
+        ("pre_commit", True),
+        ("close", False),
+        ("stop", False),
+    ]
+    assert committed(log) is None
 
 
 def test_a_pause_commits_without_closing(log: Log) -> None:

@@ -181,13 +181,17 @@ BUFFERING_SINK = "tests.worker.connectors:BufferingFileSinkConnector"
 OUTPUT_DIR_CONFIG = "output.dir"
 RECORDS_PER_FILE_CONFIG = "records.per.file"
 RESPECT_CLOSING_CONFIG = "respect.closing"
+FAIL_ON_RECORD_CONFIG = "fail.on.record"
 
 
 class BufferingFileSinkConnector(SinkConnector):
     """An archiving sink (KAFKA-6725): tasks write `records.per.file` records per file in `pre_commit`,
-    commit only what they wrote, and note every record `put` in `consumed-<task>.txt`.
+    commit only what they wrote, and note every record `put` in `consumed-<tasks.max>-<task>.txt` and
+    every partition closed in `closed-<tasks.max>-<task>.txt`.
 
-    With `respect.closing=true` a closing `pre_commit` writes the partial file too."""
+    With `respect.closing=true` a closing `pre_commit` writes the partial file too. With
+    `fail.on.record=<partition>:<offset>` and `fail.once.marker`, the first task handed that record
+    fails (its object store timing out) before taking any record of that `put`; later ones take it."""
 
     def version(self) -> str:
         return "1.0"
@@ -199,7 +203,7 @@ class BufferingFileSinkConnector(SinkConnector):
         return BufferingFileSinkTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{**self._props, "buffering.task": str(i)} for i in range(max_tasks)]
+        return [{**self._props, "buffering.task": f"{max_tasks}-{i}"} for i in range(max_tasks)]
 
     def stop(self) -> None:
         pass
@@ -210,6 +214,8 @@ class BufferingFileSinkConnector(SinkConnector):
             .define(OUTPUT_DIR_CONFIG, ConfigType.STRING, importance=Importance.HIGH)
             .define(RECORDS_PER_FILE_CONFIG, ConfigType.INT, importance=Importance.HIGH)
             .define(RESPECT_CLOSING_CONFIG, ConfigType.BOOLEAN, importance=Importance.HIGH)
+            .define(FAIL_ON_RECORD_CONFIG, ConfigType.STRING, default="", importance=Importance.LOW)
+            .define(FAIL_ONCE_MARKER_CONFIG, ConfigType.STRING, default="", importance=Importance.LOW)
         )
 
 
@@ -221,15 +227,25 @@ class BufferingFileSinkTask(SinkTask):
         self._dir = Path(props[OUTPUT_DIR_CONFIG])
         self._per_file = int(props[RECORDS_PER_FILE_CONFIG])
         self._respect_closing = props[RESPECT_CLOSING_CONFIG] == "true"
-        self._consumed = (self._dir / f"consumed-{props['buffering.task']}.txt").open("a")
+        self._task = props["buffering.task"]
+        self._consumed = (self._dir / f"consumed-{self._task}.txt").open("a")
         self._buffers: dict[TopicPartition, list[int]] = {}
         self._written: dict[TopicPartition, int] = {}
+        self._fail_on = props.get(FAIL_ON_RECORD_CONFIG, "")
+        self._fail_marker = Path(props.get(FAIL_ONCE_MARKER_CONFIG) or self._dir / "failed")
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
         for partition in partitions:
             self._buffers[partition] = []
 
     def put(self, records: Sequence[SinkRecord]) -> None:
+        if self._fail_on and self._fail_on in [f"{r.kafka_partition}:{r.kafka_offset}" for r in records]:
+            try:
+                self._fail_marker.touch(exist_ok=False)
+            except FileExistsError:
+                pass
+            else:
+                raise TimeoutError("the object store timed out")
         for record in records:
             self._buffers[TopicPartition(record.topic, record.kafka_partition)].append(record.kafka_offset)
         self._consumed.writelines(f"{r.kafka_partition}:{r.kafka_offset}\n" for r in records)
@@ -250,6 +266,8 @@ class BufferingFileSinkTask(SinkTask):
         for partition in partitions:
             self._buffers.pop(partition, None)
             self._written.pop(partition, None)
+        with (self._dir / f"closed-{self._task}.txt").open("a") as closed:
+            closed.writelines(f"{partition.partition}\n" for partition in partitions)
 
     def stop(self) -> None:
         self._consumed.close()

@@ -271,10 +271,12 @@ class RebalanceListener:
     """Told when a subscribed consumer's group takes partitions away and hands new ones out (no-ops here)."""
 
     def on_partitions_revoked(self, partitions: set[TopicPartition]) -> None:
-        """Called before a rebalance with every partition held so far: the time to commit offsets."""
+        """The time to commit offsets. Eager: before a rebalance, with every partition held so far.
+        Cooperative: after one, with only the partitions it moved away (never called with none)."""
 
     def on_partitions_assigned(self, partitions: set[TopicPartition]) -> None:
-        """Called after a rebalance with the partitions now held."""
+        """After a rebalance. Eager: with the partitions now held. Cooperative: with only the partitions
+        added (possibly none), those kept staying as they were."""
 
     def on_partitions_lost(self, partitions: set[TopicPartition]) -> None:
         """Called instead of ``on_partitions_revoked`` when the member was evicted from its group (its
@@ -287,8 +289,9 @@ class Consumer(Closeable):
     """Reads assigned partitions from a position; commits offsets for its group.
 
     Partitions come either from ``assign`` or, for a consumer with a group id, from ``subscribe``: the
-    group then shares the topics' partitions among its members (Kafka's range assignment, eager
-    rebalancing) and every ``poll`` keeps this consumer's membership up to date.
+    group then shares the topics' partitions among its members (``partition.assignment.strategy``:
+    range assignment with eager rebalancing by default, or cooperative sticky assignment, KIP-429) and
+    every ``poll`` keeps this consumer's membership up to date.
     """
 
     @property
@@ -435,8 +438,9 @@ class Log(Closeable):
     ) -> Consumer:
         """A consumer; settings: ``auto.offset.reset`` (``latest``), ``max.poll.records`` (500), and for
         ``subscribe``: ``session.timeout.ms`` (45000), ``heartbeat.interval.ms`` (3000),
-        ``max.poll.interval.ms`` (300000, the rebalance timeout). Offsets are never committed
-        automatically (``enable.auto.commit`` is not supported): call ``commit``."""
+        ``max.poll.interval.ms`` (300000, the rebalance timeout), ``partition.assignment.strategy``
+        (Kafka's class names; default ``RangeAssignor,CooperativeStickyAssignor``). Offsets are never
+        committed automatically (``enable.auto.commit`` is not supported): call ``commit``."""
 
     @abstractmethod
     def group_coordinator(self) -> GroupCoordinator:

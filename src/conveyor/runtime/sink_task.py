@@ -11,8 +11,10 @@ without closing; partitions lost (the member was evicted from the group) are clo
 The tasks of a connector are the members of that consumer group: partitions are shared out by the
 group and move on a rebalance, when the task gets `pre_commit` (with `is_closing()` true) and `close`
 for the partitions it loses, then `open` for the ones it gains (and `close` alone for partitions
-it lost). `topics.regex` is matched against the
-log's topics periodically and the subscription follows.
+it lost). With Kafka's default assignors a rebalance takes every partition away first; with
+`consumer.override.partition.assignment.strategy` set to `CooperativeStickyAssignor` only those that
+move are closed, the others staying open with what is buffered or waiting for redelivery.
+`topics.regex` is matched against the log's topics periodically and the subscription follows.
 """
 
 from __future__ import annotations
@@ -241,8 +243,10 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self.topic_layout = layout
 
     def _apply_pauses(self) -> None:
-        """Fetch nothing while the connector is paused, and nothing of partitions the task paused."""
-        wanted = set(self.context.assigned) if self.state is TargetState.PAUSED else set(self.context.paused)
+        """Fetch nothing while the connector is paused or records wait for redelivery, and nothing of
+        partitions the task paused."""
+        pause_all = self.state is TargetState.PAUSED or self.redeliver is not None
+        wanted = set(self.context.assigned) if pause_all else set(self.context.paused)
         paused = {LogPartition(p.topic, p.partition) for p in wanted}
         current = self.consumer.paused()
         if paused != current:
@@ -250,10 +254,10 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self.consumer.pause(paused - current)
 
     def _iteration(self) -> None:
-        if self.redeliver is not None and self.state is TargetState.STARTED:
-            records, self.redeliver = self.redeliver, None
-            self._put(records, self.redeliver_advances)
-            return
+        """Poll, then put what came; while records wait for redelivery the poll (every partition
+        paused) is the back-off before the next attempt and keeps the task in its group's rebalances,
+        as WorkerSinkTask's poll does while it is paused for redelivery."""
+        retrying = self.redeliver is not None and self.state is TargetState.STARTED
         wait = min(MAX_POLL_WAIT_S, max(0.0, self.next_commit - time.monotonic()))
         if self.context.timeout_ms is not None:
             wait = min(wait, self.context.timeout_ms / 1000)
@@ -262,7 +266,17 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             partition = ApiPartition(batch.topic, batch.partition)
             if partition not in self.context.assigned:
                 continue
-            self._put(self.pipeline.from_log(batch), {partition: batch.next_offset})
+            records = self.pipeline.from_log(batch)
+            if self.redeliver is not None:
+                # A put of this poll failed retriably: the rest of the poll waits with it, as the
+                # one batch Kafka's WorkerSinkTask redelivers.
+                self.redeliver.extend(records)
+                self.redeliver_advances[partition] = batch.next_offset
+                continue
+            self._put(records, {partition: batch.next_offset})
+        if retrying and self.redeliver is not None:
+            records, self.redeliver = self.redeliver, None
+            self._put(records, self.redeliver_advances)
 
     def _put(self, records: Sequence[SinkRecord], advanced: Mapping[ApiPartition, int]) -> None:
         started = self.metrics.now()
@@ -361,7 +375,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             # closed before `stop`): as Kafka's WorkerSinkTask, ask the task nothing more.
             return
         revoked = {ApiPartition(p.topic, p.partition) for p in partitions} & self.context.assigned
-        self.redeliver = None
+        self._drop_redelivery(revoked)
         self._close_partitions(revoked)
         self._forget(revoked)
 
@@ -370,13 +384,25 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         if self.task_stopped:
             return
         lost = {ApiPartition(p.topic, p.partition) for p in partitions} & self.context.assigned
-        self.redeliver = None
+        self._drop_redelivery(lost)
         if lost:
             self.task.close(sorted(lost))
         for partition in lost:
             self.current.pop(partition, None)
             self.last_committed.pop(partition, None)
         self._forget(lost)
+
+    def _drop_redelivery(self, partitions: set[ApiPartition]) -> None:
+        """Records waiting for redelivery stay, but not those of partitions going away (a cooperative
+        rebalance keeps the others), as WorkerSinkTask removes them from its message batch."""
+        if self.redeliver is None:
+            return
+        gone = {(p.topic, p.partition) for p in partitions}
+        self.redeliver = [
+            r for r in self.redeliver if (r.original_topic, r.original_kafka_partition) not in gone
+        ] or None
+        for partition in partitions:
+            self.redeliver_advances.pop(partition, None)
 
     def _forget(self, partitions: set[ApiPartition]) -> None:
         self.context.assigned -= partitions

@@ -20,6 +20,7 @@ from conveyor.log.api import (
     RebalanceListener,
     RecordBatch,
 )
+from conveyor.log.assignment_strategy import assignors_from_config
 from conveyor.log.client_config import choice_setting, int_setting
 from conveyor.log.embedded import group_offsets
 from conveyor.log.embedded.batch_slicing import PositionedBatch
@@ -62,6 +63,7 @@ class EmbeddedConsumer(ConsumerInterface):
             config, "auto.offset.reset", "latest", ("earliest", "latest", "none")
         )
         self._max_poll_records = int_setting(config, "max.poll.records", 500, minimum=1)
+        assignors_from_config(config)  # a wrong partition.assignment.strategy fails here, as in Kafka
         self._positions: dict[TopicPartition, int | None] = {}
         self._order: list[TopicPartition] = []
         self._next_first = 0

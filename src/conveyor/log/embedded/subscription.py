@@ -1,22 +1,35 @@
-"""A subscribed consumer's membership of its group: ``GroupMember`` with Kafka's range assignment."""
+"""A subscribed consumer's membership of its group: ``GroupMember`` with Kafka's consumer protocol.
+
+Eager (the default strategy): every partition is revoked before each rebalance and the listener
+then hears of the whole new assignment. Cooperative (``CooperativeStickyAssignor`` alone): the
+consumer keeps its partitions while it rejoins, offering them as owned; afterwards the listener hears
+only of the partitions taken away (then the consumer rejoins at once, so the group can hand them to
+their new owners) and of those newly added, as Kafka's ``ConsumerCoordinator`` does under KIP-429.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
 from conveyor.log.api import RebalanceListener
+from conveyor.log.assignment_strategy import (
+    RebalanceProtocol,
+    assignors_from_config,
+    group_assignor,
+    rebalance_protocol,
+)
 from conveyor.log.client_config import int_setting
+from conveyor.log.consumer_protocol import (
+    NO_GENERATION,
+    PROTOCOL_TYPE,
+    Subscription,
+    decode_assignment,
+    encode_subscription,
+)
 from conveyor.log.embedded.database import Database
 from conveyor.log.embedded.groups import EmbeddedGroupCoordinator
 from conveyor.log.embedded.topics import find_topic
 from conveyor.log.group_member import Assignment, GroupMember
-from conveyor.log.range_assignor import (
-    PROTOCOL_NAME,
-    PROTOCOL_TYPE,
-    decode_assignment,
-    encode_subscription,
-    range_assignor,
-)
 from conveyor.positions import TopicPartition
 
 
@@ -35,16 +48,19 @@ class GroupSubscription:
         self._database = database
         self._listener = listener
         self._apply = apply
+        self._topics = tuple(sorted(set(topics)))
         self._held: set[TopicPartition] = set()
-        subscription = encode_subscription(topics)
+        self._generation = NO_GENERATION
+        assignors = assignors_from_config(config)
+        cooperative = rebalance_protocol(assignors) is RebalanceProtocol.COOPERATIVE
         self._member = GroupMember(
             EmbeddedGroupCoordinator(database),
             group_id,
             PROTOCOL_TYPE,
-            lambda: [(PROTOCOL_NAME, subscription)],
-            range_assignor(self._partition_count),
-            self._assigned,
-            self._revoked,
+            lambda: [(assignor.name, self._subscription()) for assignor in assignors],
+            group_assignor(assignors, self._partition_count),
+            self._assigned_cooperatively if cooperative else self._assigned,
+            None if cooperative else self._revoked,
             self._lost,
             session_timeout_ms=int_setting(config, "session.timeout.ms", 45_000, minimum=1),
             rebalance_timeout_ms=int_setting(config, "max.poll.interval.ms", 300_000, minimum=1),
@@ -66,11 +82,25 @@ class GroupSubscription:
             self._held = set()
         self._member.close()
 
+    def _subscription(self) -> bytes:
+        return encode_subscription(Subscription(self._topics, tuple(self._held), self._generation))
+
     def _assigned(self, assignment: Assignment) -> None:
         partitions = decode_assignment(assignment.data)
-        self._held = set(partitions)
+        self._held, self._generation = set(partitions), assignment.generation
         self._apply(partitions)
         self._listener.on_partitions_assigned(set(partitions))
+
+    def _assigned_cooperatively(self, assignment: Assignment) -> None:
+        partitions = decode_assignment(assignment.data)
+        revoked, added = self._held - set(partitions), set(partitions) - self._held
+        if revoked:
+            self._listener.on_partitions_revoked(revoked)
+        self._held, self._generation = set(partitions), assignment.generation
+        self._apply(partitions)
+        self._listener.on_partitions_assigned(added)
+        if revoked:
+            self._member.request_rejoin()
 
     def _revoked(self, _previous: Assignment) -> None:
         revoked, self._held = self._held, set()
@@ -78,7 +108,7 @@ class GroupSubscription:
         self._apply([])
 
     def _lost(self, _previous: Assignment) -> None:
-        lost, self._held = self._held, set()
+        lost, self._held, self._generation = self._held, set(), NO_GENERATION
         self._listener.on_partitions_lost(lost)
         self._apply([])
 
