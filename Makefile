@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean kafka
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,6 +14,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(PY) -m conveyor.cli demo
+
+# A single-node Apache Kafka broker on 127.0.0.1:9092 (jars fetched with Maven into ~/.cache/conveyor).
+kafka: $(STAMP)
+	$(PY) -m conveyor.kafka_broker --port $${KAFKA_PORT:-9092}
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
