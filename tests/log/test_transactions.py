@@ -19,14 +19,22 @@ from conveyor.log import (
     TransactionAbortedError,
     open_log,
 )
+from waiting import wait_until
 
-from .conftest import read_all, values_of
+from .conftest import backend_of, control_records, read_all, values_of
 
 
 def transactional(log: Log, transactional_id: str, **config: object) -> Producer:
     producer = log.producer(transactional_id, **config)
     producer.init_transactions()
     return producer
+
+
+def timed_out_error(log: Log) -> type[Exception]:
+    """What the producer of a timed-out transaction gets: Kafka differs on purpose, as its coordinator
+    bumps the epoch when it aborts (transaction protocol 2), so the producer is fenced and a new one
+    takes over; on the embedded log the producer aborts and goes on."""
+    return ProducerFencedError if backend_of(log) == "kafka" else TransactionAbortedError
 
 
 def test_committed_transaction_becomes_visible_across_partitions_at_once(log: Log, topic: str) -> None:
@@ -54,7 +62,8 @@ def test_read_committed_skips_aborted_records(log: Log, topic: str) -> None:
     producer.commit_transaction()
     records = read_all(log, topic)
     assert values_of(records) == [b"kept-1", b"kept-2"]
-    assert [record.offset for record in records] == [0, 2]
+    # On Kafka the commit and the abort each took an offset for their control record.
+    assert [record.offset for record in records] == [0, 2 + 2 * control_records(log)]
 
 
 def test_read_uncommitted_sees_open_and_aborted_records(log: Log, topic: str) -> None:
@@ -94,6 +103,10 @@ def test_init_transactions_fences_the_previous_producer_on_send(log: Log, topic:
     transactional(log, "task-0")
     with pytest.raises(ProducerFencedError, match="task-0"):
         old.send(topic, b"zombie", partition=0)
+        if backend_of(log) == "kafka":
+            # Kafka differs on purpose: the zombie learns it is fenced from the broker, at its next
+            # request, so the send itself is accepted into the buffer.
+            old.flush()
 
 
 def test_init_transactions_fences_the_previous_producer_on_commit(log: Log, topic: str) -> None:
@@ -103,7 +116,10 @@ def test_init_transactions_fences_the_previous_producer_on_commit(log: Log, topi
     transactional(log, "task-1")
     with pytest.raises(ProducerFencedError, match="task-1"):
         old.commit_transaction()
-    assert read_all(log, topic, "read_uncommitted") == []
+    # Kafka differs on purpose: the zombie's record may have reached the log before it was fenced (and
+    # was aborted then), so only read_committed is sure not to show it.
+    isolation = "read_committed" if backend_of(log) == "kafka" else "read_uncommitted"
+    assert read_all(log, topic, isolation) == []
 
 
 def test_fenced_producer_stays_fenced(log: Log, topic: str) -> None:
@@ -136,7 +152,7 @@ def test_admin_fence_producers_fences_and_aborts(log: Log, topic: str) -> None:
     old.flush()
     log.admin().fence_producers(["task-4"])
     tp = TopicPartition(topic, 2)
-    assert log.admin().list_offsets([tp])[tp].last_stable == 1
+    assert log.admin().list_offsets([tp])[tp].last_stable == 1 + control_records(log)
     with pytest.raises(ProducerFencedError):
         old.commit_transaction()
 
@@ -148,21 +164,27 @@ def test_transaction_left_open_past_its_timeout_is_aborted_by_the_log(log: Log, 
     producer.send(topic, b"too-late", partition=0)
     producer.flush()
     assert log.admin().list_offsets([tp])[tp].last_stable == 0
-    time.sleep(1.2)
-    assert log.admin().list_offsets([tp])[tp].last_stable == 1
+    aborted_end = 1 + control_records(log)
+    wait_until(lambda: log.admin().list_offsets([tp])[tp].last_stable == aborted_end, "the timeout's abort")
     assert read_all(log, topic) == []
-    with pytest.raises(TransactionAbortedError, match="sleepy"):
+    with pytest.raises(timed_out_error(log), match="sleepy"):
         producer.commit_transaction()
 
 
-def test_producer_recovers_from_a_timed_out_transaction_by_aborting(log: Log, topic: str) -> None:
-    producer = transactional(log, "recovering", transaction_timeout_ms=100)
+def test_producer_recovers_from_a_timed_out_transaction(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    producer = transactional(log, "recovering", transaction_timeout_ms=1_000)
     producer.begin_transaction()
     producer.send(topic, b"too-late", partition=0)
-    time.sleep(0.2)
-    with pytest.raises(TransactionAbortedError):
+    producer.flush()
+    aborted_end = 1 + control_records(log)
+    wait_until(lambda: log.admin().list_offsets([tp])[tp].last_stable == aborted_end, "the timeout's abort")
+    with pytest.raises(timed_out_error(log)):
         producer.commit_transaction()
-    producer.abort_transaction()
+    if backend_of(log) == "kafka":
+        producer = transactional(log, "recovering")
+    else:
+        producer.abort_transaction()
     producer.begin_transaction()
     producer.send(topic, b"in-time", partition=0)
     producer.commit_transaction()
@@ -178,7 +200,12 @@ def test_offsets_sent_to_a_transaction_are_committed_exactly_when_it_commits(log
     admin = log.admin()
     assert admin.list_consumer_group_offsets("source-group") == {}
     producer.commit_transaction()
-    assert admin.list_consumer_group_offsets("source-group") == {tp: OffsetAndMetadata(42, "m")}
+    expected = {tp: OffsetAndMetadata(42, "m")}
+    if backend_of(log) == "kafka":
+        # Kafka differs on purpose: its coordinator acknowledges the commit before it writes the markers
+        # that make the offsets visible, so they appear a moment later.
+        wait_until(lambda: admin.list_consumer_group_offsets("source-group") == expected, "the offsets")
+    assert admin.list_consumer_group_offsets("source-group") == expected
 
 
 def test_offsets_sent_to_an_aborted_transaction_are_never_committed(log: Log, topic: str) -> None:
@@ -226,7 +253,7 @@ def test_closing_a_producer_aborts_its_open_transaction(log: Log, topic: str) ->
     producer.send(topic, b"never", partition=0)
     producer.flush()
     producer.close()
-    assert log.admin().list_offsets([tp])[tp].last_stable == 1
+    assert log.admin().list_offsets([tp])[tp].last_stable == 1 + control_records(log)
     assert read_all(log, topic) == []
 
 
