@@ -77,6 +77,13 @@ class ExactlyOnceSourceSupport(enum.StrEnum):
     ENABLED = "enabled"
 
 
+def _ensure_replication_factor(name: str, value: object) -> None:
+    if value is None:
+        return
+    if not isinstance(value, int) or (value < 1 and value != -1):
+        raise ConfigError(name, value, "Replication factor must be positive, or -1 for the broker's default")
+
+
 def _worker_config_def() -> ConfigDef:
     """Every worker key Conveyor reads, with Kafka Connect's defaults where Kafka defines the key."""
     high, medium, low = Importance.HIGH, Importance.MEDIUM, Importance.LOW
@@ -322,13 +329,6 @@ def _replication(parsed: Mapping[str, Any], store: str, standalone: bool) -> int
     if value is not None:
         return int(value)
     return -1 if standalone else 3
-
-
-def _ensure_replication_factor(name: str, value: object) -> None:
-    if value is None:
-        return
-    if not isinstance(value, int) or (value < 1 and value != -1):
-        raise ConfigError(name, value, "Replication factor must be positive, or -1 for the broker's default")
 
 
 def _warnings(values: Mapping[str, Any]) -> list[str]:

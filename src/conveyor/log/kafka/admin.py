@@ -33,7 +33,7 @@ from conveyor.log.errors import (
     UnknownMemberIdError,
     UnknownTopicOrPartitionError,
 )
-from conveyor.log.kafka.errors import log_error
+from conveyor.log.kafka.errors import leader_moving, log_error
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
 from conveyor.positions import TopicPartition
@@ -122,6 +122,17 @@ class KafkaAdmin(Admin):
         latest = self._offsets(partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED)
         stable = self._offsets(partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED)
         return {tp: PartitionOffsets(earliest[tp], latest[tp], stable[tp]) for tp in partitions}
+
+    def beginning_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The earliest kept offset of each partition, in one request."""
+        return self._offsets(list(partitions), OffsetSpec.earliest(), IsolationLevel.READ_UNCOMMITTED)
+
+    def end_offsets(
+        self, partitions: Iterable[TopicPartition], read_committed: bool
+    ) -> dict[TopicPartition, int]:
+        """The last stable offset (read_committed) or high watermark of each partition, in one request."""
+        isolation = IsolationLevel.READ_COMMITTED if read_committed else IsolationLevel.READ_UNCOMMITTED
+        return self._offsets(list(partitions), OffsetSpec.latest(), isolation)
 
     def fence_producers(self, transactional_ids: Iterable[str]) -> None:
         """As Java's ``Admin.fenceProducers``: an ``InitProducerId`` for each id bumps its epoch, and the
@@ -215,16 +226,20 @@ class KafkaAdmin(Admin):
         self, partitions: list[TopicPartition], spec: OffsetSpec, isolation: IsolationLevel
     ) -> dict[TopicPartition, int]:
         request = {KafkaTopicPartition(*self._names.outer_partition(tp)): spec for tp in partitions}
-        try:
-            futures = self._client.list_offsets(
-                request, isolation_level=isolation, request_timeout=REQUEST_TIMEOUT_S
-            )
-            return {
-                TopicPartition(self._names.inner(ktp.topic), ktp.partition): future.result().offset
-                for ktp, future in futures.items()
-            }
-        except KafkaException as error:
-            raise log_error(error, f"Offsets of {partitions}") from error
+        deadline = time.monotonic() + REQUEST_TIMEOUT_S
+        while True:
+            try:
+                futures = self._client.list_offsets(
+                    request, isolation_level=isolation, request_timeout=REQUEST_TIMEOUT_S
+                )
+                return {
+                    TopicPartition(self._names.inner(ktp.topic), ktp.partition): future.result().offset
+                    for ktp, future in futures.items()
+                }
+            except KafkaException as error:
+                if not leader_moving(error) or time.monotonic() > deadline:
+                    raise log_error(error, f"Offsets of {partitions}") from error
+                time.sleep(0.05)
 
     @staticmethod
     def _wait_for(condition: Callable[[], bool], what: str) -> None:

@@ -3,8 +3,9 @@
 librdkafka fetches in the background, so "what is in the log now" is not what a zero-timeout poll
 returns. ``poll`` therefore keeps waiting, past its timeout, while a partition's position is still
 behind the end that a ``ListOffsets`` (under the consumer's isolation level) reports: a poll returns
-nothing only when there is nothing to read. Positions move past control records and aborted
-transactions through librdkafka's end-of-partition events.
+nothing only when there is nothing to read. Offsets are asked through the log's admin client: on the
+consumer's own connection they would queue behind its long-polling fetches. Positions move past
+control records and aborted transactions through librdkafka's end-of-partition events.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterable
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, Message
@@ -21,6 +24,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from conveyor.log.api import (
     Consumer,
     ConsumerRecord,
+    Headers,
     IsolationLevel,
     OffsetAndMetadata,
     OffsetsToCommit,
@@ -35,7 +39,7 @@ from conveyor.log.errors import (
     NoOffsetForPartitionError,
     UnknownTopicOrPartitionError,
 )
-from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, kafka_offsets
+from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, KafkaAdmin, kafka_offsets
 from conveyor.log.kafka.errors import log_error
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
@@ -44,8 +48,11 @@ from conveyor.positions import TopicPartition
 #: How long a poll keeps waiting for records it knows are there (fetches of a busy broker).
 _CATCH_UP_S = 30.0
 _WAIT_STEP_S = 0.05
-#: Errors of a partition whose leader is not known everywhere yet (just created, or moving).
-_LEADER_MOVING = (KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE)
+_SECOND = itemgetter(1)
+#: The headers of every record without any, shared as the embedded log shares them.
+_NO_HEADERS: Headers = []
+
+
 #: Settings of the log's interface that are not librdkafka's, or that this consumer sets itself.
 _OWN_SETTINGS = ("auto.offset.reset", "max.poll.records", "enable.auto.commit")
 
@@ -56,6 +63,7 @@ class KafkaLogConsumer(Consumer):
     def __init__(
         self,
         settings: KafkaSettings,
+        admin: KafkaAdmin,
         group_id: str | None,
         isolation_level: IsolationLevel,
         config: dict[str, object],
@@ -66,6 +74,8 @@ class KafkaLogConsumer(Consumer):
             raise InvalidGroupIdError("A consumer group id must not be empty")
         own = normalize_config(config)
         self._names = Namespace(settings.namespace)
+        self._admin = admin
+        self._read_committed = isolation_level == "read_committed"
         self._group_id = group_id
         self._reset = choice_setting(own, "auto.offset.reset", "latest", ("earliest", "latest", "none"))
         self._max_poll_records = int_setting(own, "max.poll.records", 500, minimum=1)
@@ -218,7 +228,8 @@ class KafkaLogConsumer(Consumer):
         """Whether the log holds something this consumer has not seen: a group join under way, or
         records past a position."""
         if self._subscribed is not None and not self._joined:
-            return True
+            # librdkafka joins once a subscribed topic exists; until then there is nothing to wait for.
+            return any(self._partition_count(topic) for topic in self._subscribed)
         return self._behind()
 
     def commit(self, offsets: OffsetsToCommit | None = None) -> None:
@@ -250,10 +261,10 @@ class KafkaLogConsumer(Consumer):
         }
 
     def beginning_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
-        return {tp: self._watermarks(tp)[0] for tp in partitions}
+        return self._admin.beginning_offsets(partitions)
 
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
-        return {tp: self._watermarks(tp)[1] for tp in partitions}
+        return self._admin.end_offsets(partitions, self._read_committed)
 
     def close(self) -> None:
         if not self._closed:
@@ -273,48 +284,49 @@ class KafkaLogConsumer(Consumer):
         return messages
 
     def _batches(self, messages: list[Message]) -> list[RecordBatch]:
-        """Column batches of consecutive messages of one partition; error events move positions only."""
+        """Column batches of consecutive messages of one partition; error events move positions only.
+
+        The columns are read with ``map`` over confluent-kafka's accessors: no Python frame per record.
+        """
+        events: list[Message] = []
+        if any(map(Message.error, messages)):
+            events = [message for message in messages if message.error() is not None]
+            messages = [message for message in messages if message.error() is None]
         batches: list[RecordBatch] = []
         start = 0
-        for index in range(len(messages) + 1):
-            if index < len(messages):
-                message = messages[index]
-                error = message.error()
-                same = (
-                    index > start
-                    and error is None
-                    and message.partition() == messages[start].partition()
-                    and message.topic() == messages[start].topic()
-                )
-                if same:
-                    continue
-            if index > start:
-                batch = self._batch(messages[start:index])
-                if batch is not None:
-                    batches.append(batch)
-            start = index
-            if index < len(messages) and messages[index].error() is not None:
-                self._on_event(messages[index])
-                start = index + 1
+        places = zip(map(Message.topic, messages), map(Message.partition, messages), strict=True)
+        for (topic, partition), run in groupby(places):
+            end = start + len(list(run))
+            batch = self._batch(topic, partition, messages[start:end])
+            start = end
+            if batch is not None:
+                batches.append(batch)
+        for event in events:
+            self._on_event(event)
         return batches
 
-    def _batch(self, messages: list[Message]) -> RecordBatch | None:
-        first = messages[0]
-        tp = TopicPartition(self._names.inner(first.topic()), first.partition())
-        if tp not in self._positions or tp in self._paused:
+    def _batch(self, topic: str, partition: int, messages: list[Message]) -> RecordBatch | None:
+        tp = TopicPartition(self._names.inner(topic), partition)
+        position = self._positions.get(tp)
+        if position is None or tp in self._paused:
             return None
-        offsets = [message.offset() for message in messages]
-        if offsets[-1] < (self._positions[tp] or 0):
-            return None
+        offsets = list(map(Message.offset, messages))
+        if offsets[0] < position:
+            keep = [index for index, offset in enumerate(offsets) if offset >= position]
+            if not keep:
+                return None
+            messages = messages[keep[0] :]
+            offsets = offsets[keep[0] :]
         self._positions[tp] = offsets[-1] + 1
+        headers = list(map(Message.headers, messages))
         return RecordBatch(
             topic=tp.topic,
             partition=tp.partition,
             offsets=offsets,
-            keys=[message.key() for message in messages],
-            values=[message.value() for message in messages],
-            headers=[message.headers() or [] for message in messages],
-            timestamps=[message.timestamp()[1] for message in messages],
+            keys=list(map(Message.key, messages)),
+            values=list(map(Message.value, messages)),
+            headers=[found or [] for found in headers] if any(headers) else [_NO_HEADERS] * len(messages),
+            timestamps=list(map(_SECOND, map(Message.timestamp, messages))),
             next_offset=offsets[-1] + 1,
         )
 
@@ -322,8 +334,9 @@ class KafkaLogConsumer(Consumer):
         error = message.error()
         if error.code() == KafkaError._PARTITION_EOF:
             tp = TopicPartition(self._names.inner(message.topic()), message.partition())
-            if tp in self._positions and tp not in self._paused:
-                self._positions[tp] = message.offset()
+            position = self._positions.get(tp)
+            if position is not None and tp not in self._paused:
+                self._positions[tp] = max(position, message.offset())
             return
         missing = error.code() in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION)
         if error.fatal() or (missing and self._subscribed is None):
@@ -331,10 +344,15 @@ class KafkaLogConsumer(Consumer):
 
     def _behind(self) -> bool:
         """Whether some readable partition has records (or markers) past this consumer's position."""
-        for tp, position in self._positions.items():
-            if tp not in self._paused and position is not None and position < self._watermarks(tp)[1]:
-                return True
-        return False
+        readable = {
+            tp: position
+            for tp, position in self._positions.items()
+            if tp not in self._paused and position is not None
+        }
+        if not readable:
+            return False
+        ends = self.end_offsets(readable)
+        return any(position < ends[tp] for tp, position in readable.items())
 
     def _resolve_positions(self, strict: bool) -> None:
         """Start positions of newly assigned partitions: committed offsets, else ``auto.offset.reset``."""
@@ -342,14 +360,18 @@ class KafkaLogConsumer(Consumer):
         if not unknown:
             return
         committed = self.committed(unknown) if self._group_id else {}
+        resets = [tp for tp in unknown if committed.get(tp) is None]
+        starts: dict[TopicPartition, int] = {}
+        if resets and self._reset == "earliest":
+            starts = self.beginning_offsets(resets)
+        elif resets and self._reset == "latest":
+            starts = self.end_offsets(resets)
         for tp in unknown:
             found = committed.get(tp)
             if found is not None:
                 self._positions[tp] = found.offset
-            elif self._reset == "earliest":
-                self._positions[tp] = self._watermarks(tp)[0]
-            elif self._reset == "latest":
-                self._positions[tp] = self._watermarks(tp)[1]
+            elif tp in starts:
+                self._positions[tp] = starts[tp]
             elif strict:
                 raise NoOffsetForPartitionError(
                     f"No committed offset for {tp} in group {self._group_id} and auto.offset.reset=none"
@@ -377,29 +399,19 @@ class KafkaLogConsumer(Consumer):
             # Not fetching yet (or never assigned with an offset): assign everything at its position.
             self._reassign()
 
-    def _watermarks(self, tp: TopicPartition) -> tuple[int, int]:
-        """Earliest and end offset (last stable under read_committed), retrying while leaders move."""
-        deadline = time.monotonic() + REQUEST_TIMEOUT_S
-        while True:
-            try:
-                low, high = self._consumer.get_watermark_offsets(self._kafka(tp), REQUEST_TIMEOUT_S, False)
-                return int(low), int(high)
-            except KafkaException as error:
-                transient = error.args[0].retriable() or error.args[0].code() in _LEADER_MOVING
-                if not transient or time.monotonic() > deadline:
-                    raise log_error(error, f"Offsets of {tp}") from error
-                time.sleep(_WAIT_STEP_S)
-
     def _check_exist(self, partitions: list[TopicPartition]) -> None:
         counts: dict[str, int] = {}
         for tp in partitions:
             if tp.topic not in counts:
-                outer = self._names.outer(tp.topic)
-                topic = self._consumer.list_topics(topic=outer, timeout=REQUEST_TIMEOUT_S).topics.get(outer)
-                ok = topic is not None and topic.error is None
-                counts[tp.topic] = len(topic.partitions) if ok and topic is not None else 0
+                counts[tp.topic] = self._partition_count(tp.topic)
             if not 0 <= tp.partition < counts[tp.topic]:
                 raise UnknownTopicOrPartitionError(f"Partition {tp} does not exist")
+
+    def _partition_count(self, topic: str) -> int:
+        """The topic's partition count in the cluster's metadata; 0 when it does not exist."""
+        outer = self._names.outer(topic)
+        found = self._consumer.list_topics(topic=outer, timeout=REQUEST_TIMEOUT_S).topics.get(outer)
+        return len(found.partitions) if found is not None and found.error is None else 0
 
     def _assigned_of(self, partitions: Iterable[TopicPartition] | None) -> list[TopicPartition]:
         return list(self._positions) if partitions is None else list(partitions)

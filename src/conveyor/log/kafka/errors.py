@@ -50,3 +50,15 @@ def log_error(error: KafkaError | KafkaException | BaseException, about: str) ->
             kind = errors.LogError
         return kind(f"{about}: {error.str()} ({error.name()})")
     return errors.LogError(f"{about}: {error}")
+
+
+def leader_moving(error: KafkaException) -> bool:
+    """Whether the error only says that a partition's leader is not settled yet (just created, or moving):
+    worth retrying."""
+    cause = error.args[0] if error.args else None
+    if not isinstance(cause, KafkaError):
+        return False
+    return cause.retriable() or cause.code() in (
+        KafkaError.NOT_LEADER_FOR_PARTITION,
+        KafkaError.LEADER_NOT_AVAILABLE,
+    )

@@ -6,21 +6,16 @@ FindCoordinator v1, JoinGroup v5, SyncGroup v3, Heartbeat v3 and LeaveGroup v3.
 
 from __future__ import annotations
 
-import time
-import uuid
 from collections.abc import Mapping, Sequence
 
 from conveyor.log import errors
 from conveyor.log.api import GroupCoordinator, JoinResult
+from conveyor.log.kafka.coordinators import GROUP, REQUEST_S, Coordinators
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
-from conveyor.log.kafka.wire import Address, ConnectionPool, Reader, Writer
+from conveyor.log.kafka.wire import Reader, Writer
 
-FIND_COORDINATOR, JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 10, 11, 12, 13, 14
-_RETRY_S = 30.0
-_REQUEST_S = 30.0
-
-_NOT_AVAILABLE = {14, 15, 16}  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 11, 12, 13, 14
 _MEMBER_ID_REQUIRED = 79
 _ERRORS: dict[int, type[errors.LogError]] = {
     22: errors.IllegalGenerationError,
@@ -40,26 +35,17 @@ _NAMES = {
 }
 
 
-class _CoordinatorMoved(Exception):
-    """The broker asked is not (or not yet) the group's coordinator: find it again and retry."""
-
-
 class KafkaGroupCoordinator(GroupCoordinator):
     """Kafka's group coordinator, reached over plain connections (``security.protocol=PLAINTEXT`` only)."""
 
-    def __init__(self, settings: KafkaSettings) -> None:
-        protocol = settings.common.get("security.protocol", "PLAINTEXT").upper()
-        if protocol != "PLAINTEXT":
+    def __init__(self, settings: KafkaSettings, coordinators: Coordinators) -> None:
+        if not coordinators.plaintext:
             raise errors.InvalidConfigError(
-                f"Group membership over Kafka speaks PLAINTEXT only, not security.protocol={protocol}"
+                "Group membership over Kafka speaks PLAINTEXT only, not security.protocol="
+                + settings.common.get("security.protocol", "")
             )
         self._names = Namespace(settings.namespace)
-        self._bootstrap = [
-            Address(host, int(port))
-            for host, _, port in (server.rpartition(":") for server in settings.bootstrap_servers.split(","))
-        ]
-        self._pool = ConnectionPool(f"conveyor-{uuid.uuid4().hex[:8]}", _REQUEST_S)
-        self._coordinators: dict[str, Address] = {}
+        self._coordinators = coordinators
 
     def join_group(
         self,
@@ -71,7 +57,7 @@ class KafkaGroupCoordinator(GroupCoordinator):
         rebalance_timeout_ms: int,
     ) -> JoinResult:
         member = member_id or ""
-        wait_s = (rebalance_timeout_ms + session_timeout_ms) / 1000 + _REQUEST_S
+        wait_s = (rebalance_timeout_ms + session_timeout_ms) / 1000 + REQUEST_S
         while True:
             body = (
                 Writer()
@@ -113,14 +99,14 @@ class KafkaGroupCoordinator(GroupCoordinator):
             .array(list((assignments or {}).items()), lambda w, a: w.string(a[0]).bytes_(a[1]))  # type: ignore[index]
             .build()
         )
-        reader = self._call(group_id, SYNC_GROUP, 3, body, _REQUEST_S * 2)
+        reader = self._call(group_id, SYNC_GROUP, 3, body, REQUEST_S * 2)
         reader.int32()
         self._check(reader.int16(), group_id, f"member {member_id}")
         return reader.bytes_() or b""
 
     def heartbeat(self, group_id: str, generation: int, member_id: str) -> None:
         body = Writer().string(self._names.outer(group_id)).int32(generation).string(member_id).string(None)
-        reader = self._call(group_id, HEARTBEAT, 3, body.build(), _REQUEST_S)
+        reader = self._call(group_id, HEARTBEAT, 3, body.build(), REQUEST_S)
         reader.int32()
         self._check(reader.int16(), group_id, f"member {member_id}")
 
@@ -130,7 +116,7 @@ class KafkaGroupCoordinator(GroupCoordinator):
             leaving,
             lambda w, m: w.string(m).string(None),  # type: ignore[arg-type]
         )
-        reader = self._call(group_id, LEAVE_GROUP, 3, body.build(), _REQUEST_S)
+        reader = self._call(group_id, LEAVE_GROUP, 3, body.build(), REQUEST_S)
         reader.int32()
         self._check(reader.int16(), group_id, f"member {member_id}")
         for _ in range(reader.count()):
@@ -138,49 +124,8 @@ class KafkaGroupCoordinator(GroupCoordinator):
             reader.string()
             self._check(reader.int16(), group_id, f"member {member_id}")
 
-    def close(self) -> None:
-        self._pool.close()
-
     def _call(self, group_id: str, api_key: int, version: int, body: bytes, timeout_s: float) -> Reader:
-        """Send to the group's coordinator, finding it (again) while it is unknown, moving or loading."""
-        deadline = time.monotonic() + _RETRY_S
-        while True:
-            try:
-                address = self._coordinator(group_id)
-                reader = self._pool.request(address, api_key, version, body, timeout_s)
-                if reader.peek_error_code() in _NOT_AVAILABLE:
-                    raise _CoordinatorMoved("the coordinator moved")
-                return reader
-            except (_CoordinatorMoved, OSError) as problem:
-                self._coordinators.pop(group_id, None)
-                if time.monotonic() > deadline:
-                    raise errors.LogError(f"Group {group_id}: no coordinator reachable ({problem})") from None
-                time.sleep(0.1)
-
-    def _coordinator(self, group_id: str) -> Address:
-        known = self._coordinators.get(group_id)
-        if known is not None:
-            return known
-        body = Writer().string(self._names.outer(group_id)).int8(0).build()
-        problem: Exception | None = None
-        for bootstrap in self._bootstrap:
-            try:
-                reader = self._pool.request(bootstrap, FIND_COORDINATOR, 1, body, _REQUEST_S)
-            except OSError as error:
-                problem = error
-                continue
-            reader.int32()
-            error_code = reader.int16()
-            reader.string()
-            reader.int32()
-            host, port = reader.string() or "", reader.int32()
-            if error_code in _NOT_AVAILABLE:
-                raise _CoordinatorMoved(f"coordinator not available yet (error {error_code})")
-            self._check(error_code, group_id, "finding the coordinator")
-            address = Address(host, port)
-            self._coordinators[group_id] = address
-            return address
-        raise _CoordinatorMoved(f"no bootstrap server answered ({problem})")
+        return self._coordinators.call(self._names.outer(group_id), GROUP, api_key, version, body, timeout_s)
 
     @staticmethod
     def _check(error: int, group_id: str, about: str) -> None:

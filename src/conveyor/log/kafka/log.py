@@ -7,10 +7,11 @@ import threading
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
-from conveyor.log.api import Admin, Consumer, GroupCoordinator, IsolationLevel, Log, Producer
+from conveyor.log.api import Consumer, GroupCoordinator, IsolationLevel, Log, Producer
 from conveyor.log.errors import IllegalStateError, InvalidConfigError
 from conveyor.log.kafka.admin import KafkaAdmin
 from conveyor.log.kafka.consumer import KafkaLogConsumer
+from conveyor.log.kafka.coordinators import Coordinators
 from conveyor.log.kafka.producer import KafkaLogProducer
 from conveyor.log.kafka.settings import KafkaSettings
 
@@ -23,6 +24,7 @@ class KafkaLog(Log):
         self._lock = threading.Lock()
         self._admin: KafkaAdmin | None = None
         self._coordinator: GroupCoordinator | None = None
+        self._coordinators: Coordinators | None = None
         self._closed = False
 
     @classmethod
@@ -37,7 +39,7 @@ class KafkaLog(Log):
     def settings(self) -> KafkaSettings:
         return self._settings
 
-    def admin(self) -> Admin:
+    def admin(self) -> KafkaAdmin:
         with self._lock:
             self._ensure_open()
             if self._admin is None:
@@ -49,8 +51,10 @@ class KafkaLog(Log):
             return self._admin
 
     def producer(self, transactional_id: str | None = None, **config: object) -> Producer:
-        self._ensure_open()
-        return KafkaLogProducer(self._settings, transactional_id, dict(config))
+        with self._lock:
+            self._ensure_open()
+            coordinators = self._shared_coordinators() if transactional_id is not None else None
+        return KafkaLogProducer(self._settings, transactional_id, dict(config), coordinators)
 
     def consumer(
         self,
@@ -58,8 +62,8 @@ class KafkaLog(Log):
         isolation_level: IsolationLevel = "read_committed",
         **config: object,
     ) -> Consumer:
-        self._ensure_open()
-        return KafkaLogConsumer(self._settings, group_id, isolation_level, dict(config))
+        admin = self.admin()
+        return KafkaLogConsumer(self._settings, admin, group_id, isolation_level, dict(config))
 
     def group_coordinator(self) -> GroupCoordinator:
         from conveyor.log.kafka.group_coordinator import KafkaGroupCoordinator
@@ -67,19 +71,25 @@ class KafkaLog(Log):
         with self._lock:
             self._ensure_open()
             if self._coordinator is None:
-                self._coordinator = KafkaGroupCoordinator(self._settings)
+                self._coordinator = KafkaGroupCoordinator(self._settings, self._shared_coordinators())
             return self._coordinator
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
             self._admin = None
-            coordinator, self._coordinator = self._coordinator, None
-        if coordinator is not None and hasattr(coordinator, "close"):
-            coordinator.close()
+            self._coordinator = None
+            coordinators, self._coordinators = self._coordinators, None
+        if coordinators is not None:
+            coordinators.close()
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return (KafkaLog.from_url, (self.url,))
+
+    def _shared_coordinators(self) -> Coordinators:
+        if self._coordinators is None:
+            self._coordinators = Coordinators(self._settings)
+        return self._coordinators
 
     def _ensure_open(self) -> None:
         if self._closed:

@@ -19,9 +19,11 @@ from conveyor.log.errors import (
     UnknownTopicOrPartitionError,
 )
 from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, kafka_offsets
+from conveyor.log.kafka.coordinators import Coordinators
 from conveyor.log.kafka.errors import log_error
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.log.kafka.transaction_states import wait_until_completed
 from conveyor.positions import RecordMetadata
 
 DeliveryCallback = Callable[[RecordMetadata], None]
@@ -40,8 +42,13 @@ class KafkaLogProducer(Producer):
     """A confluent-kafka ``Producer``; delivery callbacks run in the thread that polls or flushes it."""
 
     def __init__(
-        self, settings: KafkaSettings, transactional_id: str | None, config: dict[str, object]
+        self,
+        settings: KafkaSettings,
+        transactional_id: str | None,
+        config: dict[str, object],
+        coordinators: Coordinators | None = None,
     ) -> None:
+        self._coordinators = coordinators
         self._names = Namespace(settings.namespace)
         self._settings = settings
         self._transactional_id = transactional_id
@@ -82,7 +89,9 @@ class KafkaLogProducer(Producer):
             arguments["headers"] = headers
         if timestamp is not None:
             arguments["timestamp"] = timestamp
-        arguments["on_delivery"] = self._delivery_report(topic, on_delivery)
+        arguments["on_delivery"] = (
+            self._on_batch_error if on_delivery is None else self._delivery_report(topic, on_delivery)
+        )
         self._produce(lambda: self._producer.produce(self._names.outer(topic), **arguments))
 
     def send_batch(
@@ -113,13 +122,13 @@ class KafkaLogProducer(Producer):
         else:
             messages = [{"value": value, "key": key} for value, key in zip(values, keys, strict=True)]
         outer = self._names.outer(topic)
+        # A transaction's commit fails if any of its records failed, so a transactional producer needs no
+        # Python call per delivered record; a plain one learns its failures from the delivery reports.
+        reports: dict[str, Any] = {} if self._transactional_id else {"on_delivery": self._on_batch_error}
+        if partition is not None:
+            reports["partition"] = partition
         while messages:
-            if partition is None:
-                queued = self._producer.produce_batch(outer, messages, on_delivery=self._on_batch_error)
-            else:
-                queued = self._producer.produce_batch(
-                    outer, messages, partition=partition, on_delivery=self._on_batch_error
-                )
+            queued = self._producer.produce_batch(outer, messages, **reports)
             failed = [message for message in messages if "_error" in message]
             if queued == len(messages) or not failed:
                 break
@@ -173,12 +182,14 @@ class KafkaLogProducer(Producer):
         self._require_transactional()
         self._call(lambda: self._producer.commit_transaction(REQUEST_TIMEOUT_S), "commit_transaction")
         self._in_transaction = False
+        self._await_markers()
 
     def abort_transaction(self) -> None:
         self._require_transactional()
         self._call(lambda: self._producer.abort_transaction(REQUEST_TIMEOUT_S), "abort_transaction")
         self._in_transaction = False
         self._error = None
+        self._await_markers()
 
     def close(self) -> None:
         if self._closed:
@@ -226,6 +237,7 @@ class KafkaLogProducer(Producer):
         return report
 
     def _on_batch_error(self, error: KafkaError | None, message: Message) -> None:
+        """The delivery report of a record nobody asked to hear about: only its failure matters."""
         if error is not None:
             self._remember(error)
 
@@ -238,6 +250,12 @@ class KafkaLogProducer(Producer):
         error, self._error = self._error, None
         if error is not None:
             raise log_error(error, f"Producer {self._transactional_id or ''}")
+
+    def _await_markers(self) -> None:
+        """Return once the outcome is visible, as the log's interface promises (Kafka writes the markers
+        just after it acknowledges the commit or abort)."""
+        if self._coordinators is not None and self._transactional_id is not None:
+            wait_until_completed(self._coordinators, self._names.outer(self._transactional_id))
 
     def _require_transactional(self) -> None:
         if self._transactional_id is None:

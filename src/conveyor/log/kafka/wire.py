@@ -1,5 +1,6 @@
-"""Just enough of Kafka's binary protocol for group membership: framing, the primitive types, one
-connection per request in flight (JoinGroup and SyncGroup block at the broker)."""
+"""Just enough of Kafka's binary protocol for group membership and transaction states: framing, the
+primitive types (and the compact ones of flexible versions), one connection per request in flight
+(JoinGroup and SyncGroup block at the broker)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,30 @@ class Writer:
             write(self, item)
         return self
 
+    def uvarint(self, value: int) -> Writer:
+        out = bytearray()
+        while value >= 0x80:
+            out.append((value & 0x7F) | 0x80)
+            value >>= 7
+        out.append(value)
+        self._parts.append(bytes(out))
+        return self
+
+    def compact_string(self, value: str) -> Writer:
+        encoded = value.encode()
+        self.uvarint(len(encoded) + 1)
+        self._parts.append(encoded)
+        return self
+
+    def compact_array(self, items: Sequence[object], write: Callable[[Writer, object], object]) -> Writer:
+        self.uvarint(len(items) + 1)
+        for item in items:
+            write(self, item)
+        return self
+
+    def no_tagged_fields(self) -> Writer:
+        return self.uvarint(0)
+
     def build(self) -> bytes:
         return b"".join(self._parts)
 
@@ -92,8 +117,37 @@ class Reader:
         self._at += length
         return value
 
+    def int64(self) -> int:
+        return self._unpack(">q", 8)
+
     def count(self) -> int:
         return max(self.int32(), 0)
+
+    def uvarint(self) -> int:
+        value, shift = 0, 0
+        while True:
+            byte = self._data[self._at]
+            self._at += 1
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return value
+            shift += 7
+
+    def compact_string(self) -> str | None:
+        length = self.uvarint() - 1
+        if length < 0:
+            return None
+        value = self._data[self._at : self._at + length].decode()
+        self._at += length
+        return value
+
+    def compact_count(self) -> int:
+        return max(self.uvarint() - 1, 0)
+
+    def skip_tagged_fields(self) -> None:
+        for _ in range(self.uvarint()):
+            self.uvarint()
+            self._at += self.uvarint()
 
     def peek_error_code(self) -> int:
         """The error code after the throttle time that starts the responses read here, left unread."""
@@ -116,9 +170,12 @@ class Connection:
         self._socket = socket.create_connection((address.host, address.port), timeout=timeout_s)
         self._correlation = 0
 
-    def request(self, api_key: int, version: int, body: bytes, timeout_s: float) -> Reader:
+    def request(self, api_key: int, version: int, body: bytes, timeout_s: float, flexible: bool) -> Reader:
+        """Send one request and read its answer; ``flexible`` versions carry tagged fields in the headers."""
         self._correlation += 1
         header = Writer().int16(api_key).int16(version).int32(self._correlation).string(self._client_id)
+        if flexible:
+            header.no_tagged_fields()
         payload = header.build() + body
         self._socket.settimeout(timeout_s)
         self._socket.sendall(struct.pack(">i", len(payload)) + payload)
@@ -126,6 +183,8 @@ class Connection:
         reader = Reader(self._receive(size))
         if reader.int32() != self._correlation:
             raise LogError(f"Broker {self.address} answered another request")
+        if flexible:
+            reader.skip_tagged_fields()
         return reader
 
     def close(self) -> None:
@@ -151,14 +210,22 @@ class ConnectionPool:
         self._idle: dict[Address, list[Connection]] = {}
         self._lock = threading.Lock()
 
-    def request(self, address: Address, api_key: int, version: int, body: bytes, timeout_s: float) -> Reader:
+    def request(
+        self,
+        address: Address,
+        api_key: int,
+        version: int,
+        body: bytes,
+        timeout_s: float,
+        flexible: bool = False,
+    ) -> Reader:
         with self._lock:
             idle = self._idle.setdefault(address, [])
             connection = idle.pop() if idle else None
         if connection is None:
             connection = Connection(address, self._client_id, self._connect_timeout_s)
         try:
-            reader = connection.request(api_key, version, body, timeout_s)
+            reader = connection.request(api_key, version, body, timeout_s, flexible)
         except BaseException:
             connection.close()
             raise
