@@ -18,7 +18,9 @@ from typing import IO, Self
 from conveyor.kafka_broker.fetch import KafkaDistribution, fetch_kafka
 
 #: Broker settings for one node: replication factors of 1, quick first groups and transactions, no topics
-#: created behind a client's back, and session timeouts as short as tests need to evict a member.
+#: created behind a client's back, session timeouts as short as tests need to evict a member, and no
+#: time-based retention unless a topic asks for it (tests write records stamped in 1970), checked every
+#: second for those that do.
 BROKER_DEFAULTS: Mapping[str, str] = {
     "num.partitions": "1",
     "auto.create.topics.enable": "false",
@@ -32,7 +34,9 @@ BROKER_DEFAULTS: Mapping[str, str] = {
     "group.initial.rebalance.delay.ms": "0",
     "group.min.session.timeout.ms": "100",
     "transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
+    "log.retention.ms": "-1",
     "log.retention.check.interval.ms": "1000",
+    "log.initial.task.delay.ms": "1000",
 }
 
 _PR_SET_PDEATHSIG = 1

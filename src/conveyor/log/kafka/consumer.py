@@ -37,6 +37,7 @@ from conveyor.log.errors import (
     InvalidConfigError,
     InvalidGroupIdError,
     NoOffsetForPartitionError,
+    OffsetOutOfRangeError,
     UnknownTopicOrPartitionError,
 )
 from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, KafkaAdmin, kafka_offsets
@@ -338,9 +339,25 @@ class KafkaLogConsumer(Consumer):
             if position is not None and tp not in self._paused:
                 self._positions[tp] = max(position, message.offset())
             return
+        if error.code() in (KafkaError._AUTO_OFFSET_RESET, KafkaError.OFFSET_OUT_OF_RANGE):
+            self._reset_out_of_range(TopicPartition(self._names.inner(message.topic()), message.partition()))
+            return
         missing = error.code() in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION)
         if error.fatal() or (missing and self._subscribed is None):
             raise log_error(error, "Polling")
+
+    def _reset_out_of_range(self, tp: TopicPartition) -> None:
+        """A position outside the partition's offsets (retention removed them): reset it as
+        ``auto.offset.reset`` says, or fail with ``none``."""
+        if tp not in self._positions:
+            return
+        if self._reset == "none":
+            raise OffsetOutOfRangeError(
+                f"Position {self._positions[tp]} of {tp} is out of range and auto.offset.reset=none"
+            )
+        found = self.beginning_offsets([tp]) if self._reset == "earliest" else self.end_offsets([tp])
+        self._positions[tp] = found[tp]
+        self._seek_kafka(tp)
 
     def _behind(self) -> bool:
         """Whether some readable partition has records (or markers) past this consumer's position."""
@@ -390,13 +407,16 @@ class KafkaLogConsumer(Consumer):
             self._consumer.pause(paused)
 
     def _seek_kafka(self, tp: TopicPartition) -> None:
+        """Make librdkafka fetch ``tp`` from this consumer's position."""
         position = self._positions.get(tp)
         if position is None:
             return
         try:
             self._consumer.seek(self._kafka(tp, position))
         except KafkaException:
-            # Not fetching yet (or never assigned with an offset): assign everything at its position.
+            if self._subscribed is not None:
+                raise
+            # Assigned without an offset so far (auto.offset.reset=none): assign everything at its position.
             self._reassign()
 
     def _check_exist(self, partitions: list[TopicPartition]) -> None:

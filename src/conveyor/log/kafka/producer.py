@@ -28,9 +28,11 @@ from conveyor.positions import RecordMetadata
 
 DeliveryCallback = Callable[[RecordMetadata], None]
 
-#: The log's producer defaults (``Log.producer``), and Java's murmur2 partitioner for keyed records, so
-#: that a key lands in the same partition as with Kafka's Java clients and the embedded log.
+#: The log's producer defaults (``Log.producer``), with what Kafka's Java producer does by default and
+#: librdkafka does not: idempotence (no reordering or duplicates on retries), and murmur2 partitioning of
+#: keyed records (a key lands where Java clients and the embedded log put it).
 _DEFAULTS: dict[str, object] = {
+    "enable.idempotence": True,
     "linger.ms": 5,
     "batch.size": 1 << 20,
     "transaction.timeout.ms": 60_000,
