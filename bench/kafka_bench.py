@@ -133,21 +133,28 @@ def main() -> None:
             admin.create_topic(ours, PARTITIONS)
             admin.create_topic(theirs, PARTITIONS)
             per_transaction, records = arguments.per_transaction, arguments.records
-            rates = {
-                "produce (Conveyor send_batch, transactional)": timed(
-                    conveyor_produce, log, ours, values, per_transaction
+            runs: dict[str, tuple[Callable[..., None], tuple[object, ...]]] = {
+                "produce (Conveyor send_batch, transactional)": (
+                    conveyor_produce, (log, ours, values, per_transaction)
                 ),
-                "produce (confluent-kafka produce_batch, transactional)": timed(
-                    librdkafka_produce, bootstrap, namespace + theirs, values, per_transaction
+                "produce (confluent-kafka produce_batch, transactional)": (
+                    librdkafka_produce, (bootstrap, namespace + theirs, values, per_transaction)
                 ),
-                "consume (Conveyor poll_batch, read_committed)": timed(conveyor_consume, log, ours, records),
-                "consume (confluent-kafka consume, read_committed)": timed(
-                    librdkafka_consume, bootstrap, namespace + theirs, records
+                "consume (Conveyor poll_batch, read_committed)": (conveyor_consume, (log, ours, records)),
+                "consume (confluent-kafka consume, read_committed)": (
+                    librdkafka_consume, (bootstrap, namespace + theirs, records)
                 ),
-                "consume (confluent-kafka consume, values only)": timed(
-                    librdkafka_consume, bootstrap, namespace + theirs, records, True
+                "consume (confluent-kafka consume, values only)": (
+                    librdkafka_consume, (bootstrap, namespace + theirs, records, True)
                 ),
             }
+            # Every other round runs confluent-kafka's clients first, so that neither side always goes
+            # first after the other's writes.
+            order = list(runs)
+            if round_number % 2:
+                order = [order[1], order[0], order[3], order[4], order[2]]
+            seconds = {path: timed(runs[path][0], *runs[path][1]) for path in order}
+            rates = {path: seconds[path] for path in runs}
             if round_number:
                 for path, seconds in rates.items():
                     results.setdefault(path, []).append(arguments.records / seconds)

@@ -128,7 +128,9 @@ def test_kafkas_standalone_files_run_the_file_source_and_stop_cleanly_on_sigterm
 ) -> None:
     url = wait_until(worker_process.rest_url, "the worker's REST API", STARTUP_S, every_s=0.5)
     with httpx.Client(base_url=url, timeout=30.0) as client:
-        assert client.get("/connectors").json() == ["local-file-source"]
+        wait_until(
+            lambda: client.get("/connectors").json() == ["local-file-source"], "the connector to be created"
+        )
         wait_until(
             lambda: (
                 client.get("/connectors/local-file-source/status").json()["tasks"][0]["state"] == "RUNNING"

@@ -16,6 +16,7 @@ from conveyor.log.errors import (
     IllegalStateError,
     InvalidConfigError,
     InvalidTxnStateError,
+    LogError,
     UnknownTopicOrPartitionError,
 )
 from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, kafka_offsets
@@ -201,7 +202,10 @@ class KafkaLogProducer(Producer):
             with contextlib.suppress(KafkaException):
                 self._producer.abort_transaction(REQUEST_TIMEOUT_S)
         else:
-            self._producer.flush(REQUEST_TIMEOUT_S)
+            undelivered = self._producer.flush(REQUEST_TIMEOUT_S)
+            self._raise_pending()
+            if undelivered:
+                raise LogError(f"Producer closed with {undelivered} records not appended")
 
     def _check_target(self, topic: str, partition: int | None) -> None:
         if self._closed:
