@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
+from conveyor.errors import ConnectError
 from conveyor.kafka_broker.fetch import KafkaDistribution, fetch_kafka
 
 #: Broker settings for one node: replication factors of 1, quick first groups and transactions, no topics
@@ -42,7 +43,7 @@ BROKER_DEFAULTS: Mapping[str, str] = {
 _PR_SET_PDEATHSIG = 1
 
 
-class KafkaBrokerError(RuntimeError):
+class KafkaBrokerError(ConnectError):
     """The broker could not be formatted or did not become ready."""
 
 

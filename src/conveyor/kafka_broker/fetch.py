@@ -9,6 +9,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from conveyor.errors import ConnectError
+
 KAFKA_VERSION = "4.3.1"
 LOG4J_VERSION = "2.25.4"
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.11.0"
@@ -48,7 +50,7 @@ rootLogger.appenderRef.out.ref = OUT
 _REQUIRED_JARS = ("kafka_2.13-", "kafka-server-", "log4j-core-", "log4j-slf4j-impl-", "connect-runtime-")
 
 
-class KafkaFetchError(RuntimeError):
+class KafkaFetchError(ConnectError):
     """Maven could not fetch Kafka's jars (no network, no ``mvn``, or an artifact missing)."""
 
 

@@ -18,7 +18,7 @@ _RETRY_S = 30.0
 NOT_AVAILABLE = frozenset({14, 15, 16})
 
 
-class _CoordinatorMoved(Exception):
+class _CoordinatorMoved(errors.LogError):
     """The broker asked is not (or not yet) the coordinator."""
 
 
