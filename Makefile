@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell test "$$(id -u)" = 0 || echo sudo)
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean kafka
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(PY) -m conveyor.cli demo
+
+# A single-node Apache Kafka broker on 127.0.0.1:9092 (jars fetched with Maven into ~/.cache/conveyor).
+kafka: $(STAMP)
+	$(PY) -m conveyor.kafka_broker --port $${KAFKA_PORT:-9092}
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from conveyor.kafka_broker import KafkaBroker
 from conveyor.log import Log, open_log
 
 # A busy CI machine must not fail a property: no per-example deadline, and a bounded example count
@@ -32,3 +34,17 @@ def log(log_url: str) -> Iterator[Log]:
     opened = open_log(log_url)
     yield opened
     opened.close()
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The bootstrap servers of one real Apache Kafka broker, started once for the whole test session.
+
+    ``CONVEYOR_KAFKA_BOOTSTRAP`` names a running broker to use instead (``make kafka`` starts one).
+    """
+    external = os.environ.get("CONVEYOR_KAFKA_BOOTSTRAP")
+    if external:
+        yield external
+        return
+    with KafkaBroker(tmp_path_factory.mktemp("kafka-broker")) as broker:
+        yield broker.bootstrap_servers

@@ -3,23 +3,47 @@
 from __future__ import annotations
 
 import itertools
+import uuid
 from pathlib import Path
 
 import pytest
 
 from conveyor.log import ConsumerRecord, Log, TopicPartition
 
-BACKENDS = ["embedded"]
+BACKENDS = ["embedded", "kafka"]
 _topic_numbers = itertools.count()
 
 
 @pytest.fixture(params=BACKENDS)
 def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The URL of a fresh, empty log of the backend under test."""
+    """The URL of a fresh, empty log of the backend under test.
+
+    Every Kafka test shares the session's broker; a namespace of its own makes the log look fresh.
+    """
     backend: str = request.param
+    only = request.node.get_closest_marker("embedded_only")
+    if only is not None and backend != "embedded":
+        pytest.skip(f"embedded log only: {only.kwargs['reason']}")
     if backend == "embedded":
         return f"embedded:{tmp_path / 'log'}"
+    if backend == "kafka":
+        bootstrap: str = request.getfixturevalue("kafka_bootstrap")
+        return f"kafka://{bootstrap}?namespace=t{uuid.uuid4().hex[:12]}."
     raise AssertionError(f"no fixture for backend {backend}")
+
+
+def embedded_only(reason: str) -> pytest.MarkDecorator:
+    """Marks a test of the embedded log's own machinery; on Kafka it is reported skipped, with ``reason``."""
+    return pytest.mark.embedded_only(reason=reason)
+
+
+def backend_of(log: Log) -> str:
+    return log.url.partition(":")[0]
+
+
+def control_records(log: Log) -> int:
+    """Offsets a commit or abort takes: Kafka writes a control record for each, the embedded log none."""
+    return 1 if backend_of(log) == "kafka" else 0
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ from conveyor.log import (
     UnknownTopicOrPartitionError,
 )
 
+from .conftest import control_records
+
 
 def test_created_topic_is_listed_and_described_with_its_settings(log: Log) -> None:
     admin = log.admin()
@@ -82,7 +84,8 @@ def test_list_offsets_reports_earliest_latest_and_last_stable(log: Log, topic: s
     transactional.flush()
     assert log.admin().list_offsets([tp]) == {tp: PartitionOffsets(earliest=0, latest=5, last_stable=2)}
     transactional.commit_transaction()
-    assert log.admin().list_offsets([tp]) == {tp: PartitionOffsets(earliest=0, latest=5, last_stable=5)}
+    end = 5 + control_records(log)
+    assert log.admin().list_offsets([tp]) == {tp: PartitionOffsets(earliest=0, latest=end, last_stable=end)}
 
 
 def test_list_offsets_of_a_missing_partition_names_it(log: Log, topic: str) -> None:

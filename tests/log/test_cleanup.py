@@ -8,7 +8,12 @@ import pytest
 
 from conveyor.log import InvalidRecordError, Log, TopicPartition, TransactionAbortedError
 
-from .conftest import read_all
+from .conftest import embedded_only, read_all
+
+pytestmark = embedded_only(
+    reason="compaction and retention run when Admin.run_cleaner is called; Kafka's brokers run them in "
+    "the background on their own schedule"
+)
 
 
 @pytest.fixture

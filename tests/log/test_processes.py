@@ -18,7 +18,7 @@ from conveyor.log import Assignment, GroupMember, Log, TopicPartition
 from conveyor.log.assignment_strategy import COOPERATIVE_STICKY_ASSIGNOR
 from waiting import wait_until
 
-from .conftest import read_all
+from .conftest import backend_of, read_all
 from .test_cooperative_rebalancing import CallbackLog, group_consumer, polling
 
 WORKER = Path(__file__).with_name("log_process_worker.py")
@@ -112,6 +112,9 @@ def test_concurrent_transactional_writers_in_separate_processes_lose_and_duplica
     values = Counter(record.value for record in records)
     assert len(values) == 3 * 15 * 40
     assert set(values.values()) == {1}
+    if backend_of(log) == "kafka":
+        # Kafka differs on purpose: each commit wrote a control record, so offsets are not dense.
+        return
     for partition in range(3):
         offsets = [r.offset for r in records if r.partition == partition]
         assert offsets == list(range(len(offsets)))

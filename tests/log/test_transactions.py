@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conveyor.log import (
@@ -19,14 +19,22 @@ from conveyor.log import (
     TransactionAbortedError,
     open_log,
 )
+from waiting import wait_until
 
-from .conftest import read_all, values_of
+from .conftest import backend_of, control_records, read_all, values_of
 
 
 def transactional(log: Log, transactional_id: str, **config: object) -> Producer:
     producer = log.producer(transactional_id, **config)
     producer.init_transactions()
     return producer
+
+
+def timed_out_error(log: Log) -> type[Exception]:
+    """What the producer of a timed-out transaction gets: Kafka differs on purpose, as its coordinator
+    bumps the epoch when it aborts (transaction protocol 2), so the producer is fenced and a new one
+    takes over; on the embedded log the producer aborts and goes on."""
+    return ProducerFencedError if backend_of(log) == "kafka" else TransactionAbortedError
 
 
 def test_committed_transaction_becomes_visible_across_partitions_at_once(log: Log, topic: str) -> None:
@@ -54,7 +62,8 @@ def test_read_committed_skips_aborted_records(log: Log, topic: str) -> None:
     producer.commit_transaction()
     records = read_all(log, topic)
     assert values_of(records) == [b"kept-1", b"kept-2"]
-    assert [record.offset for record in records] == [0, 2]
+    # On Kafka the commit and the abort each took an offset for their control record.
+    assert [record.offset for record in records] == [0, 2 + 2 * control_records(log)]
 
 
 def test_read_uncommitted_sees_open_and_aborted_records(log: Log, topic: str) -> None:
@@ -94,6 +103,10 @@ def test_init_transactions_fences_the_previous_producer_on_send(log: Log, topic:
     transactional(log, "task-0")
     with pytest.raises(ProducerFencedError, match="task-0"):
         old.send(topic, b"zombie", partition=0)
+        if backend_of(log) == "kafka":
+            # Kafka differs on purpose: the zombie learns it is fenced from the broker, at its next
+            # request, so the send itself is accepted into the buffer.
+            old.flush()
 
 
 def test_init_transactions_fences_the_previous_producer_on_commit(log: Log, topic: str) -> None:
@@ -103,7 +116,10 @@ def test_init_transactions_fences_the_previous_producer_on_commit(log: Log, topi
     transactional(log, "task-1")
     with pytest.raises(ProducerFencedError, match="task-1"):
         old.commit_transaction()
-    assert read_all(log, topic, "read_uncommitted") == []
+    # Kafka differs on purpose: the zombie's record may have reached the log before it was fenced (and
+    # was aborted then), so only read_committed is sure not to show it.
+    isolation = "read_committed" if backend_of(log) == "kafka" else "read_uncommitted"
+    assert read_all(log, topic, isolation) == []
 
 
 def test_fenced_producer_stays_fenced(log: Log, topic: str) -> None:
@@ -136,7 +152,7 @@ def test_admin_fence_producers_fences_and_aborts(log: Log, topic: str) -> None:
     old.flush()
     log.admin().fence_producers(["task-4"])
     tp = TopicPartition(topic, 2)
-    assert log.admin().list_offsets([tp])[tp].last_stable == 1
+    assert log.admin().list_offsets([tp])[tp].last_stable == 1 + control_records(log)
     with pytest.raises(ProducerFencedError):
         old.commit_transaction()
 
@@ -148,21 +164,27 @@ def test_transaction_left_open_past_its_timeout_is_aborted_by_the_log(log: Log, 
     producer.send(topic, b"too-late", partition=0)
     producer.flush()
     assert log.admin().list_offsets([tp])[tp].last_stable == 0
-    time.sleep(1.2)
-    assert log.admin().list_offsets([tp])[tp].last_stable == 1
+    aborted_end = 1 + control_records(log)
+    wait_until(lambda: log.admin().list_offsets([tp])[tp].last_stable == aborted_end, "the timeout's abort")
     assert read_all(log, topic) == []
-    with pytest.raises(TransactionAbortedError, match="sleepy"):
+    with pytest.raises(timed_out_error(log), match="sleepy"):
         producer.commit_transaction()
 
 
-def test_producer_recovers_from_a_timed_out_transaction_by_aborting(log: Log, topic: str) -> None:
-    producer = transactional(log, "recovering", transaction_timeout_ms=100)
+def test_producer_recovers_from_a_timed_out_transaction(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    producer = transactional(log, "recovering", transaction_timeout_ms=1_000)
     producer.begin_transaction()
     producer.send(topic, b"too-late", partition=0)
-    time.sleep(0.2)
-    with pytest.raises(TransactionAbortedError):
+    producer.flush()
+    aborted_end = 1 + control_records(log)
+    wait_until(lambda: log.admin().list_offsets([tp])[tp].last_stable == aborted_end, "the timeout's abort")
+    with pytest.raises(timed_out_error(log)):
         producer.commit_transaction()
-    producer.abort_transaction()
+    if backend_of(log) == "kafka":
+        producer = transactional(log, "recovering")
+    else:
+        producer.abort_transaction()
     producer.begin_transaction()
     producer.send(topic, b"in-time", partition=0)
     producer.commit_transaction()
@@ -226,7 +248,7 @@ def test_closing_a_producer_aborts_its_open_transaction(log: Log, topic: str) ->
     producer.send(topic, b"never", partition=0)
     producer.flush()
     producer.close()
-    assert log.admin().list_offsets([tp])[tp].last_stable == 1
+    assert log.admin().list_offsets([tp])[tp].last_stable == 1 + control_records(log)
     assert read_all(log, topic) == []
 
 
@@ -240,39 +262,45 @@ def test_a_second_process_view_of_the_log_sees_the_same_transactions(log_url: st
     other.close()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    st.lists(
-        st.tuples(
-            st.booleans(), st.integers(min_value=0, max_value=5), st.integers(min_value=0, max_value=2)
-        ),
-        min_size=1,
-        max_size=12,
-    )
+outcome_lists = st.lists(
+    st.tuples(st.booleans(), st.integers(min_value=0, max_value=5), st.integers(min_value=0, max_value=2)),
+    min_size=1,
+    max_size=12,
 )
-def test_read_committed_sees_exactly_the_committed_transactions(
-    log: Log, outcomes: list[tuple[bool, int, int]]
-) -> None:
-    topic = f"generated-{time.monotonic_ns()}"
-    log.admin().create_topic(topic, partitions=3)
-    producer = transactional(log, f"gen-{topic}", batch_size=40)
-    expected: list[bytes] = []
-    for number, (commit, count, flushes) in enumerate(outcomes):
-        producer.begin_transaction()
-        values = [f"{number}-{i}".encode() for i in range(count)]
-        for i, value in enumerate(values):
-            producer.send(topic, value, partition=i % 3)
-            if flushes and i % (flushes + 1) == 0:
-                producer.flush()
-        if commit:
-            producer.commit_transaction()
-            expected.extend(values)
-        else:
-            producer.abort_transaction()
-    seen = values_of(read_all(log, topic))
-    assert sorted(seen) == sorted(expected)  # type: ignore[type-var]
-    everything = values_of(read_all(log, topic, "read_uncommitted"))
-    assert len(everything) >= len(expected)
+
+
+def examples_on(log: Log) -> int:
+    """Generated cases per property: fewer on Kafka, where each one creates topics and producers on a real
+    broker (the same properties hold on both backends)."""
+    return 8 if backend_of(log) == "kafka" else 25
+
+
+def test_read_committed_sees_exactly_the_committed_transactions(log: Log) -> None:
+    @settings(max_examples=examples_on(log), deadline=None)
+    @given(outcome_lists)
+    def check(outcomes: list[tuple[bool, int, int]]) -> None:
+        topic = f"generated-{time.monotonic_ns()}"
+        log.admin().create_topic(topic, partitions=3)
+        producer = transactional(log, f"gen-{topic}", batch_size=40)
+        expected: list[bytes] = []
+        for number, (commit, count, flushes) in enumerate(outcomes):
+            producer.begin_transaction()
+            values = [f"{number}-{i}".encode() for i in range(count)]
+            for i, value in enumerate(values):
+                producer.send(topic, value, partition=i % 3)
+                if flushes and i % (flushes + 1) == 0:
+                    producer.flush()
+            if commit:
+                producer.commit_transaction()
+                expected.extend(values)
+            else:
+                producer.abort_transaction()
+        seen = values_of(read_all(log, topic))
+        assert sorted(seen) == sorted(expected)  # type: ignore[type-var]
+        everything = values_of(read_all(log, topic, "read_uncommitted"))
+        assert len(everything) >= len(expected)
+
+    check()
 
 
 transaction_steps = st.lists(
@@ -284,37 +312,38 @@ transaction_steps = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(transaction_steps)
-def test_interleaved_transactions_show_only_committed_records_at_every_step(
-    log: Log, steps: list[tuple[int, str]]
-) -> None:
-    topic = f"interleaved-{time.monotonic_ns()}"
-    log.admin().create_topic(topic, partitions=2)
-    producers = [transactional(log, f"{topic}-{n}") for n in range(2)]
-    open_values: list[list[bytes] | None] = [None, None]
-    committed: set[bytes] = set()
-    for number, (who, action) in enumerate(steps):
-        producer = producers[who]
-        if action == "send":
-            values = open_values[who]
-            if values is None:
-                producer.begin_transaction()
-                values = open_values[who] = []
-            value = f"{who}-{number}".encode()
-            producer.send(topic, value, partition=number % 2)
-            values.append(value)
-        elif action == "flush" and open_values[who] is not None:
-            producer.flush()
-        elif action in ("commit", "abort") and open_values[who] is not None:
-            if action == "commit":
-                producer.commit_transaction()
-                committed.update(open_values[who] or [])
-            else:
+def test_interleaved_transactions_show_only_committed_records_at_every_step(log: Log) -> None:
+    @settings(max_examples=examples_on(log), deadline=None)
+    @given(transaction_steps)
+    def check(steps: list[tuple[int, str]]) -> None:
+        topic = f"interleaved-{time.monotonic_ns()}"
+        log.admin().create_topic(topic, partitions=2)
+        producers = [transactional(log, f"{topic}-{n}") for n in range(2)]
+        open_values: list[list[bytes] | None] = [None, None]
+        committed: set[bytes] = set()
+        for number, (who, action) in enumerate(steps):
+            producer = producers[who]
+            if action == "send":
+                values = open_values[who]
+                if values is None:
+                    producer.begin_transaction()
+                    values = open_values[who] = []
+                value = f"{who}-{number}".encode()
+                producer.send(topic, value, partition=number % 2)
+                values.append(value)
+            elif action == "flush" and open_values[who] is not None:
+                producer.flush()
+            elif action in ("commit", "abort") and open_values[who] is not None:
+                if action == "commit":
+                    producer.commit_transaction()
+                    committed.update(open_values[who] or [])
+                else:
+                    producer.abort_transaction()
+                open_values[who] = None
+            assert {record.value for record in read_all(log, topic)} <= committed
+        for producer, values in zip(producers, open_values, strict=True):
+            if values is not None:
                 producer.abort_transaction()
-            open_values[who] = None
-        assert {record.value for record in read_all(log, topic)} <= committed
-    for producer, values in zip(producers, open_values, strict=True):
-        if values is not None:
-            producer.abort_transaction()
-    assert {record.value for record in read_all(log, topic)} == committed
+        assert {record.value for record in read_all(log, topic)} == committed
+
+    check()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from conveyor.api import ConfigError
+from conveyor.log.kafka import KafkaSettings
 from conveyor.runtime.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 
 
@@ -61,10 +62,10 @@ def test_an_unknown_exactly_once_mode_raises_config_error_naming_the_key(tmp_pat
 
 def test_a_key_conveyor_does_not_support_is_warned_about_by_name(tmp_path: Path) -> None:
     config = WorkerConfig.from_props(
-        {"data.dir": str(tmp_path), "metric.reporters": "x", "sasl.mechanism": "PLAIN"}
+        {"data.dir": str(tmp_path), "metric.reporters": "x", "metrics.num.samples": "3"}
     )
     assert "Ignoring worker property 'metric.reporters': Conveyor does not support it" in config.warnings
-    assert "Ignoring worker property 'sasl.mechanism': Conveyor does not support it" in config.warnings
+    assert "Ignoring worker property 'metrics.num.samples': Conveyor does not support it" in config.warnings
 
 
 def test_an_ignored_key_keeps_its_reason(tmp_path: Path) -> None:
@@ -108,3 +109,50 @@ def test_a_worker_value_can_name_a_config_provider_variable(tmp_path: Path) -> N
     )
     assert config.group_id == "payments"
     assert config.warnings == ()
+
+
+def test_bootstrap_servers_without_log_url_select_the_kafka_backend_with_client_settings(
+    tmp_path: Path,
+) -> None:
+    config = WorkerConfig.from_props(
+        {
+            "data.dir": str(tmp_path),
+            "bootstrap.servers": "a:9092, b:9093",
+            "security.protocol": "SSL",
+            "producer.linger.ms": "10",
+            "consumer.fetch.min.bytes": "2",
+            "admin.request.timeout.ms": "5000",
+        }
+    )
+    settings = KafkaSettings.from_url(config.log_url)
+    assert settings.bootstrap_servers == "a:9092,b:9093"
+    assert settings.client_config("producer")["security.protocol"] == "SSL"
+    assert settings.client_config("producer")["linger.ms"] == "10"
+    assert "linger.ms" not in settings.client_config("consumer")
+    assert settings.client_config("consumer")["fetch.min.bytes"] == "2"
+    assert settings.client_config("admin")["request.timeout.ms"] == "5000"
+    assert not [warning for warning in config.warnings if "producer.linger.ms" in warning]
+
+
+def test_log_url_wins_over_bootstrap_servers(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props(
+        {"data.dir": str(tmp_path), "bootstrap.servers": "a:9092", "log.url": f"embedded:{tmp_path}/log"}
+    )
+    assert config.log_url == f"embedded:{tmp_path}/log"
+
+
+def test_internal_topics_have_kafka_connects_replication_factor_in_a_group_and_the_brokers_alone(
+    tmp_path: Path,
+) -> None:
+    grouped = WorkerConfig.from_props({"data.dir": str(tmp_path)}, standalone=False)
+    alone = WorkerConfig.from_props({"data.dir": str(tmp_path)})
+    assert (grouped.offsets_replication_factor, grouped.configs_replication_factor) == (3, 3)
+    assert grouped.status_replication_factor == 3
+    assert (alone.offsets_replication_factor, alone.status_replication_factor) == (-1, -1)
+    set_one = WorkerConfig.from_props({"data.dir": str(tmp_path), "config.storage.replication.factor": "2"})
+    assert set_one.configs_replication_factor == 2
+
+
+def test_a_replication_factor_of_zero_is_refused_naming_the_key(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"offset\.storage\.replication\.factor"):
+        WorkerConfig.from_props({"data.dir": str(tmp_path), "offset.storage.replication.factor": "0"})

@@ -69,9 +69,15 @@ class BaseHerder(Herder):
         self.config = config
         self.log = log
         self._worker_id = worker_id
-        self.configs = configs or ConfigStore(log, config.configs_topic)
-        self.offsets = OffsetStore(log, config.offsets_topic, config.offsets_partitions)
-        self.statuses = StatusStore(log, config.status_topic, config.status_partitions)
+        self.configs = configs or ConfigStore(
+            log, config.configs_topic, replication_factor=config.configs_replication_factor
+        )
+        self.offsets = OffsetStore(
+            log, config.offsets_topic, config.offsets_partitions, config.offsets_replication_factor
+        )
+        self.statuses = StatusStore(
+            log, config.status_topic, config.status_partitions, config.status_replication_factor
+        )
         self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
         self._ready = threading.Event()
         self._stages = HerderStages()

@@ -136,9 +136,11 @@ class Admin(ABC):
         partitions: int = 1,
         config: Mapping[str, str | int] | None = None,
         exist_ok: bool = False,
+        replication_factor: int = -1,
     ) -> None:
         """Create a topic. ``config`` takes ``cleanup.policy`` (``delete``/``compact``), ``retention.ms``,
-        ``delete.retention.ms``. Raises ``TopicExistsError`` unless ``exist_ok``."""
+        ``delete.retention.ms``. Raises ``TopicExistsError`` unless ``exist_ok``. ``replication_factor``
+        is the copies a cluster keeps (-1: its default); a one-machine log keeps one whatever it says."""
 
     @abstractmethod
     def delete_topic(self, name: str) -> None:

@@ -1,4 +1,4 @@
-"""Opening a log by URL: ``embedded:<directory>`` (optionally ``?sync=full``)."""
+"""Opening a log by URL: ``embedded:<directory>`` (optionally ``?sync=full``) or ``kafka://host:port,...``."""
 
 from __future__ import annotations
 
@@ -12,15 +12,20 @@ _SYNC_MODES = {"normal": "NORMAL", "full": "FULL"}
 
 
 def open_log(url: str) -> Log:
-    """Open the log a URL names; ``embedded:/var/lib/conveyor`` keeps it in that directory."""
+    """Open the log a URL names; ``embedded:/var/lib/conveyor`` keeps it in that directory,
+    ``kafka://broker1:9092,broker2:9092`` uses that Kafka cluster (see ``conveyor.log.kafka.settings``)."""
     scheme, separator, rest = url.partition(":")
     if not separator:
         raise InvalidLogUrlError(f"Log URL {url!r} has no scheme; use embedded:<directory>")
     if scheme == "embedded":
         return _open_embedded(url, rest)
     if scheme == "kafka":
-        raise InvalidLogUrlError(f"Log URL {url!r}: the Kafka backend is not available yet")
-    raise InvalidLogUrlError(f"Log URL {url!r} names unknown backend {scheme!r}; use embedded:<directory>")
+        from conveyor.log.kafka import KafkaLog
+
+        return KafkaLog.from_url(url)
+    raise InvalidLogUrlError(
+        f"Log URL {url!r} names unknown backend {scheme!r}; use embedded:<directory> or kafka://host:port"
+    )
 
 
 def _open_embedded(url: str, rest: str) -> Log:

@@ -90,7 +90,9 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             interval_ms if interval_ms is not None else worker.offset_flush_interval_ms
         ) / 1000
         self.offsets_topic = transactions.offsets_topic or worker.offsets_topic
-        self.offsets = OffsetStore(log, self.offsets_topic, partitions=worker.offsets_partitions)
+        self.offsets = OffsetStore(
+            log, self.offsets_topic, worker.offsets_partitions, worker.offsets_replication_factor
+        )
         self.producer: Producer = self._create_producer()
         self.topics = TopicCreator(log, config)
         self.errors = ErrorHandler(

@@ -25,6 +25,7 @@ from conveyor.api.config import (
     Range,
 )
 from conveyor.errors import ConfigError
+from conveyor.log.kafka.settings import kafka_url_from_worker_props
 from conveyor.runtime.config_providers import CONFIG_PROVIDERS_CONFIG, ConfigProviders
 from conveyor.runtime.mac_algorithms import ensure_mac_algorithm, ensure_mac_algorithms, key_size_bytes
 from conveyor.runtime.ssl_config import (
@@ -46,9 +47,6 @@ IGNORED_KEYS: dict[str, str] = {
     "plugin.path": "plugins are Python packages found by entry points or dotted paths",
     "rest.host.name": "removed in Kafka 4.0; use listeners",
     "rest.port": "removed in Kafka 4.0; use listeners",
-    "offset.storage.replication.factor": "the embedded log keeps one copy of every topic",
-    "config.storage.replication.factor": "the embedded log keeps one copy of every topic",
-    "status.storage.replication.factor": "the embedded log keeps one copy of every topic",
 }
 
 #: Prefixes whose keys configure a plugin or Spark rather than the worker itself.
@@ -58,6 +56,13 @@ PASS_THROUGH_PREFIXES = (
     "header.converter.",
     "spark.",
     f"{CONFIG_PROVIDERS_CONFIG}.",
+    # Kafka client settings, passed to the Kafka backend's clients (conveyor.log.kafka.settings).
+    "producer.",
+    "consumer.",
+    "admin.",
+    "security.",
+    "sasl.",
+    "ssl.",
 )
 
 INTER_WORKER_KEY_GENERATION_ALGORITHM = "inter.worker.key.generation.algorithm"
@@ -88,11 +93,24 @@ class ExactlyOnceSourceSupport(enum.StrEnum):
     ENABLED = "enabled"
 
 
+def _ensure_replication_factor(name: str, value: object) -> None:
+    if value is None:
+        return
+    if not isinstance(value, int) or (value < 1 and value != -1):
+        raise ConfigError(name, value, "Replication factor must be positive, or -1 for the broker's default")
+
+
 def _worker_config_def() -> ConfigDef:
     """Every worker key Conveyor reads, with Kafka Connect's defaults where Kafka defines the key."""
     high, medium, low = Importance.HIGH, Importance.MEDIUM, Importance.LOW
     positive = Range.at_least(1)
     non_negative = Range.at_least(0)
+    replication = LambdaValidator(_ensure_replication_factor, "Positive number, or -1 for the broker default")
+    replication_doc = (
+        "Copies Kafka keeps of the internal topic when Conveyor creates it: 3 for a worker "
+        "group as in Kafka Connect, the broker's default (-1) for a standalone worker; the "
+        "embedded log keeps one copy whatever this says."
+    )
     mac_algorithm = LambdaValidator(ensure_mac_algorithm, "Any HMAC algorithm supported by the worker")
     mac_algorithms = LambdaValidator(ensure_mac_algorithms, "One or more HMAC algorithms the worker supports")
     return (
@@ -134,6 +152,12 @@ def _worker_config_def() -> ConfigDef:
                 validator=NonEmptyString(), importance=high)
         .define("offset.storage.partitions", ConfigType.INT, default=25, validator=positive, importance=low)
         .define("status.storage.partitions", ConfigType.INT, default=5, validator=positive, importance=low)
+        .define("offset.storage.replication.factor", ConfigType.SHORT, default=None, validator=replication,
+                importance=low, documentation=replication_doc)
+        .define("config.storage.replication.factor", ConfigType.SHORT, default=None, validator=replication,
+                importance=low, documentation=replication_doc)
+        .define("status.storage.replication.factor", ConfigType.SHORT, default=None, validator=replication,
+                importance=low, documentation=replication_doc)
         .define("offset.flush.interval.ms", ConfigType.LONG, default=60000, validator=non_negative,
                 importance=low, documentation="Interval at which to try committing offsets for tasks.")
         .define("offset.flush.timeout.ms", ConfigType.LONG, default=5000, validator=non_negative,
@@ -243,6 +267,9 @@ class WorkerConfig:
     status_topic: str
     offsets_partitions: int
     status_partitions: int
+    offsets_replication_factor: int
+    configs_replication_factor: int
+    status_replication_factor: int
     offset_flush_interval_ms: int
     offset_flush_timeout_ms: int
     graceful_shutdown_timeout_ms: int
@@ -314,11 +341,11 @@ class WorkerConfig:
         log_url = parsed["log.url"]
         if not log_url:
             if parsed["bootstrap.servers"]:
-                warnings.append(
-                    "'bootstrap.servers' is set but the Kafka backend is not available yet; "
-                    "using the embedded log under data.dir"
+                log_url = kafka_url_from_worker_props(
+                    {**values, "bootstrap.servers": ",".join(parsed["bootstrap.servers"])}
                 )
-            log_url = f"embedded:{data_dir / 'log'}"
+            else:
+                log_url = f"embedded:{data_dir / 'log'}"
         group_default = "connect-standalone" if standalone else "connect-cluster"
         return cls(
             props=values,
@@ -340,6 +367,9 @@ class WorkerConfig:
             status_topic=parsed["status.storage.topic"],
             offsets_partitions=parsed["offset.storage.partitions"],
             status_partitions=parsed["status.storage.partitions"],
+            offsets_replication_factor=_replication(parsed, "offset", standalone),
+            configs_replication_factor=_replication(parsed, "config", standalone),
+            status_replication_factor=_replication(parsed, "status", standalone),
             offset_flush_interval_ms=parsed["offset.flush.interval.ms"],
             offset_flush_timeout_ms=parsed["offset.flush.timeout.ms"],
             graceful_shutdown_timeout_ms=parsed["task.shutdown.graceful.timeout.ms"],
@@ -404,6 +434,15 @@ def _check_inter_worker_keys(parsed: Mapping[str, Any]) -> None:
             signature_algorithm,
             f"Signature algorithm must be present in {INTER_WORKER_VERIFICATION_ALGORITHMS} list",
         )
+
+
+def _replication(parsed: Mapping[str, Any], store: str, standalone: bool) -> int:
+    """An internal topic's replication factor: as set, else Kafka Connect's 3 for a worker group and the
+    broker's default for a standalone worker (which Kafka Connect gives no internal topics at all)."""
+    value = parsed[f"{store}.storage.replication.factor"]
+    if value is not None:
+        return int(value)
+    return -1 if standalone else 3
 
 
 def _warnings(values: Mapping[str, Any]) -> list[str]:

@@ -18,8 +18,16 @@ class CachedTopic(ABC):
 
     store_name = "Store"
 
-    def __init__(self, log: Log, topic: str, partitions: int, settings: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        log: Log,
+        topic: str,
+        partitions: int,
+        settings: Mapping[str, str],
+        replication_factor: int = -1,
+    ) -> None:
         self._log = log
+        self._replication_factor = replication_factor
         self._topic = topic
         self._requested_partitions = partitions
         self._partitions = partitions
@@ -35,7 +43,9 @@ class CachedTopic(ABC):
 
     def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
         """Create the topic if missing (an existing one keeps its partition count) and read it to its end."""
-        self._partitions = ensure_topic(self._log, self._topic, self._requested_partitions, self._settings)
+        self._partitions = ensure_topic(
+            self._log, self._topic, self._requested_partitions, self._settings, self._replication_factor
+        )
         tail = TopicTail(self._log, self._topic)
         tail.start(self._partitions)
         self._tail = tail

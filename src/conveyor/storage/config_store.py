@@ -41,8 +41,10 @@ class ConfigStore:
         *,
         transactional_id: str | None = None,
         producer_factory: ProducerFactory | None = None,
+        replication_factor: int = -1,
     ) -> None:
         self._log = log
+        self._replication_factor = replication_factor
         self._topic = topic
         self._writer = ConfigWriter(log, topic, transactional_id, producer_factory)
         self._state = ConfigLogState()
@@ -61,7 +63,7 @@ class ConfigStore:
 
     def start(self, timeout_s: float = READ_WRITE_TIMEOUT_S) -> None:
         """Create the topic if missing (it must have one partition) and read it to its end."""
-        partitions = ensure_topic(self._log, self._topic, 1, CONFIG_TOPIC_SETTINGS)
+        partitions = ensure_topic(self._log, self._topic, 1, CONFIG_TOPIC_SETTINGS, self._replication_factor)
         if partitions != 1:
             raise StorageError(
                 f"Config topic {self._topic} must have a single partition to keep connector configs "

@@ -33,9 +33,13 @@ class OffsetStore(CachedTopic):
     store_name = "Offset store"
 
     def __init__(
-        self, log: Log, topic: str = DEFAULT_OFFSETS_TOPIC, partitions: int = DEFAULT_OFFSETS_PARTITIONS
+        self,
+        log: Log,
+        topic: str = DEFAULT_OFFSETS_TOPIC,
+        partitions: int = DEFAULT_OFFSETS_PARTITIONS,
+        replication_factor: int = -1,
     ) -> None:
-        super().__init__(log, topic, partitions, OFFSETS_TOPIC_SETTINGS)
+        super().__init__(log, topic, partitions, OFFSETS_TOPIC_SETTINGS, replication_factor)
         self._offsets: dict[str, dict[PartitionKey, SourceOffset]] = {}
         self._cache_lock = threading.Lock()
 

@@ -30,9 +30,13 @@ class StatusStore(CachedTopic):
     store_name = "Status store"
 
     def __init__(
-        self, log: Log, topic: str = DEFAULT_STATUS_TOPIC, partitions: int = DEFAULT_STATUS_PARTITIONS
+        self,
+        log: Log,
+        topic: str = DEFAULT_STATUS_TOPIC,
+        partitions: int = DEFAULT_STATUS_PARTITIONS,
+        replication_factor: int = -1,
     ) -> None:
-        super().__init__(log, topic, partitions, STATUS_TOPIC_SETTINGS)
+        super().__init__(log, topic, partitions, STATUS_TOPIC_SETTINGS, replication_factor)
         self._connectors: dict[str, Status] = {}
         self._tasks: dict[str, dict[int, Status]] = {}
         self._cache_lock = threading.Lock()

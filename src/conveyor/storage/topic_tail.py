@@ -15,11 +15,15 @@ RecordHandler = Callable[[ConsumerRecord], None]
 _POLL_INTERVAL_S = 0.05
 
 
-def ensure_topic(log: Log, topic: str, partitions: int, config: Mapping[str, str]) -> int:
+def ensure_topic(
+    log: Log, topic: str, partitions: int, config: Mapping[str, str], replication_factor: int = -1
+) -> int:
     """Create ``topic`` if it is missing; return its partition count (an existing topic keeps its own)."""
     admin = log.admin()
     try:
-        admin.create_topic(topic, partitions, dict(config), exist_ok=True)
+        admin.create_topic(
+            topic, partitions, dict(config), exist_ok=True, replication_factor=replication_factor
+        )
         return admin.describe_topics([topic])[topic].partitions
     except LogError as error:
         raise StorageError(f"Could not create or describe internal topic {topic}: {error}") from error

@@ -35,6 +35,7 @@ class EmbeddedAdmin(Admin):
         partitions: int = 1,
         config: Mapping[str, str | int] | None = None,
         exist_ok: bool = False,
+        replication_factor: int = -1,
     ) -> None:
         topic_store.validate_topic_name(name)
         complete_config = topic_store.topic_config(name, config)

@@ -1,0 +1,176 @@
+"""The Kafka backend beside confluent-kafka's own clients, on the same real broker, in the same run.
+
+Transactional batch produce (``send_batch`` in transactions against librdkafka's ``produce_batch`` in
+transactions) and read_committed consume (``poll_batch`` against ``Consumer.consume`` reading each
+record's offset, key, value, headers and timestamp, which is what ``poll_batch`` hands over; and, for
+reference, reading values only), each of the same records. Starts a broker with
+``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
+
+    .venv/bin/python bench/kafka_bench.py [--records N] [--size BYTES] [--per-transaction N] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from confluent_kafka import Consumer, Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from conveyor.kafka_broker import KafkaBroker
+from conveyor.log import Log, TopicPartition, open_log
+
+PARTITIONS = 4
+
+
+@contextmanager
+def broker() -> Iterator[str]:
+    external = os.environ.get("CONVEYOR_KAFKA_BOOTSTRAP")
+    if external:
+        yield external
+        return
+    with tempfile.TemporaryDirectory(prefix="kafka-bench-") as directory, KafkaBroker(
+        Path(directory), heap="1g"
+    ) as running:
+        yield running.bootstrap_servers
+
+
+def conveyor_produce(log: Log, topic: str, values: list[bytes], per_transaction: int) -> None:
+    producer = log.producer(f"bench-{topic}")
+    producer.init_transactions()
+    for start in range(0, len(values), per_transaction):
+        producer.begin_transaction()
+        producer.send_batch(topic, values[start : start + per_transaction])
+        producer.commit_transaction()
+    producer.close()
+
+
+def librdkafka_produce(bootstrap: str, topic: str, values: list[bytes], per_transaction: int) -> None:
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "transactional.id": f"bench-{topic}",
+            "linger.ms": 5,
+            "batch.size": 1 << 20,
+            "partitioner": "murmur2_random",
+        }
+    )
+    producer.init_transactions(30)
+    for start in range(0, len(values), per_transaction):
+        producer.begin_transaction()
+        messages = [{"value": value} for value in values[start : start + per_transaction]]
+        while messages:
+            producer.produce_batch(topic, messages)
+            messages = [{"value": m["value"]} for m in messages if "_error" in m]
+            if messages:
+                producer.poll(0.05)
+        producer.commit_transaction(30)
+
+
+def conveyor_consume(log: Log, topic: str, records: int) -> None:
+    consumer = log.consumer(auto_offset_reset="earliest", max_poll_records=10_000)
+    consumer.assign([TopicPartition(topic, p) for p in range(PARTITIONS)])
+    seen = 0
+    while seen < records:
+        for batch in consumer.poll_batch(timeout=1.0):
+            seen += len(batch.values)
+    consumer.close()
+
+
+def librdkafka_consume(bootstrap: str, topic: str, records: int, values_only: bool = False) -> None:
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"bench-{uuid.uuid4().hex}",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+            "fetch.wait.max.ms": 100,
+        }
+    )
+    consumer.assign([KafkaTopicPartition(topic, p, 0) for p in range(PARTITIONS)])
+    seen = 0
+    while seen < records:
+        for message in consumer.consume(10_000, 0.05):
+            if message.error() is None:
+                if values_only:
+                    message.value()
+                else:
+                    # What a record consumer reads of each record, as the log's consumer hands it over.
+                    message.offset(), message.key(), message.value(), message.headers(), message.timestamp()
+                seen += 1
+    consumer.close()
+
+
+def timed(run: Callable[..., None], *arguments: object) -> float:
+    """Seconds one call of ``run(*arguments)`` takes."""
+    started = time.perf_counter()
+    run(*arguments)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, default=300_000)
+    parser.add_argument("--size", type=int, default=100)
+    parser.add_argument("--per-transaction", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    arguments = parser.parse_args()
+    values = [os.urandom(arguments.size) for _ in range(arguments.records)]
+    results: dict[str, list[float]] = {}
+    with broker() as bootstrap:
+        namespace = f"bench{uuid.uuid4().hex[:8]}."
+        log = open_log(f"kafka://{bootstrap}?namespace={namespace}")
+        admin = log.admin()
+        for round_number in range(arguments.rounds + 1):  # the first round warms the JVM up, unreported
+            ours, theirs = f"ours-{round_number}", f"theirs-{round_number}"
+            admin.create_topic(ours, PARTITIONS)
+            admin.create_topic(theirs, PARTITIONS)
+            per_transaction, records = arguments.per_transaction, arguments.records
+            runs: dict[str, tuple[Callable[..., None], tuple[object, ...]]] = {
+                "produce (Conveyor send_batch, transactional)": (
+                    conveyor_produce, (log, ours, values, per_transaction)
+                ),
+                "produce (confluent-kafka produce_batch, transactional)": (
+                    librdkafka_produce, (bootstrap, namespace + theirs, values, per_transaction)
+                ),
+                "consume (Conveyor poll_batch, read_committed)": (conveyor_consume, (log, ours, records)),
+                "consume (confluent-kafka consume, read_committed)": (
+                    librdkafka_consume, (bootstrap, namespace + theirs, records)
+                ),
+                "consume (confluent-kafka consume, values only)": (
+                    librdkafka_consume, (bootstrap, namespace + theirs, records, True)
+                ),
+            }
+            # Every other round runs confluent-kafka's clients first, so that neither side always goes
+            # first after the other's writes.
+            order = list(runs)
+            if round_number % 2:
+                order = [order[1], order[0], order[3], order[4], order[2]]
+            seconds = {path: timed(runs[path][0], *runs[path][1]) for path in order}
+            rates = {path: seconds[path] for path in runs}
+            if round_number:
+                for path, seconds in rates.items():
+                    results.setdefault(path, []).append(arguments.records / seconds)
+        log.close()
+    print(
+        f"{arguments.records} records of {arguments.size} B, {arguments.per_transaction} per transaction, "
+        f"{PARTITIONS} partitions; median of {arguments.rounds} rounds (records/s)"
+    )
+    medians = {path: statistics.median(rates) for path, rates in results.items()}
+    for path, rate in medians.items():
+        print(f"  {path:58s} {rate:>12,.0f}")
+    paths = list(medians)
+    for ours, theirs in ((paths[0], paths[1]), (paths[2], paths[3]), (paths[2], paths[4])):
+        share = medians[ours] / medians[theirs]
+        print(f"  {ours.split(' (')[0]}: Conveyor at {share:.0%} of {theirs.split(' (')[1].rstrip(')')}")
+
+
+if __name__ == "__main__":
+    main()

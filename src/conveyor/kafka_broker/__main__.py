@@ -1,0 +1,34 @@
+"""``python -m conveyor.kafka_broker [directory]``: fetch Kafka, start a broker, serve until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import tempfile
+import threading
+from pathlib import Path
+
+from conveyor.kafka_broker.broker import KafkaBroker
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Run a single-node Apache Kafka broker for demos.")
+    parser.add_argument("directory", nargs="?", type=Path, help="store and settings (a new temporary one)")
+    parser.add_argument("--port", type=int, default=9092, help="the client port (0: any free port)")
+    arguments = parser.parse_args()
+    directory = arguments.directory or Path(tempfile.mkdtemp(prefix="conveyor-kafka-"))
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    with KafkaBroker(directory, port=arguments.port) as broker:
+        print(
+            f"Kafka {broker.distribution.version} at {broker.bootstrap_servers}; log.url=kafka://"
+            f"{broker.bootstrap_servers}; store in {directory}; Ctrl-C stops it",
+            flush=True,
+        )
+        with contextlib.suppress(KeyboardInterrupt):
+            stopping.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""One single-node KRaft broker (broker and controller in one JVM) on free loopback ports."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import ctypes
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Self
+
+from conveyor.errors import ConnectError
+from conveyor.kafka_broker.fetch import KafkaDistribution, fetch_kafka
+
+#: Broker settings for one node: replication factors of 1, quick first groups and transactions, no topics
+#: created behind a client's back, session timeouts as short as tests need to evict a member, and no
+#: time-based retention unless a topic asks for it (tests write records stamped in 1970), checked every
+#: second for those that do.
+BROKER_DEFAULTS: Mapping[str, str] = {
+    "num.partitions": "1",
+    "auto.create.topics.enable": "false",
+    "offsets.topic.replication.factor": "1",
+    "offsets.topic.num.partitions": "1",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "transaction.state.log.num.partitions": "1",
+    "share.coordinator.state.topic.replication.factor": "1",
+    "share.coordinator.state.topic.min.isr": "1",
+    "group.initial.rebalance.delay.ms": "0",
+    "group.min.session.timeout.ms": "100",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
+    "log.retention.ms": "-1",
+    "log.retention.check.interval.ms": "1000",
+    "log.initial.task.delay.ms": "1000",
+}
+
+_PR_SET_PDEATHSIG = 1
+
+
+class KafkaBrokerError(ConnectError):
+    """The broker could not be formatted or did not become ready."""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _die_with_parent() -> None:
+    """Run in the child before exec: the kernel stops the broker if the process that started it dies."""
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class KafkaBroker:
+    """A broker that keeps its store, settings and output under ``directory``; ``start`` and ``stop`` it.
+
+    ``bootstrap_servers`` is known once started. ``with KafkaBroker(...) as broker:`` stops it on the way out.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        distribution: KafkaDistribution | None = None,
+        heap: str = "512m",
+        overrides: Mapping[str, str] | None = None,
+        port: int = 0,
+    ) -> None:
+        self.directory = directory
+        self.distribution = distribution or fetch_kafka()
+        self._heap = heap
+        self._overrides = dict(overrides or {})
+        self._requested_port = port
+        self._process: subprocess.Popen[bytes] | None = None
+        self._output: IO[bytes] | None = None
+        self.port = 0
+
+    @property
+    def bootstrap_servers(self) -> str:
+        if self._process is None:
+            raise KafkaBrokerError("The broker is not running")
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def output_file(self) -> Path:
+        return self.directory / "broker.out"
+
+    def start(self, timeout_s: float = 120.0) -> None:
+        """Format a fresh store, start the JVM and return once a client can fetch metadata from it."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.port = self._requested_port or _free_port()
+        properties = self._write_properties(controller_port=_free_port())
+        self._format(properties)
+        self._output = open(self.output_file, "ab")  # noqa: SIM115 - kept open while the broker runs
+        self._process = subprocess.Popen(
+            [*self._java("-Xms128m", f"-Xmx{self._heap}"), "kafka.Kafka", str(properties)],
+            stdout=self._output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
+        try:
+            self._wait_until_ready(timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Shut the broker down cleanly (SIGTERM runs Kafka's shutdown hook); kill it if it hangs."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._output is not None:
+            self._output.close()
+            self._output = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def _java(self, *options: str) -> list[str]:
+        return [
+            "java",
+            *options,
+            f"-Dlog4j2.configurationFile={self.distribution.log4j_config}",
+            "-cp",
+            self.distribution.classpath,
+        ]
+
+    def _write_properties(self, controller_port: int) -> Path:
+        settings = {
+            "process.roles": "broker,controller",
+            "node.id": "1",
+            "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
+            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{controller_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "controller.listener.names": "CONTROLLER",
+            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "log.dirs": str(self.directory / "data"),
+            **BROKER_DEFAULTS,
+            **self._overrides,
+        }
+        path = self.directory / "server.properties"
+        path.write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
+        return path
+
+    def _format(self, properties: Path) -> None:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        result = subprocess.run(
+            [
+                *self._java(),
+                "kafka.tools.StorageTool",
+                "format",
+                "-t",
+                cluster_id,
+                "-c",
+                str(properties),
+                "--ignore-formatted",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            raise KafkaBrokerError(f"Formatting the broker's store failed:\n{result.stdout}{result.stderr}")
+
+    def _wait_until_ready(self, timeout_s: float) -> None:
+        from confluent_kafka.admin import AdminClient
+
+        deadline = time.monotonic() + timeout_s
+        while not self._accepts_connections():
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise KafkaBrokerError(f"The broker did not listen within {timeout_s:.0f} s")
+            time.sleep(0.05)
+        admin = AdminClient({"bootstrap.servers": self.bootstrap_servers, "log_level": 0})
+        while True:
+            self._check_alive()
+            try:
+                if admin.list_topics(timeout=1).brokers:
+                    return
+            except Exception:  # any failure here only means "not ready yet"
+                pass
+            if time.monotonic() > deadline:
+                raise KafkaBrokerError(f"The broker did not serve metadata within {timeout_s:.0f} s")
+
+    def _accepts_connections(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def _check_alive(self) -> None:
+        if self._process is None or self._process.poll() is not None:
+            tail = self.output_file.read_text(errors="replace")[-4000:] if self.output_file.exists() else ""
+            raise KafkaBrokerError(f"The broker exited during start-up:\n{tail}")

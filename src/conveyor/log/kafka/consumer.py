@@ -1,0 +1,484 @@
+"""The consumer of the Kafka backend: confluent-kafka's, with positions kept as the log's interface says.
+
+librdkafka fetches in the background, so "what is in the log now" is not what a zero-timeout poll
+returns. ``poll`` therefore keeps waiting, past its timeout, while a partition's position is still
+behind the end that a ``ListOffsets`` (under the consumer's isolation level) reports: a poll returns
+nothing only when there is nothing to read. Offsets are asked through the log's admin client: on the
+consumer's own connection they would queue behind its long-polling fetches. Positions move past
+control records and aborted transactions through librdkafka's end-of-partition events.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable
+from itertools import groupby
+from operator import itemgetter
+from typing import Any
+
+from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, Message
+from confluent_kafka import Consumer as KafkaConsumer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from conveyor.log.api import (
+    Consumer,
+    ConsumerRecord,
+    Headers,
+    IsolationLevel,
+    OffsetAndMetadata,
+    OffsetsToCommit,
+    RebalanceListener,
+    RecordBatch,
+)
+from conveyor.log.client_config import choice_setting, int_setting, normalize_config
+from conveyor.log.errors import (
+    IllegalStateError,
+    InvalidConfigError,
+    InvalidGroupIdError,
+    NoOffsetForPartitionError,
+    OffsetOutOfRangeError,
+    UnknownTopicOrPartitionError,
+)
+from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, KafkaAdmin, kafka_offsets
+from conveyor.log.kafka.errors import log_error
+from conveyor.log.kafka.names import Namespace
+from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.positions import TopicPartition
+
+#: How long a poll keeps waiting for records it knows are there (fetches of a busy broker).
+_CATCH_UP_S = 30.0
+_WAIT_STEP_S = 0.05
+_SECOND = itemgetter(1)
+
+
+def _runs(messages: list[Message]) -> list[tuple[tuple[str, int], int]]:
+    """The (topic, partition) of each run of consecutive messages and its length. Counting a column
+    first makes the common case (one partition per hand-over) a few C loops."""
+    if not messages:
+        return []
+    partitions = list(map(Message.partition, messages))
+    topics = list(map(Message.topic, messages))
+    if partitions.count(partitions[0]) == len(messages) and topics.count(topics[0]) == len(messages):
+        return [((topics[0], partitions[0]), len(messages))]
+    return [(place, len(list(run))) for place, run in groupby(zip(topics, partitions, strict=True))]
+
+
+#: The headers of every record without any, shared as the embedded log shares them.
+_NO_HEADERS: Headers = []
+
+
+#: Settings of the log's interface that are not librdkafka's, or that this consumer sets itself.
+_OWN_SETTINGS = ("auto.offset.reset", "max.poll.records", "enable.auto.commit")
+
+
+class KafkaLogConsumer(Consumer):
+    """A confluent-kafka ``Consumer`` whose positions this class tracks for ``position`` and ``poll``."""
+
+    def __init__(
+        self,
+        settings: KafkaSettings,
+        admin: KafkaAdmin,
+        group_id: str | None,
+        isolation_level: IsolationLevel,
+        config: dict[str, object],
+    ) -> None:
+        if isolation_level not in ("read_committed", "read_uncommitted"):
+            raise InvalidConfigError(f"isolation_level={isolation_level!r} is not a Kafka isolation level")
+        if group_id == "":
+            raise InvalidGroupIdError("A consumer group id must not be empty")
+        own = normalize_config(config)
+        self._names = Namespace(settings.namespace)
+        self._admin = admin
+        self._read_committed = isolation_level == "read_committed"
+        self._group_id = group_id
+        self._reset = choice_setting(own, "auto.offset.reset", "latest", ("earliest", "latest", "none"))
+        self._max_poll_records = int_setting(own, "max.poll.records", 500, minimum=1)
+        passed = {key: value for key, value in own.items() if key not in _OWN_SETTINGS}
+        # librdkafka needs a group id even for a consumer that only assigns; such a consumer never commits.
+        outer_group = self._names.outer(group_id) if group_id else f"conveyor-unused-{uuid.uuid4().hex}"
+        try:
+            self._consumer = KafkaConsumer(
+                settings.client_config(
+                    "consumer",
+                    **{
+                        "group.id": outer_group,
+                        "isolation.level": isolation_level,
+                        "enable.auto.commit": False,
+                        "enable.auto.offset.store": False,
+                        "enable.partition.eof": True,
+                        "auto.offset.reset": "error",
+                        "partition.assignment.strategy": "range",
+                        "fetch.wait.max.ms": 100,
+                        **passed,
+                    },
+                )
+            )
+        except KafkaException as error:
+            raise InvalidConfigError(f"Consumer settings: {error}") from error
+        self._positions: dict[TopicPartition, int | None] = {}
+        self._paused: set[TopicPartition] = set()
+        self._subscribed: list[str] | None = None
+        self._joined = False
+        self._listener: RebalanceListener | None = None
+        self._closed = False
+
+    @property
+    def group_id(self) -> str | None:
+        return self._group_id
+
+    def assign(self, partitions: Iterable[TopicPartition]) -> None:
+        self._ensure_open()
+        if self._subscribed is not None:
+            raise IllegalStateError(f"Consumer of group {self._group_id} subscribes: it cannot assign too")
+        wanted = list(dict.fromkeys(partitions))
+        self._check_exist(wanted)
+        self._positions = {tp: None for tp in wanted}
+        self._paused &= set(wanted)
+        self._resolve_positions(strict=False)
+        self._reassign()
+
+    def subscribe(self, topics: Iterable[str], listener: RebalanceListener | None = None) -> None:
+        self._ensure_open()
+        if self._group_id is None:
+            raise InvalidGroupIdError("subscribe needs a consumer group id")
+        self._subscribed = list(topics)
+        self._listener = listener
+        self._positions = {}
+        self._joined = False
+        self._consumer.subscribe(
+            [self._names.outer(topic) for topic in self._subscribed],
+            on_assign=self._on_assign,
+            on_revoke=self._on_revoke,
+            on_lost=self._on_lost,
+        )
+
+    def unsubscribe(self) -> None:
+        self._ensure_open()
+        self._consumer.unsubscribe()
+        self._subscribed = None
+        self._positions = {}
+        self._paused = set()
+
+    def enforce_rebalance(self) -> None:
+        """librdkafka has no ``enforceRebalance``: the consumer subscribes anew, which makes it rejoin with
+        fresh metadata (a topic that appeared meanwhile is seen at once)."""
+        self._ensure_open()
+        if self._subscribed is not None:
+            self.subscribe(self._subscribed, self._listener)
+
+    def assignment(self) -> set[TopicPartition]:
+        return set(self._positions)
+
+    def pause(self, partitions: Iterable[TopicPartition]) -> None:
+        wanted = set(partitions) & set(self._positions)
+        self._paused |= wanted
+        if wanted:
+            self._consumer.pause([self._kafka(tp) for tp in wanted])
+
+    def resume(self, partitions: Iterable[TopicPartition]) -> None:
+        wanted = set(partitions) & self._paused
+        self._paused -= wanted
+        if wanted:
+            self._consumer.resume([self._kafka(tp) for tp in wanted])
+            for tp in wanted:
+                self._seek_kafka(tp)
+
+    def paused(self) -> set[TopicPartition]:
+        return set(self._paused)
+
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        self._ensure_open()
+        if partition not in self._positions:
+            raise IllegalStateError(f"Partition {partition} is not assigned to this consumer")
+        self._positions[partition] = offset
+        self._seek_kafka(partition)
+
+    def seek_to_beginning(self, partitions: Iterable[TopicPartition] | None = None) -> None:
+        wanted = self._assigned_of(partitions)
+        for tp, offset in self.beginning_offsets(wanted).items():
+            self.seek(tp, offset)
+
+    def seek_to_end(self, partitions: Iterable[TopicPartition] | None = None) -> None:
+        wanted = self._assigned_of(partitions)
+        for tp, offset in self.end_offsets(wanted).items():
+            self.seek(tp, offset)
+
+    def position(self, partition: TopicPartition) -> int:
+        self._ensure_open()
+        if partition not in self._positions:
+            raise IllegalStateError(f"Partition {partition} is not assigned to this consumer")
+        self._resolve_positions(strict=True)
+        position = self._positions[partition]
+        assert position is not None
+        return position
+
+    def poll(self, timeout: float = 0.0, max_records: int | None = None) -> list[ConsumerRecord]:
+        records: list[ConsumerRecord] = []
+        for batch in self.poll_batch(timeout, max_records):
+            records.extend(batch.records())
+        return records
+
+    def poll_batch(self, timeout: float = 0.0, max_records: int | None = None) -> list[RecordBatch]:
+        self._ensure_open()
+        if not self._positions and self._subscribed is None:
+            raise IllegalStateError("Consumer is not assigned any partitions")
+        self._resolve_positions(strict=True)
+        limit = self._max_poll_records if max_records is None else max_records
+        deadline = time.monotonic() + timeout
+        catch_up_deadline = time.monotonic() + max(timeout, _CATCH_UP_S)
+        wait_s = min(timeout, _WAIT_STEP_S)
+        while True:
+            messages = self._consume(limit, wait_s)
+            wait_s = _WAIT_STEP_S
+            batches = self._batches(messages)
+            if batches:
+                return batches
+            if time.monotonic() >= deadline and (
+                time.monotonic() >= catch_up_deadline or not self._waiting_for_more()
+            ):
+                return []
+
+    def _waiting_for_more(self) -> bool:
+        """Whether the log holds something this consumer has not seen: a group join under way, or
+        records past a position."""
+        if self._subscribed is not None and not self._joined:
+            # librdkafka joins once a subscribed topic exists; until then there is nothing to wait for.
+            return any(self._partition_count(topic) for topic in self._subscribed)
+        return self._behind()
+
+    def commit(self, offsets: OffsetsToCommit | None = None) -> None:
+        self._ensure_open()
+        self._require_group()
+        if offsets is None:
+            self._resolve_positions(strict=True)
+            offsets = {tp: position for tp, position in self._positions.items() if position is not None}
+        if not offsets:
+            return
+        try:
+            self._consumer.commit(offsets=kafka_offsets(self._names, offsets), asynchronous=False)
+        except KafkaException as error:
+            raise log_error(error, f"Committing offsets of group {self._group_id}") from error
+
+    def committed(
+        self, partitions: Iterable[TopicPartition]
+    ) -> dict[TopicPartition, OffsetAndMetadata | None]:
+        self._ensure_open()
+        self._require_group()
+        wanted = list(partitions)
+        try:
+            found = self._consumer.committed([self._kafka(tp) for tp in wanted], timeout=REQUEST_TIMEOUT_S)
+        except KafkaException as error:
+            raise log_error(error, f"Committed offsets of group {self._group_id}") from error
+        return {
+            tp: OffsetAndMetadata(ktp.offset, ktp.metadata or "") if ktp.offset >= 0 else None
+            for tp, ktp in zip(wanted, found, strict=True)
+        }
+
+    def beginning_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return self._admin.beginning_offsets(partitions)
+
+    def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return self._admin.end_offsets(partitions, self._read_committed)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._consumer.close()
+
+    def _consume(self, limit: int, wait_s: float) -> list[Message]:
+        """Up to ``limit`` messages, gathered for up to ``wait_s`` (librdkafka returns early when it has
+        ``limit``): fewer, larger hand-overs than returning the first message to arrive."""
+        try:
+            messages: list[Message] = self._consumer.consume(limit, wait_s)
+        except KafkaException as error:
+            raise log_error(error, "Polling") from error
+        return messages
+
+    def _batches(self, messages: list[Message]) -> list[RecordBatch]:
+        """Column batches of consecutive messages of one partition; error events move positions only.
+
+        The columns are read with ``map`` over confluent-kafka's accessors: no Python frame per record.
+        """
+        events: list[Message] = []
+        if any(map(Message.error, messages)):
+            events = [message for message in messages if message.error() is not None]
+            messages = [message for message in messages if message.error() is None]
+        batches: list[RecordBatch] = []
+        start = 0
+        for (topic, partition), length in _runs(messages):
+            batch = self._batch(topic, partition, messages[start : start + length])
+            start += length
+            if batch is not None:
+                batches.append(batch)
+        for event in events:
+            self._on_event(event)
+        return batches
+
+    def _batch(self, topic: str, partition: int, messages: list[Message]) -> RecordBatch | None:
+        tp = TopicPartition(self._names.inner(topic), partition)
+        position = self._positions.get(tp)
+        if position is None or tp in self._paused:
+            return None
+        offsets = list(map(Message.offset, messages))
+        if offsets[0] < position:
+            keep = [index for index, offset in enumerate(offsets) if offset >= position]
+            if not keep:
+                return None
+            messages = messages[keep[0] :]
+            offsets = offsets[keep[0] :]
+        self._positions[tp] = offsets[-1] + 1
+        headers = list(map(Message.headers, messages))
+        return RecordBatch(
+            topic=tp.topic,
+            partition=tp.partition,
+            offsets=offsets,
+            keys=list(map(Message.key, messages)),
+            values=list(map(Message.value, messages)),
+            headers=[found or [] for found in headers] if any(headers) else [_NO_HEADERS] * len(messages),
+            timestamps=list(map(_SECOND, map(Message.timestamp, messages))),
+            next_offset=offsets[-1] + 1,
+        )
+
+    def _on_event(self, message: Message) -> None:
+        error = message.error()
+        if error.code() == KafkaError._PARTITION_EOF:
+            tp = TopicPartition(self._names.inner(message.topic()), message.partition())
+            position = self._positions.get(tp)
+            if position is not None and tp not in self._paused:
+                self._positions[tp] = max(position, message.offset())
+            return
+        if error.code() in (KafkaError._AUTO_OFFSET_RESET, KafkaError.OFFSET_OUT_OF_RANGE):
+            self._reset_out_of_range(TopicPartition(self._names.inner(message.topic()), message.partition()))
+            return
+        missing = error.code() in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION)
+        if error.fatal() or (missing and self._subscribed is None):
+            raise log_error(error, "Polling")
+
+    def _reset_out_of_range(self, tp: TopicPartition) -> None:
+        """A position outside the partition's offsets (retention removed them): reset it as
+        ``auto.offset.reset`` says, or fail with ``none``."""
+        if tp not in self._positions:
+            return
+        if self._reset == "none":
+            raise OffsetOutOfRangeError(
+                f"Position {self._positions[tp]} of {tp} is out of range and auto.offset.reset=none"
+            )
+        found = self.beginning_offsets([tp]) if self._reset == "earliest" else self.end_offsets([tp])
+        self._positions[tp] = found[tp]
+        self._seek_kafka(tp)
+
+    def _behind(self) -> bool:
+        """Whether some readable partition has records (or markers) past this consumer's position."""
+        readable = {
+            tp: position
+            for tp, position in self._positions.items()
+            if tp not in self._paused and position is not None
+        }
+        if not readable:
+            return False
+        ends = self.end_offsets(readable)
+        return any(position < ends[tp] for tp, position in readable.items())
+
+    def _resolve_positions(self, strict: bool) -> None:
+        """Start positions of newly assigned partitions: committed offsets, else ``auto.offset.reset``."""
+        unknown = [tp for tp, position in self._positions.items() if position is None]
+        if not unknown:
+            return
+        committed = self.committed(unknown) if self._group_id else {}
+        resets = [tp for tp in unknown if committed.get(tp) is None]
+        starts: dict[TopicPartition, int] = {}
+        if resets and self._reset == "earliest":
+            starts = self.beginning_offsets(resets)
+        elif resets and self._reset == "latest":
+            starts = self.end_offsets(resets)
+        for tp in unknown:
+            found = committed.get(tp)
+            if found is not None:
+                self._positions[tp] = found.offset
+            elif tp in starts:
+                self._positions[tp] = starts[tp]
+            elif strict:
+                raise NoOffsetForPartitionError(
+                    f"No committed offset for {tp} in group {self._group_id} and auto.offset.reset=none"
+                )
+        if not strict:
+            return
+        for tp in unknown:
+            self._seek_kafka(tp)
+
+    def _reassign(self) -> None:
+        self._consumer.assign(
+            [self._kafka(tp, position) for tp, position in self._positions.items() if position is not None]
+        )
+        paused = [self._kafka(tp) for tp in self._paused]
+        if paused:
+            self._consumer.pause(paused)
+
+    def _seek_kafka(self, tp: TopicPartition) -> None:
+        """Make librdkafka fetch ``tp`` from this consumer's position."""
+        position = self._positions.get(tp)
+        if position is None:
+            return
+        try:
+            self._consumer.seek(self._kafka(tp, position))
+        except KafkaException:
+            if self._subscribed is not None:
+                raise
+            # Assigned without an offset so far (auto.offset.reset=none): assign everything at its position.
+            self._reassign()
+
+    def _check_exist(self, partitions: list[TopicPartition]) -> None:
+        counts: dict[str, int] = {}
+        for tp in partitions:
+            if tp.topic not in counts:
+                counts[tp.topic] = self._partition_count(tp.topic)
+            if not 0 <= tp.partition < counts[tp.topic]:
+                raise UnknownTopicOrPartitionError(f"Partition {tp} does not exist")
+
+    def _partition_count(self, topic: str) -> int:
+        """The topic's partition count in the cluster's metadata; 0 when it does not exist."""
+        outer = self._names.outer(topic)
+        found = self._consumer.list_topics(topic=outer, timeout=REQUEST_TIMEOUT_S).topics.get(outer)
+        return len(found.partitions) if found is not None and found.error is None else 0
+
+    def _assigned_of(self, partitions: Iterable[TopicPartition] | None) -> list[TopicPartition]:
+        return list(self._positions) if partitions is None else list(partitions)
+
+    def _kafka(self, tp: TopicPartition, offset: int = OFFSET_INVALID) -> KafkaTopicPartition:
+        return KafkaTopicPartition(self._names.outer(tp.topic), tp.partition, offset)
+
+    def _require_group(self) -> None:
+        if not self._group_id:
+            raise InvalidGroupIdError("Committed offsets need a consumer group id")
+
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise IllegalStateError("Consumer is closed")
+
+    def _on_assign(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> None:
+        assigned = [TopicPartition(self._names.inner(p.topic), p.partition) for p in partitions]
+        self._positions = {tp: None for tp in assigned}
+        self._resolve_positions(strict=False)
+        self._consumer.assign(
+            [self._kafka(tp, position) for tp, position in self._positions.items() if position is not None]
+        )
+        self._joined = True
+        if self._listener is not None:
+            self._listener.on_partitions_assigned(set(assigned))
+
+    def _on_revoke(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> None:
+        revoked = set(self._positions)
+        if self._listener is not None:
+            self._listener.on_partitions_revoked(revoked)
+        self._consumer.unassign()
+        self._positions = {}
+        self._paused = set()
+
+    def _on_lost(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> None:
+        lost = set(self._positions)
+        if self._listener is not None:
+            self._listener.on_partitions_lost(lost)
+        self._consumer.unassign()
+        self._positions = {}
+        self._paused = set()

@@ -1,0 +1,286 @@
+"""The producer of the Kafka backend: confluent-kafka's, with batches handed to librdkafka in one call."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from confluent_kafka import Consumer as KafkaConsumer
+from confluent_kafka import KafkaError, KafkaException, Message
+from confluent_kafka import Producer as KafkaProducer
+
+from conveyor.log.api import Headers, OffsetsToCommit, Producer
+from conveyor.log.client_config import int_setting, normalize_config
+from conveyor.log.errors import (
+    IllegalStateError,
+    InvalidConfigError,
+    InvalidTxnStateError,
+    LogError,
+    UnknownTopicOrPartitionError,
+)
+from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, kafka_offsets
+from conveyor.log.kafka.coordinators import Coordinators
+from conveyor.log.kafka.errors import log_error
+from conveyor.log.kafka.names import Namespace
+from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.log.kafka.transaction_states import wait_until_completed
+from conveyor.positions import RecordMetadata
+
+DeliveryCallback = Callable[[RecordMetadata], None]
+
+#: The log's producer defaults (``Log.producer``), with what Kafka's Java producer does by default and
+#: librdkafka does not: idempotence (no reordering or duplicates on retries), and murmur2 partitioning of
+#: keyed records (a key lands where Java clients and the embedded log put it).
+_DEFAULTS: dict[str, object] = {
+    "enable.idempotence": True,
+    "linger.ms": 5,
+    "batch.size": 1 << 20,
+    "transaction.timeout.ms": 60_000,
+    "partitioner": "murmur2_random",
+}
+
+
+class KafkaLogProducer(Producer):
+    """A confluent-kafka ``Producer``; delivery callbacks run in the thread that polls or flushes it."""
+
+    def __init__(
+        self,
+        settings: KafkaSettings,
+        transactional_id: str | None,
+        config: dict[str, object],
+        coordinators: Coordinators | None = None,
+    ) -> None:
+        self._coordinators = coordinators
+        self._names = Namespace(settings.namespace)
+        self._settings = settings
+        self._transactional_id = transactional_id
+        own = {**_DEFAULTS, **normalize_config(config)}
+        int_setting(own, "linger.ms", 5)
+        int_setting(own, "transaction.timeout.ms", 60_000, minimum=1)
+        if transactional_id is not None:
+            own["transactional.id"] = self._names.outer(transactional_id)
+        try:
+            self._producer = KafkaProducer(settings.client_config("producer", **own))
+        except KafkaException as error:
+            raise InvalidConfigError(f"Producer settings: {error}") from error
+        self._partition_counts: dict[str, int] = {}
+        self._in_transaction = False
+        self._closed = False
+        self._error: KafkaError | None = None
+        self._group_metadata: dict[str, Any] = {}
+
+    @property
+    def transactional_id(self) -> str | None:
+        return self._transactional_id
+
+    def send(
+        self,
+        topic: str,
+        value: bytes | None,
+        key: bytes | None = None,
+        partition: int | None = None,
+        headers: Headers | None = None,
+        timestamp: int | None = None,
+        on_delivery: DeliveryCallback | None = None,
+    ) -> None:
+        self._check_target(topic, partition)
+        arguments: dict[str, Any] = {"value": value, "key": key}
+        if partition is not None:
+            arguments["partition"] = partition
+        if headers:
+            arguments["headers"] = headers
+        if timestamp is not None:
+            arguments["timestamp"] = timestamp
+        arguments["on_delivery"] = (
+            self._on_batch_error if on_delivery is None else self._delivery_report(topic, on_delivery)
+        )
+        self._produce(lambda: self._producer.produce(self._names.outer(topic), **arguments))
+
+    def send_batch(
+        self,
+        topic: str,
+        values: Sequence[bytes | None],
+        keys: Sequence[bytes | None] | None = None,
+        partition: int | None = None,
+        headers: Sequence[Headers | None] | None = None,
+        timestamps: Sequence[int] | None = None,
+    ) -> None:
+        self._check_target(topic, partition)
+        if (headers is not None and any(headers)) or timestamps is not None:
+            # librdkafka's batch call takes neither headers nor timestamps: one call per record then.
+            for index, value in enumerate(values):
+                self.send(
+                    topic,
+                    value,
+                    keys[index] if keys is not None else None,
+                    partition,
+                    headers[index] if headers is not None else None,
+                    timestamps[index] if timestamps is not None else None,
+                )
+            return
+        messages: list[dict[str, Any]]
+        if keys is None:
+            messages = [{"value": value} for value in values]
+        else:
+            messages = [{"value": value, "key": key} for value, key in zip(values, keys, strict=True)]
+        outer = self._names.outer(topic)
+        # A transaction's commit fails if any of its records failed, so a transactional producer needs no
+        # Python call per delivered record; a plain one learns its failures from the delivery reports.
+        reports: dict[str, Any] = {} if self._transactional_id else {"on_delivery": self._on_batch_error}
+        if partition is not None:
+            reports["partition"] = partition
+        while messages:
+            queued = self._producer.produce_batch(outer, messages, **reports)
+            failed = [message for message in messages if "_error" in message]
+            if queued == len(messages) or not failed:
+                break
+            if any(message["_error"].code() != KafkaError._QUEUE_FULL for message in failed):
+                raise log_error(failed[0]["_error"], f"Sending to {topic}")
+            self._producer.poll(0.05)
+            messages = [{k: v for k, v in message.items() if k != "_error"} for message in failed]
+        self._producer.poll(0)
+        self._raise_pending()
+
+    def flush(self) -> None:
+        try:
+            self._producer.flush()
+        except (KafkaException, SystemError) as error:
+            # A fatal error (fencing) surfaces from librdkafka inside the delivery reports it serves.
+            cause = error.__cause__ if isinstance(error, SystemError) else error
+            raise log_error(cause or error, f"Producer {self._transactional_id or ''}") from error
+        self._raise_pending()
+
+    def partitions_for(self, topic: str) -> int:
+        count = self._partition_counts.get(topic)
+        if count is None:
+            outer = self._names.outer(topic)
+            metadata = self._producer.list_topics(topic=outer, timeout=REQUEST_TIMEOUT_S).topics.get(outer)
+            if metadata is None or metadata.error is not None or not metadata.partitions:
+                raise UnknownTopicOrPartitionError(f"Topic {topic} does not exist")
+            count = len(metadata.partitions)
+            self._partition_counts[topic] = count
+        return count
+
+    def init_transactions(self) -> None:
+        self._require_transactional()
+        self._call(lambda: self._producer.init_transactions(REQUEST_TIMEOUT_S), "init_transactions")
+
+    def begin_transaction(self) -> None:
+        self._require_transactional()
+        self._call(self._producer.begin_transaction, "begin_transaction")
+        self._in_transaction = True
+
+    def send_offsets_to_transaction(self, offsets: OffsetsToCommit, group_id: str) -> None:
+        self._require_transactional()
+        metadata = self._metadata_of(group_id)
+        self._call(
+            lambda: self._producer.send_offsets_to_transaction(
+                kafka_offsets(self._names, offsets), metadata, REQUEST_TIMEOUT_S
+            ),
+            "send_offsets_to_transaction",
+        )
+
+    def commit_transaction(self) -> None:
+        self._require_transactional()
+        self._call(lambda: self._producer.commit_transaction(REQUEST_TIMEOUT_S), "commit_transaction")
+        self._in_transaction = False
+        self._await_markers()
+
+    def abort_transaction(self) -> None:
+        self._require_transactional()
+        self._call(lambda: self._producer.abort_transaction(REQUEST_TIMEOUT_S), "abort_transaction")
+        self._in_transaction = False
+        self._error = None
+        self._await_markers()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._in_transaction:
+            with contextlib.suppress(KafkaException):
+                self._producer.abort_transaction(REQUEST_TIMEOUT_S)
+        else:
+            undelivered = self._producer.flush(REQUEST_TIMEOUT_S)
+            self._raise_pending()
+            if undelivered:
+                raise LogError(f"Producer closed with {undelivered} records not appended")
+
+    def _check_target(self, topic: str, partition: int | None) -> None:
+        if self._closed:
+            raise IllegalStateError(f"Producer {self._transactional_id or ''} is closed")
+        if self._transactional_id is not None and not self._in_transaction:
+            raise InvalidTxnStateError(
+                f"Producer {self._transactional_id}: send outside a transaction (call begin_transaction)"
+            )
+        count = self.partitions_for(topic)
+        if partition is not None and not 0 <= partition < count:
+            raise UnknownTopicOrPartitionError(f"Partition {topic}-{partition} does not exist")
+
+    def _produce(self, produce: Callable[[], None]) -> None:
+        while True:
+            try:
+                produce()
+                break
+            except BufferError:
+                self._producer.poll(0.05)
+            except KafkaException as error:
+                raise log_error(error, "Sending") from error
+        self._producer.poll(0)
+        self._raise_pending()
+
+    def _delivery_report(
+        self, topic: str, on_delivery: DeliveryCallback | None
+    ) -> Callable[[KafkaError | None, Message], None]:
+        def report(error: KafkaError | None, message: Message) -> None:
+            if error is not None:
+                self._remember(error)
+            elif on_delivery is not None:
+                offset = message.offset()
+                on_delivery(RecordMetadata(topic, message.partition(), offset, message.timestamp()[1]))
+
+        return report
+
+    def _on_batch_error(self, error: KafkaError | None, message: Message) -> None:
+        """The delivery report of a record nobody asked to hear about: only its failure matters."""
+        if error is not None:
+            self._remember(error)
+
+    def _remember(self, error: KafkaError) -> None:
+        purged = error.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT)
+        if self._error is None and not purged:
+            self._error = error
+
+    def _raise_pending(self) -> None:
+        error, self._error = self._error, None
+        if error is not None:
+            raise log_error(error, f"Producer {self._transactional_id or ''}")
+
+    def _await_markers(self) -> None:
+        """Return once the outcome is visible, as the log's interface promises (Kafka writes the markers
+        just after it acknowledges the commit or abort)."""
+        if self._coordinators is not None and self._transactional_id is not None:
+            wait_until_completed(self._coordinators, self._names.outer(self._transactional_id))
+
+    def _require_transactional(self) -> None:
+        if self._transactional_id is None:
+            raise IllegalStateError("This producer has no transactional id")
+
+    def _call(self, call: Callable[[], object], what: str) -> None:
+        try:
+            call()
+        except KafkaException as error:
+            raise log_error(error, f"Producer {self._transactional_id}: {what}") from error
+
+    def _metadata_of(self, group_id: str) -> Any:
+        """The group's metadata as Java's ``new ConsumerGroupMetadata(groupId)``: no member or generation."""
+        metadata = self._group_metadata.get(group_id)
+        if metadata is None:
+            consumer = KafkaConsumer(
+                self._settings.client_config("consumer", **{"group.id": self._names.outer(group_id)})
+            )
+            metadata = consumer.consumer_group_metadata()
+            consumer.close()
+            self._group_metadata[group_id] = metadata
+        return metadata
