@@ -131,12 +131,12 @@ def test_kafkas_standalone_files_run_the_file_source_and_stop_cleanly_on_sigterm
         wait_until(
             lambda: client.get("/connectors").json() == ["local-file-source"], "the connector to be created"
         )
-        wait_until(
-            lambda: (
-                client.get("/connectors/local-file-source/status").json()["tasks"][0]["state"] == "RUNNING"
-            ),
-            "the file source's task to run",
-        )
+
+        def task_states() -> list[str]:
+            status = client.get("/connectors/local-file-source/status").json()
+            return [task["state"] for task in status.get("tasks", [])]
+
+        wait_until(lambda: task_states() == ["RUNNING"], "the file source's task to run")
     with open_log(f"kafka://{kafka_bootstrap}") as log:
         # A broker named by CONVEYOR_KAFKA_BOOTSTRAP may hold an earlier run's lines: this run's come last.
         wait_until(
