@@ -31,6 +31,7 @@ from .support import (
 )
 
 PARTITIONS = 2
+FAILED_TASKS_STAY_FAILED = {"task.restart.enable": "false"}
 
 
 def produce(log: Log, topic: str, start: int, per_partition: int) -> None:
@@ -46,6 +47,12 @@ def consumed(output: Path) -> Counter[str]:
     for path in output.glob("consumed-*.txt"):
         counts.update(line for line in path.read_text().splitlines() if line)
     return counts
+
+
+def closed_by(output: Path, task: str) -> list[int]:
+    """The partitions the task `<tasks.max>-<id>` closed so far, in order."""
+    path = output / f"closed-{task}.txt"
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
 
 
 def has_consumed(output: Path, per_partition: int) -> bool:
@@ -87,7 +94,8 @@ class FailureOutcome:
     duplicates: int
     """Records consumed more than once."""
     survivor_closed: list[int]
-    """The partitions the task that did not fail closed, up to when it had read everything."""
+    """The partitions the task that did not fail closed from the failure on, up to when it had read
+    everything (not those it handed over when the second task joined)."""
 
 
 def after_adding_a_task_then_one_failing(
@@ -95,7 +103,8 @@ def after_adding_a_task_then_one_failing(
 ) -> FailureOutcome:
     """As above, then the task holding partition 1 fails on its record 28 (its object store timing
     out, before it takes any record of that put) while both tasks buffer records 25 to 27; it closes
-    its partitions and leaves the group, and the other task reads every partition to 30."""
+    its partitions and leaves the group, and the other task reads every partition to 30. The failed
+    task stays failed, as in Kafka Connect, so that its partition can only go to the other task."""
     topic, name = unique("archive"), unique("buffering-sink")
     output = tmp_path / "output"
     output.mkdir()
@@ -109,7 +118,10 @@ def after_adding_a_task_then_one_failing(
         FAIL_ON_RECORD_CONFIG: "1:28",
         **overrides,
     }
-    with running_worker(tmp_path / "worker") as worker, rest_client(worker) as client:
+    with (
+        running_worker(tmp_path / "worker", **FAILED_TASKS_STAY_FAILED) as worker,
+        rest_client(worker) as client,
+    ):
         worker.log.admin().create_topic(topic, partitions=PARTITIONS)
         produce(worker.log, topic, 0, 25)
         create_connector(client, name, config)
@@ -120,14 +132,12 @@ def after_adding_a_task_then_one_failing(
         wait_for_states(client, name, "RUNNING", ["RUNNING", "RUNNING"])
         produce(worker.log, topic, 25, 3)
         wait_until(lambda: has_consumed(output, 28), "the records after the rebalance read")
+        closed_before = {task: len(closed_by(output, f"2-{task}")) for task in range(2)}
         produce(worker.log, topic, 28, 3)
         wait_until(lambda: sorted(states(client, name)[1]) == ["FAILED", "RUNNING"], "one task failing")
         wait_until(lambda: has_consumed(output, 31), "the other task reading every partition on")
         survivor = next(task["id"] for task in status(client, name)["tasks"] if task["state"] == "RUNNING")
-        closed_file = output / f"closed-2-{survivor}.txt"
-        survivor_closed = (
-            [int(line) for line in closed_file.read_text().split()] if closed_file.exists() else []
-        )
+        survivor_closed = closed_by(output, f"2-{survivor}")[closed_before[survivor] :]
     counts = consumed(output)
     return FailureOutcome(sum(counts.values()) - len(counts), survivor_closed)
 
