@@ -96,7 +96,9 @@ def test_lag_chart_shows_the_records_a_paused_sink_has_yet_to_read(
     create_connector(client, source, source_config)
     sink_config = {"connector.class": "FileStreamSink", "topics": topic, "file": str(tmp_path / "out.txt")}
     create_connector(client, sink, sink_config)
-    waiting.wait_until(lambda: task_metric(client, sink, "records-put") == 3, "3 lines in the sink")
+    waiting.wait_until(
+        lambda: task_metric(client, sink, "sink-record-send-total") == 3, "3 lines in the sink"
+    )
     client.put(f"/connectors/{sink}/pause")
     wait_for_states(client, sink, "PAUSED", ["PAUSED"])
     with open(source_config["file"], "a") as lines:

@@ -14,6 +14,8 @@ from conveyor.log import Consumer, InvalidConfigError, Log, RebalanceListener, T
 from conveyor.log.assignment_strategy import COOPERATIVE_STICKY_ASSIGNOR, RANGE_ASSIGNOR
 from waiting import wait_until
 
+from .conftest import embedded_only
+
 
 def group_consumer(log: Log, group_id: str, strategy: str = COOPERATIVE_STICKY_ASSIGNOR) -> Consumer:
     """A consumer of ``group_id`` with short timeouts and the given ``partition.assignment.strategy``."""
@@ -61,6 +63,12 @@ class CallbackLog(RebalanceListener):
         return {tp for call, partitions in self.calls if call in ("revoked", "lost") for tp in partitions}
 
 
+KAFKA_STRATEGIES_PENDING = embedded_only(
+    "the Kafka backend does not yet map partition.assignment.strategy onto librdkafka's assignors and "
+    "incremental assign, so its rebalance listener hears eager revocations only"
+)
+
+
 @contextmanager
 def polling(consumer: Consumer, listener: CallbackLog) -> Iterator[None]:
     """Poll ``consumer`` on a thread of its own (its group needs it to) until the block ends."""
@@ -105,6 +113,7 @@ def topic6(log: Log) -> str:
     return "six"
 
 
+@KAFKA_STRATEGIES_PENDING
 def test_a_joining_consumer_takes_partitions_without_the_first_giving_up_those_it_keeps(
     log: Log, topic6: str
 ) -> None:
@@ -128,6 +137,7 @@ def test_a_joining_consumer_takes_partitions_without_the_first_giving_up_those_i
     second.close()
 
 
+@KAFKA_STRATEGIES_PENDING
 def test_a_moved_partition_is_revoked_by_its_owner_before_its_new_owner_is_assigned_it(
     log: Log, topic6: str
 ) -> None:
@@ -152,6 +162,7 @@ def test_a_moved_partition_is_revoked_by_its_owner_before_its_new_owner_is_assig
     second.close()
 
 
+@KAFKA_STRATEGIES_PENDING
 def test_when_a_consumer_leaves_the_others_only_gain_its_partitions(log: Log, topic6: str) -> None:
     consumers = [subscribed(log, "leaving", topic6) for _ in range(3)]
     listeners = [listener for _, listener in consumers]
@@ -173,6 +184,7 @@ def test_when_a_consumer_leaves_the_others_only_gain_its_partitions(log: Log, to
         consumer.close()
 
 
+@KAFKA_STRATEGIES_PENDING
 def test_partitions_a_consumer_keeps_are_read_on_from_its_position_not_again(log: Log, topic6: str) -> None:
     with log.producer() as producer:
         for partition in range(6):
@@ -199,6 +211,7 @@ def test_partitions_a_consumer_keeps_are_read_on_from_its_position_not_again(log
     second.close()
 
 
+@KAFKA_STRATEGIES_PENDING
 def test_kafkas_default_strategy_rebalances_eagerly_revoking_every_partition(log: Log, topic6: str) -> None:
     default = f"{RANGE_ASSIGNOR},{COOPERATIVE_STICKY_ASSIGNOR}"
     first, first_calls = subscribed(log, "default", topic6, default)

@@ -47,16 +47,11 @@ def test_its_commented_keys_take_kafka_defaults() -> None:
     assert config.connect_protocol.value == "sessioned"
 
 
-def test_keys_that_do_not_apply_are_warnings_not_errors() -> None:
+def test_its_bootstrap_servers_select_the_kafka_backend_and_every_key_applies() -> None:
     config = WorkerConfig.from_props(kafka_props(), standalone=False)
 
-    assert ignored_keys(config) == {
-        "bootstrap.servers",
-        "offset.storage.replication.factor",
-        "config.storage.replication.factor",
-        "status.storage.replication.factor",
-    }
-    assert config.log_url.startswith("embedded:")
+    assert ignored_keys(config) == set()
+    assert config.log_url == "kafka://localhost:9092"
 
 
 def test_its_partition_counts_are_used_once_uncommented() -> None:
