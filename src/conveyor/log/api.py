@@ -350,9 +350,13 @@ class Consumer(Closeable):
     def position(self, partition: TopicPartition) -> int:
         """The offset of the next record this consumer will read from ``partition``."""
 
-    @abstractmethod
     def poll(self, timeout: float = 0.0, max_records: int | None = None) -> list[ConsumerRecord]:
-        """Records from the assigned partitions, waiting up to ``timeout`` seconds for the first one."""
+        """Records from the assigned partitions, waiting up to ``timeout`` seconds for the first one: the
+        records of ``poll_batch``, one by one."""
+        records: list[ConsumerRecord] = []
+        for batch in self.poll_batch(timeout, max_records):
+            records.extend(batch.records())
+        return records
 
     @abstractmethod
     def poll_batch(self, timeout: float = 0.0, max_records: int | None = None) -> list[RecordBatch]:

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from conveyor.log.api import Consumer as ConsumerInterface
 from conveyor.log.api import (
-    ConsumerRecord,
     IsolationLevel,
     OffsetAndMetadata,
     OffsetsToCommit,
@@ -158,12 +157,6 @@ class EmbeddedConsumer(ConsumerInterface):
         position = self._positions[partition]
         assert position is not None
         return position
-
-    def poll(self, timeout: float = 0.0, max_records: int | None = None) -> list[ConsumerRecord]:
-        records: list[ConsumerRecord] = []
-        for batch in self.poll_batch(timeout, max_records):
-            records.extend(batch.records())
-        return records
 
     def poll_batch(self, timeout: float = 0.0, max_records: int | None = None) -> list[RecordBatch]:
         self._ensure_open()

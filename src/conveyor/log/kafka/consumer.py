@@ -23,7 +23,6 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from conveyor.log.api import (
     Consumer,
-    ConsumerRecord,
     Headers,
     IsolationLevel,
     OffsetAndMetadata,
@@ -212,12 +211,6 @@ class KafkaLogConsumer(Consumer):
         position = self._positions[partition]
         assert position is not None
         return position
-
-    def poll(self, timeout: float = 0.0, max_records: int | None = None) -> list[ConsumerRecord]:
-        records: list[ConsumerRecord] = []
-        for batch in self.poll_batch(timeout, max_records):
-            records.extend(batch.records())
-        return records
 
     def poll_batch(self, timeout: float = 0.0, max_records: int | None = None) -> list[RecordBatch]:
         self._ensure_open()
