@@ -17,7 +17,7 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from conveyor.herder.distributed.errors import RebalanceNeededError, RequestTargetError
+from conveyor.herder.distributed.errors import NO_LEADER, RebalanceNeededError, RequestTargetError
 from conveyor.herder.distributed.request_signature import SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER
 from conveyor.rest.errors import error_response
 
@@ -29,9 +29,6 @@ FORWARDED_HEADERS = (
     "accept",
     SIGNATURE_HEADER.lower(),
     SIGNATURE_ALGORITHM_HEADER.lower(),
-)
-NO_LEADER = (
-    "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway."
 )
 TOO_MANY_HOPS = "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
 STALE_CONFIG = (

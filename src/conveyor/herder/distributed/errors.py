@@ -9,6 +9,9 @@ from __future__ import annotations
 from conveyor.errors import ConnectError
 
 REBALANCE_NEEDED = "Request cannot be completed because a rebalance is expected"
+NO_LEADER = (
+    "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway."
+)
 
 
 class RequestTargetError(ConnectError):

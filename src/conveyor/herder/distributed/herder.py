@@ -29,10 +29,12 @@ from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssi
 from conveyor.herder.distributed.cooperative_assignor import IncrementalCooperativeAssignor
 from conveyor.herder.distributed.eager_assignor import eager_assignment
 from conveyor.herder.distributed.errors import (
+    NO_LEADER,
     ConflictError,
     NotAssignedError,
     NotLeaderError,
     RebalanceNeededError,
+    RequestTargetError,
 )
 from conveyor.herder.distributed.internal_client import InternalClient
 from conveyor.herder.distributed.protocol import (
@@ -83,9 +85,6 @@ LONGEST_POLL_S = 1.0
 FENCED_LEADER = (
     "Failed to write to config topic; this may be due to a transient error and the request can be safely "
     "retried"
-)
-NO_LEADER = (
-    "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway."
 )
 NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
 
@@ -986,14 +985,16 @@ class DistributedHerder(BaseHerder):
             self.worker.stop_connector(name)
             if not self._start_connector(name):
                 raise ConnectError("Failed to start connector: " + name)
-        elif self.is_leader():
-            raise NotAssignedError(
-                "Cannot restart connector since it is not assigned to this member", self._owners.get(name)
-            )
         else:
-            raise NotLeaderError(
-                "Cannot restart connector since it is not assigned to this member", self.leader_url()
-            )
+            raise self._elsewhere("connector", name)
+
+    def _elsewhere(self, kind: str, work: str | TaskId) -> RequestTargetError:
+        """Where a restart of work this worker does not run goes: the leader knows its owner (Kafka's
+        `NotAssignedException`); a follower sends it to the leader (`NotLeaderException`)."""
+        message = NOT_ASSIGNED.format(kind)
+        if self.is_leader():
+            return NotAssignedError(message, self._owners.get(work))
+        return NotLeaderError(message, self.leader_url())
 
     def _planned_restart(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
         status = self.connector_status(name)
@@ -1019,14 +1020,8 @@ class DistributedHerder(BaseHerder):
                     self._pool.submit(self._start_task, task_id)
                 else:
                     self.worker.restart_task(task_id)
-            elif self.is_leader():
-                raise NotAssignedError(
-                    "Cannot restart task since it is not assigned to this member", self._owners.get(task_id)
-                )
             else:
-                raise NotLeaderError(
-                    "Cannot restart task since it is not assigned to this member", self.leader_url()
-                )
+                raise self._elsewhere("task", task_id)
 
         self._submit(restart)
 
