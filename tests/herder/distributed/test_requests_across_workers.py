@@ -105,7 +105,11 @@ def test_a_connector_created_on_a_follower_exists_on_every_worker(members: list[
         "connector.class": "conveyor.connectors.generator.connector:GeneratorSourceConnector",
         "topic": "t",
     }
-    assert follower.http("PUT", "/connectors/second/config", config).status_code == 201
+    created = wait_until(
+        lambda: (r := follower.http("PUT", "/connectors/second/config", config)).status_code != 409 and r,
+        "the create accepted once a pending rebalance is done (409 until then)",
+    )
+    assert created.status_code == 201
     for member in members:
         wait_until(lambda m=member: "second" in m.http("GET", "/connectors").json(), "the connector listed")
     deleted = wait_until(
