@@ -50,7 +50,7 @@ class ThreadTaskRunner(TaskRunner):
         self._lock = threading.Lock()
         self.launches: list[TaskSpec] = []
         self.stops: list[TaskId] = []
-        """Every task a `stop` found running, in order."""
+        """Every task its worker asked to stop, in order (running or already ended on its own)."""
 
     def start(self, spec: TaskSpec, events: TaskEvents) -> None:
         control = _ReportingControl(spec, events)
@@ -84,11 +84,11 @@ class ThreadTaskRunner(TaskRunner):
             running.control.set_target_state(state)
 
     def stop(self, task: TaskId, timeout_s: float) -> bool:
+        with self._lock:
+            self.stops.append(task)
         running = self._get(task)
         if running is None:
             return True
-        with self._lock:
-            self.stops.append(task)
         running.control.set_target_state(TargetState.STOPPED)
         running.thread.join(timeout_s)
         return not running.thread.is_alive()

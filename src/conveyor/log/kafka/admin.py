@@ -74,9 +74,11 @@ class KafkaAdmin(Admin):
             self._client.create_topics([new_topic], request_timeout=REQUEST_TIMEOUT_S)[outer].result()
         except KafkaException as error:
             translated = log_error(error, f"Topic {name}")
-            if isinstance(translated, TopicExistsError) and exist_ok:
-                return
-            raise translated from error
+            if not (isinstance(translated, TopicExistsError) and exist_ok):
+                raise translated from error
+            # Created by another client a moment ago: its metadata may not have reached this broker yet.
+            self._wait_for(lambda: self._partition_count(outer) is not None, f"topic {name} to appear")
+            return
         except ValueError as error:
             raise InvalidTopicError(f"Topic {name}: {error}") from error
         self._wait_for(lambda: self._leaders_known(outer, partitions), f"topic {name} to appear")
