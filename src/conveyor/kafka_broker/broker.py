@@ -73,12 +73,20 @@ class KafkaBroker:
         heap: str = "512m",
         overrides: Mapping[str, str] | None = None,
         port: int = 0,
+        extra_listeners: Mapping[str, str] | None = None,
+        scram_users: Mapping[str, str] | None = None,
     ) -> None:
+        """``extra_listeners`` maps more listener names to their security protocols (their settings go in
+        ``overrides``, as ``listener.name.<name>.*``); ``scram_users`` are SCRAM-SHA-256 and -512 users
+        (name to password) written into the store when it is formatted."""
         self.directory = directory
         self.distribution = distribution or fetch_kafka()
         self._heap = heap
         self._overrides = dict(overrides or {})
         self._requested_port = port
+        self._extra_listeners = dict(extra_listeners or {})
+        self._scram_users = dict(scram_users or {})
+        self.listener_ports: dict[str, int] = {}
         self._process: subprocess.Popen[bytes] | None = None
         self._output: IO[bytes] | None = None
         self.port = 0
@@ -89,6 +97,10 @@ class KafkaBroker:
             raise KafkaBrokerError("The broker is not running")
         return f"127.0.0.1:{self.port}"
 
+    def listener_address(self, name: str) -> str:
+        """``host:port`` of one of the ``extra_listeners``."""
+        return f"127.0.0.1:{self.listener_ports[name]}"
+
     @property
     def output_file(self) -> Path:
         return self.directory / "broker.out"
@@ -97,6 +109,7 @@ class KafkaBroker:
         """Format a fresh store, start the JVM and return once a client can fetch metadata from it."""
         self.directory.mkdir(parents=True, exist_ok=True)
         self.port = self._requested_port or _free_port()
+        self.listener_ports = {name: _free_port() for name in self._extra_listeners}
         properties = self._write_properties(controller_port=_free_port())
         self._format(properties)
         self._output = open(self.output_file, "ab")  # noqa: SIM115 - kept open while the broker runs
@@ -146,15 +159,25 @@ class KafkaBroker:
         ]
 
     def _write_properties(self, controller_port: int) -> Path:
+        extra = {name: f"{name}://127.0.0.1:{port}" for name, port in self.listener_ports.items()}
+        protocols = ",".join(f"{name}:{protocol}" for name, protocol in self._extra_listeners.items())
         settings = {
             "process.roles": "broker,controller",
             "node.id": "1",
             "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
-            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{controller_port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "listeners": ",".join(
+                [
+                    f"PLAINTEXT://127.0.0.1:{self.port}",
+                    f"CONTROLLER://127.0.0.1:{controller_port}",
+                    *extra.values(),
+                ]
+            ),
+            "advertised.listeners": ",".join([f"PLAINTEXT://127.0.0.1:{self.port}", *extra.values()]),
             "inter.broker.listener.name": "PLAINTEXT",
             "controller.listener.names": "CONTROLLER",
-            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "listener.security.protocol.map": ",".join(
+                filter(None, ["CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT", protocols])
+            ),
             "log.dirs": str(self.directory / "data"),
             **BROKER_DEFAULTS,
             **self._overrides,
@@ -175,6 +198,7 @@ class KafkaBroker:
                 "-c",
                 str(properties),
                 "--ignore-formatted",
+                *self._scram_arguments(),
             ],
             capture_output=True,
             text=True,
@@ -182,6 +206,14 @@ class KafkaBroker:
         )
         if result.returncode != 0:
             raise KafkaBrokerError(f"Formatting the broker's store failed:\n{result.stdout}{result.stderr}")
+
+    def _scram_arguments(self) -> list[str]:
+        return [
+            argument
+            for user, password in self._scram_users.items()
+            for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512")
+            for argument in ("--add-scram", f"{mechanism}=[name={user},password={password}]")
+        ]
 
     def _wait_until_ready(self, timeout_s: float) -> None:
         from confluent_kafka.admin import AdminClient

@@ -6,8 +6,10 @@ import time
 import uuid
 
 from conveyor.log import errors
+from conveyor.log.kafka.sasl import authenticate
+from conveyor.log.kafka.security import WireSecurity
 from conveyor.log.kafka.settings import KafkaSettings
-from conveyor.log.kafka.wire import Address, ConnectionPool, Reader, Writer
+from conveyor.log.kafka.wire import Address, Connection, ConnectionPool, Reader, Writer
 
 FIND_COORDINATOR = 10
 GROUP, TRANSACTION = 0, 1
@@ -23,16 +25,28 @@ class _CoordinatorMoved(errors.LogError):
 
 
 class Coordinators:
-    """Finds coordinators (and finds them again when they move) and sends them requests, over plain
-    connections: ``security.protocol`` other than ``PLAINTEXT`` is not spoken here."""
+    """Finds coordinators (and finds them again when they move) and sends them requests, secured and
+    authenticated as the log's admin client is (``security.protocol``, ``ssl.*``, ``sasl.*``)."""
 
     def __init__(self, settings: KafkaSettings) -> None:
-        self.plaintext = settings.common.get("security.protocol", "PLAINTEXT").upper() == "PLAINTEXT"
         self._bootstrap = [
             Address(host, int(port))
             for host, _, port in (server.rpartition(":") for server in settings.bootstrap_servers.split(","))
         ]
-        self._pool = ConnectionPool(f"conveyor-{uuid.uuid4().hex[:8]}", REQUEST_S)
+        security = WireSecurity.from_settings(settings.client_config("admin"))
+        credentials = security.sasl
+        greeting = None
+        if credentials is not None:
+
+            def greeting(connection: Connection) -> None:
+                authenticate(
+                    lambda key, version, body: connection.request(key, version, body, REQUEST_S, False),
+                    credentials,
+                )
+
+        self._pool = ConnectionPool(
+            f"conveyor-{uuid.uuid4().hex[:8]}", REQUEST_S, security.ssl_context, greeting
+        )
         self._known: dict[tuple[str, int], Address] = {}
 
     def call(
@@ -46,8 +60,6 @@ class Coordinators:
         flexible: bool = False,
     ) -> Reader:
         """The coordinator's answer (error code unread), retrying while it is unknown, moving or loading."""
-        if not self.plaintext:
-            raise errors.InvalidConfigError("Coordinator requests speak PLAINTEXT only")
         deadline = time.monotonic() + _RETRY_S
         while True:
             try:

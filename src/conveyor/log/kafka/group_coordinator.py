@@ -36,14 +36,9 @@ _NAMES = {
 
 
 class KafkaGroupCoordinator(GroupCoordinator):
-    """Kafka's group coordinator, reached over plain connections (``security.protocol=PLAINTEXT`` only)."""
+    """Kafka's group coordinator, reached as the log's clients reach the cluster (TLS and SASL included)."""
 
     def __init__(self, settings: KafkaSettings, coordinators: Coordinators) -> None:
-        if not coordinators.plaintext:
-            raise errors.InvalidConfigError(
-                "Group membership over Kafka speaks PLAINTEXT only, not security.protocol="
-                + settings.common.get("security.protocol", "")
-            )
         self._names = Namespace(settings.namespace)
         self._coordinators = coordinators
 

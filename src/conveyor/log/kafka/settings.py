@@ -14,6 +14,7 @@ from typing import Literal
 from urllib.parse import parse_qsl, quote, urlencode
 
 from conveyor.log.errors import InvalidLogUrlError
+from conveyor.log.kafka.security import librdkafka_settings
 
 ClientKind = Literal["producer", "consumer", "admin"]
 CLIENT_KINDS: tuple[ClientKind, ...] = ("producer", "consumer", "admin")
@@ -62,13 +63,16 @@ class KafkaSettings:
         return f"kafka://{self.bootstrap_servers}{suffix}"
 
     def client_config(self, kind: ClientKind, **overrides: object) -> dict[str, object]:
-        """librdkafka settings of one client: brokers, common settings, the kind's own, ``overrides``."""
-        return {
-            "bootstrap.servers": self.bootstrap_servers,
-            **self.common,
-            **self.per_client.get(kind, {}),
-            **overrides,
-        }
+        """librdkafka settings of one client: brokers, common settings, the kind's own, ``overrides``
+        (Kafka's Java security keys translated to librdkafka's)."""
+        return librdkafka_settings(
+            {
+                "bootstrap.servers": self.bootstrap_servers,
+                **self.common,
+                **self.per_client.get(kind, {}),
+                **overrides,
+            }
+        )
 
 
 def kafka_url_from_worker_props(props: Mapping[str, str]) -> str:

@@ -42,8 +42,6 @@ def transaction_state(coordinators: Coordinators, transactional_id: str) -> str 
 
 def wait_until_completed(coordinators: Coordinators, transactional_id: str) -> None:
     """Return once the id's last transaction is no longer between its decision and its markers."""
-    if not coordinators.plaintext:
-        return
     deadline = time.monotonic() + _WAIT_S
     while transaction_state(coordinators, transactional_id) in _PREPARED and time.monotonic() < deadline:
         time.sleep(0.002)

@@ -5,6 +5,7 @@ primitive types (and the compact ones of flexible versions), one connection per 
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 import threading
 from collections.abc import Callable, Sequence
@@ -162,12 +163,26 @@ class Address:
 
 
 class Connection:
-    """One TCP connection to one broker, used by one request at a time."""
+    """One TCP connection to one broker (over TLS with an ``ssl_context``), used by one request at a time."""
 
-    def __init__(self, address: Address, client_id: str, timeout_s: float) -> None:
+    def __init__(
+        self, address: Address, client_id: str, timeout_s: float, ssl_context: ssl.SSLContext | None = None
+    ) -> None:
         self.address = address
         self._client_id = client_id
-        self._socket = socket.create_connection((address.host, address.port), timeout=timeout_s)
+        plain = socket.create_connection((address.host, address.port), timeout=timeout_s)
+        try:
+            self._socket = (
+                plain if ssl_context is None else ssl_context.wrap_socket(plain, server_hostname=address.host)
+            )
+        except ssl.SSLError as error:
+            plain.close()
+            raise LogError(
+                f"TLS handshake with broker {address.host}:{address.port} failed: {error}"
+            ) from error
+        except BaseException:
+            plain.close()
+            raise
         self._correlation = 0
 
     def request(self, api_key: int, version: int, body: bytes, timeout_s: float, flexible: bool) -> Reader:
@@ -201,12 +216,24 @@ class Connection:
         return b"".join(chunks)
 
 
+#: What a new connection does before its first request (SASL authentication), given the connection.
+Greeting = Callable[[Connection], None]
+
+
 class ConnectionPool:
     """Idle connections per broker; a request takes one (or opens one) and gives it back when answered."""
 
-    def __init__(self, client_id: str, connect_timeout_s: float) -> None:
+    def __init__(
+        self,
+        client_id: str,
+        connect_timeout_s: float,
+        ssl_context: ssl.SSLContext | None = None,
+        greeting: Greeting | None = None,
+    ) -> None:
         self._client_id = client_id
         self._connect_timeout_s = connect_timeout_s
+        self._ssl_context = ssl_context
+        self._greeting = greeting
         self._idle: dict[Address, list[Connection]] = {}
         self._lock = threading.Lock()
 
@@ -223,7 +250,7 @@ class ConnectionPool:
             idle = self._idle.setdefault(address, [])
             connection = idle.pop() if idle else None
         if connection is None:
-            connection = Connection(address, self._client_id, self._connect_timeout_s)
+            connection = self._connect(address)
         try:
             reader = connection.request(api_key, version, body, timeout_s, flexible)
         except BaseException:
@@ -232,6 +259,16 @@ class ConnectionPool:
         with self._lock:
             self._idle.setdefault(address, []).append(connection)
         return reader
+
+    def _connect(self, address: Address) -> Connection:
+        connection = Connection(address, self._client_id, self._connect_timeout_s, self._ssl_context)
+        if self._greeting is not None:
+            try:
+                self._greeting(connection)
+            except BaseException:
+                connection.close()
+                raise
+        return connection
 
     def close(self) -> None:
         with self._lock:
