@@ -198,14 +198,19 @@ class KafkaLogProducer(Producer):
         if self._closed:
             return
         self._closed = True
-        if self._in_transaction:
-            with contextlib.suppress(KafkaException):
-                self._producer.abort_transaction(REQUEST_TIMEOUT_S)
-        else:
-            undelivered = self._producer.flush(REQUEST_TIMEOUT_S)
-            self._raise_pending()
-            if undelivered:
-                raise LogError(f"Producer closed with {undelivered} records not appended")
+        try:
+            if self._in_transaction:
+                with contextlib.suppress(KafkaException):
+                    self._producer.abort_transaction(REQUEST_TIMEOUT_S)
+            else:
+                undelivered = self._producer.flush(REQUEST_TIMEOUT_S)
+                self._raise_pending()
+                if undelivered:
+                    raise LogError(f"Producer closed with {undelivered} records not appended")
+        finally:
+            # Release librdkafka's threads and connections now, not when the object is collected.
+            with contextlib.suppress(KafkaException, RuntimeError):
+                self._producer.close()
 
     def _check_target(self, topic: str, partition: int | None) -> None:
         if self._closed:
