@@ -62,7 +62,7 @@ def test_under_eager_a_join_stops_every_task_of_the_workers_already_there(tmp_pa
             stopped = sum(
                 len(m.runner.stops) - before for m, before in zip(members, stops_before, strict=True)
             )
-            assert stopped == TASKS
+            assert stopped == TASKS, [m.runner.stops for m in members]
         finally:
             joining.stop()
 
@@ -81,7 +81,9 @@ def test_under_cooperative_a_join_stops_only_the_tasks_that_move_to_the_new_work
             stopped = [
                 t for m, before in zip(members, stops_before, strict=True) for t in m.runner.stops[before:]
             ]
-            assert sorted(stopped, key=str) == sorted(joining.herder.running.tasks, key=str)
+            assert sorted(stopped, key=str) == sorted(joining.herder.running.tasks, key=str), [
+                m.runner.stops for m in members
+            ]
             assert len(stopped) < TASKS
         finally:
             joining.stop()
