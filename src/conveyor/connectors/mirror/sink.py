@@ -83,8 +83,9 @@ class MirrorSinkTask(BatchSinkTask):
         return __version__
 
     def start(self, props: Mapping[str, str]) -> None:
-        """Open both clusters and the producer; in transactional mode hand the offsets the target keeps
-        for the source group to ``context.offset``, so the consumer starts where the last commit ended."""
+        """Open both clusters; in transactional mode take the producer (fencing earlier incarnations) and
+        hand the offsets the target keeps for the source group to ``context.offset``, so the consumer
+        starts where the last commit ended."""
         settings = self._settings = MirrorSettings.parse(props, SINK_CONFIG_DEF)
         self._transactional = SINK_CONFIG_DEF.parse(props)[TRANSACTIONAL_PRODUCER_CONFIG]
         connector = props[NAME_CONFIG]
@@ -98,6 +99,9 @@ class MirrorSinkTask(BatchSinkTask):
             self._target.admin().create_topic(topic, 1, OFFSET_SYNCS_TOPIC_CONFIG, exist_ok=True)
             self._syncs = OffsetSyncEmitter(topic, settings.offset_lag_max)
         if self._transactional:
+            # Claiming the transactional id first aborts what a killed incarnation left open: on Kafka
+            # its pending offsets would hold up every read of the group's committed offsets.
+            self._producer = self._new_producer()
             self.context.offset(self._offsets_on_target(None))
         if props.get(CONSUMER_LOG_URL_CONFIG, "").strip() == "":
             logger.info(
@@ -131,10 +135,11 @@ class MirrorSinkTask(BatchSinkTask):
         }
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
-        """After a rebalance: a new producer (which fences this task's earlier incarnations), remote
-        topics that exist before the first send, and in transactional mode the partitions resume from the
-        target's offsets (another task may have moved them since ``start``)."""
-        self._producer = self._new_producer()
+        """After a rebalance: a producer unless ``start`` took one (a new one fences this task's earlier
+        incarnations), remote topics that exist before the first send, and in transactional mode the
+        partitions resume from the target's offsets (another task may have moved them since ``start``)."""
+        if self._producer is None:
+            self._producer = self._new_producer()
         self._ensure_remote_topics({p.topic for p in partitions})
         if self._transactional:
             self.context.offset(self._offsets_on_target(partitions))
