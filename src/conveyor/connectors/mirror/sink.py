@@ -1,10 +1,11 @@
 """``MirrorSinkConnector`` and ``MirrorSinkTask``: KIP-656's exactly-once replication with a sink task.
 
 The runtime's consumer reads the source cluster (``consumer.override.log.url``); the task writes to the
-target with a producer of its own. In transactional mode (the default) each ``put`` is one transaction
-on the target holding the batch, its offset syncs and the source consumer group's offsets (the next
-offset to read, one past the last record), so records and progress commit together; ``pre_commit``
-returns nothing, and the task resumes from the offsets on the target.
+target with a producer of its own. In transactional mode (the default) each ``put_batch`` (or ``put``)
+is one transaction on the target holding the batch, its offset syncs and the source consumer group's
+offsets (the next offset to read, one past the last record), so records and progress commit together;
+``pre_commit`` returns nothing, and the task resumes from the offsets on the target. The task takes the
+consumed batches as the log's columns (``BatchSinkTask``), so no record object is made per record.
 """
 
 from __future__ import annotations
