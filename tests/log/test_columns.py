@@ -6,6 +6,7 @@ from array import array
 from itertools import accumulate
 
 import pyarrow as pa
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -30,6 +31,18 @@ def test_a_column_reads_like_the_list_of_its_records(items: list[bytes], start: 
     assert list(column[start:stop]) == items[start:stop]
     if items:
         assert column[start % len(items)] == items[start % len(items)]
+
+
+@given(records, st.integers(-35, 35))
+def test_one_record_of_a_column_is_read_by_its_index_counting_from_either_end(
+    items: list[bytes], index: int
+) -> None:
+    column = column_of(items)
+    if -len(items) <= index < len(items):
+        assert column[index] == items[index]
+    else:
+        with pytest.raises(IndexError):
+            column[index]
 
 
 @given(records, st.integers(0, 30), st.integers(0, 30))

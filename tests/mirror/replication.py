@@ -43,6 +43,7 @@ def produce(
 def read_partition(
     log: Log, topic: str, partition: int, isolation: str = "read_committed"
 ) -> list[ConsumerRecord]:
+    """Every record of the partition up to its end (its last stable offset when reading committed)."""
     if topic not in log.admin().list_topics():
         return []
     consumer = log.consumer(None, isolation, **{"auto.offset.reset": "earliest"})  # type: ignore[arg-type]
@@ -50,9 +51,10 @@ def read_partition(
         tp = TopicPartition(topic, partition)
         consumer.assign([tp])
         consumer.seek_to_beginning([tp])
+        end = consumer.end_offsets([tp])[tp]
         records: list[ConsumerRecord] = []
-        while batch := consumer.poll(timeout=0.0, max_records=50_000):
-            records.extend(batch)
+        while consumer.position(tp) < end:
+            records.extend(consumer.poll(timeout=1.0, max_records=50_000))
         return records
     finally:
         consumer.close()

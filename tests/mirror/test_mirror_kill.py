@@ -1,7 +1,10 @@
 """Replication from cluster A to the worker's cluster B on Spark, with the task's process killed (SIGKILL)
 three times mid-stream while A keeps growing: through KIP-656's transactional sink design and through
 the KIP-618 source design, every partition of B holds every record of A exactly once, in order. Without
-transactions the same run may hold duplicates (the problem KIP-656 exists to remove), never a gap."""
+transactions the same run may hold duplicates (the problem KIP-656 exists to remove), never a gap.
+
+On the Kafka backend both exactly-once designs run the same way with A and B two aliases of one Apache
+Kafka broker (the same bootstrap servers), their topics told apart by the replication policy."""
 
 from __future__ import annotations
 
@@ -44,6 +47,19 @@ GROUP_TIMEOUTS = {
 @pytest.fixture(scope="module")
 def eos_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneWorker]:
     with running_worker(tmp_path_factory.mktemp("mirror-eos"), **exactly_once(True)) as worker:
+        yield worker
+
+
+@pytest.fixture(scope="module")
+def kafka_worker(
+    tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str
+) -> Iterator[StandaloneWorker]:
+    """An exactly-once worker whose log is the Kafka broker: cluster B."""
+    with running_worker(
+        tmp_path_factory.mktemp("mirror-kafka"),
+        **{"bootstrap.servers": kafka_bootstrap},
+        **exactly_once(True),
+    ) as worker:
         yield worker
 
 
@@ -136,3 +152,22 @@ def test_without_transactions_the_sink_design_loses_nothing_but_may_duplicate(
     reports = run_with_kills(eos_worker, cluster_a, topic, sink_design(cluster_a, eos_worker, topic, False))
     print(f"non-transactional sink design, {KILLS} kills: {sum(r.duplicates for r in reports)} duplicates")
     assert all(report.gaps == 0 and report.in_order for report in reports), reports
+
+
+def test_on_kafka_the_transactional_sink_design_replicates_exactly_once_between_two_aliases_of_one_broker(
+    kafka_worker: StandaloneWorker, kafka_bootstrap: str
+) -> None:
+    topic = unique("orders")
+    with open_log(f"kafka://{kafka_bootstrap}") as a:
+        config = sink_design(a, kafka_worker, topic, True)
+        reports = run_with_kills(kafka_worker, a, topic, config)
+    assert all(report.exactly_once for report in reports), reports
+
+
+def test_on_kafka_the_source_design_on_an_exactly_once_worker_replicates_exactly_once_between_two_aliases(
+    kafka_worker: StandaloneWorker, kafka_bootstrap: str
+) -> None:
+    topic = unique("orders")
+    with open_log(f"kafka://{kafka_bootstrap}") as a:
+        reports = run_with_kills(kafka_worker, a, topic, source_design(a, kafka_worker, topic))
+    assert all(report.exactly_once for report in reports), reports

@@ -10,7 +10,7 @@ from conveyor.connectors.mirror import MirrorSinkTask
 from conveyor.connectors.mirror.offset_syncs import OffsetSync
 from conveyor.connectors.mirror.sink import transactional_id
 from conveyor.data import OPTIONAL_BYTES_SCHEMA, Header, SinkRecord
-from conveyor.log import Log, OffsetAndMetadata, Producer, TopicPartition
+from conveyor.log import Log, OffsetAndMetadata, Producer, ProducerFencedError, TopicPartition
 from conveyor.runtime.sink_task import RuntimeSinkTaskContext
 
 from .replication import BYTES_CONVERTERS, produce, read_partition
@@ -142,6 +142,24 @@ def test_start_gives_the_offsets_committed_on_the_target_to_the_context(
         assert context.rewinds == {PARTITION: 10}
     finally:
         restarted.stop()
+
+
+def test_start_fences_an_earlier_incarnation_and_its_open_transaction_before_reading_the_targets_offsets(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    with cluster_b.producer(transactional_id=transactional_id("mirror", 0)) as earlier:
+        earlier.init_transactions()
+        earlier.begin_transaction()
+        earlier.send_offsets_to_transaction({PARTITION: 5}, GROUP)
+        task, context = MirrorSinkTask(), RuntimeSinkTaskContext({}, None)
+        task.initialize(context)
+        task.start(task_config(cluster_a, cluster_b))
+        try:
+            with pytest.raises(ProducerFencedError):
+                earlier.commit_transaction()
+            assert context.rewinds == {}
+        finally:
+            task.stop()
 
 
 def test_offset_syncs_pair_upstream_and_downstream_offsets_in_the_same_transaction(

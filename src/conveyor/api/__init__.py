@@ -56,7 +56,7 @@ from conveyor.api.rest_extension import (
     RestResponse,
     TaskHealth,
 )
-from conveyor.api.sink import ErrantRecordReporter, SinkTask, SinkTaskContext
+from conveyor.api.sink import BatchSinkTask, ConsumedBatch, ErrantRecordReporter, SinkTask, SinkTaskContext
 from conveyor.api.source import (
     OffsetStorageReader,
     SourceTask,
@@ -70,6 +70,7 @@ from conveyor.positions import RecordMetadata, TopicPartition
 __all__ = [
     "NO_DEFAULT",
     "AlreadyExistsError",
+    "BatchSinkTask",
     "CaseInsensitiveValidString",
     "CompositeValidator",
     "ConfigData",
@@ -87,6 +88,7 @@ __all__ = [
     "ConnectorContext",
     "ConnectorHealth",
     "ConnectorTransactionBoundaries",
+    "ConsumedBatch",
     "Converter",
     "ErrantRecordReporter",
     "ExactlyOnceSupport",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from conveyor.api.errors import ConnectError
 from conveyor.api.task import Task
@@ -172,3 +172,42 @@ class SinkTask(Task):
         evicted from its group, and they may belong to another task already). No ``put`` follows
         for these partitions unless they are opened again.
         """
+
+
+class ConsumedBatch(Protocol):
+    """Consecutive records of one topic partition as the log stores them, in columns (offset order).
+
+    Keys, values and header values are the stored bytes; ``next_offset`` is the position after the batch.
+    """
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def partition(self) -> int: ...
+    @property
+    def offsets(self) -> Sequence[int]: ...
+    @property
+    def keys(self) -> Sequence[bytes | None]: ...
+    @property
+    def values(self) -> Sequence[bytes | None]: ...
+    @property
+    def headers(self) -> Sequence[list[tuple[str, bytes | None]]]: ...
+    @property
+    def timestamps(self) -> Sequence[int]: ...
+    @property
+    def next_offset(self) -> int: ...
+    def __len__(self) -> int: ...
+
+
+class BatchSinkTask(SinkTask):
+    """A sink task that can also take consumed batches as columns, without a ``SinkRecord`` per record.
+
+    When the connector has no transforms and its key, value and header converters are all
+    ``ByteArrayConverter`` (so every ``SinkRecord`` would carry the stored bytes unchanged), the runtime
+    calls ``put_batch`` instead of ``put``; otherwise ``put``, as for any sink task. ``put_batch`` follows
+    ``put``'s contract, except that records a ``RetriableError`` sends back are redelivered to ``put``.
+    """
+
+    @abc.abstractmethod
+    def put_batch(self, batch: ConsumedBatch) -> None:
+        """Write (or buffer) the records of ``batch``; the same as ``put`` with them as ``SinkRecord``s."""

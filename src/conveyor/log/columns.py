@@ -68,7 +68,10 @@ class BinaryColumn(Sequence[bytes | None]):
             if step != 1:
                 return self._records()[index]
             return BinaryColumn(self._buffer, self._bounds[start : max(start, stop) + 1])
-        return self._records()[index]
+        if self._items is None:
+            position = range(len(self))[index]
+            return self._buffer[self._bounds[position] : self._bounds[position + 1]]
+        return self._items[index]
 
     def __iter__(self) -> Iterator[bytes | None]:
         return iter(self._records())

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from conveyor.api import Converter, HeaderConverter
+from conveyor.convert import ByteArrayConverter
 from conveyor.data import Headers, Schema, SinkRecord, SourceRecord
 from conveyor.errors import ConfigError
 from conveyor.log import RecordBatch
@@ -200,6 +201,12 @@ class RecordPipeline:
         )
 
     # Sink side: log bytes -> Connect records.
+
+    def passes_bytes_through(self) -> bool:
+        """No transforms, and ByteArrayConverters for keys, values and headers: a sink record would
+        carry the stored bytes unchanged, so a task may take the consumed columns as they are."""
+        converters = (self.key_converter, self.value_converter, self.header_converter)
+        return not self.chain and all(isinstance(c, ByteArrayConverter) for c in converters)
 
     def from_log(self, batch: RecordBatch) -> list[SinkRecord]:
         """Convert and transform a consumed batch into the records a sink task's `put` receives."""

@@ -22,14 +22,14 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from conveyor.api import ErrantRecordReporter, RetriableError, SinkTask, SinkTaskContext
+from conveyor.api import BatchSinkTask, ErrantRecordReporter, RetriableError, SinkTask, SinkTaskContext
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
-from conveyor.log import Consumer, Log, RebalanceListener
+from conveyor.log import Consumer, Log, RebalanceListener, RecordBatch
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.log.api import Closeable
 from conveyor.runtime.connector_config import SinkTopics
@@ -160,6 +160,9 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             TopicCreator(log, config),
         )
         self.pipeline = RecordPipeline.for_connector(config, worker, self.errors)
+        self.batch_task = (
+            task if isinstance(task, BatchSinkTask) and self.pipeline.passes_bytes_through() else None
+        )
         policy = self.errors.policy
         self.reporter = (
             RuntimeErrantRecordReporter(self.errors, self.pipeline)
@@ -266,6 +269,9 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             partition = ApiPartition(batch.topic, batch.partition)
             if partition not in self.context.assigned:
                 continue
+            if self.batch_task is not None and self.redeliver is None:
+                self._put_batch(self.batch_task, batch, {partition: batch.next_offset})
+                continue
             records = self.pipeline.from_log(batch)
             if self.redeliver is not None:
                 # A put of this poll failed retriably: the rest of the poll waits with it, as the
@@ -279,14 +285,33 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self._put(records, self.redeliver_advances)
 
     def _put(self, records: Sequence[SinkRecord], advanced: Mapping[ApiPartition, int]) -> None:
+        self._deliver(lambda: self.task.put(records), len(records), advanced, lambda: list(records))
+
+    def _put_batch(
+        self, task: BatchSinkTask, batch: RecordBatch, advanced: Mapping[ApiPartition, int]
+    ) -> None:
+        """The batch's columns straight to the task; should it ask for them again, they come back to
+        `put` as records."""
+        self._deliver(
+            lambda: task.put_batch(batch), len(batch), advanced, lambda: self.pipeline.from_log(batch)
+        )
+
+    def _deliver(
+        self,
+        put: Callable[[], None],
+        count: int,
+        advanced: Mapping[ApiPartition, int],
+        records: Callable[[], list[SinkRecord]],
+    ) -> None:
+        """Hand ``count`` records to the task with ``put``; ``records`` are what waits for redelivery."""
         started = self.metrics.now()
         try:
-            self.task.put(records)
+            put()
         except RetriableError as exc:
             logger.warning("%s-%d: put failed and will be retried: %s", self.connector, self.task_index, exc)
             # The positions stay where they were until a put succeeds: a commit meanwhile must not
             # cover records the task has not taken (Kafka advances its current offsets only then).
-            self.redeliver, self.redeliver_advances = list(records), dict(advanced)
+            self.redeliver, self.redeliver_advances = records(), dict(advanced)
             return
         except Exception as exc:
             raise ConnectError("Exiting WorkerSinkTask due to unrecoverable exception.") from exc
@@ -295,7 +320,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
                 "Exiting WorkerSinkTask due to unrecoverable exception."
             ) from self.reporter.failure
         self.context.timeout_ms = None
-        self.metrics.record_put(len(records), self.metrics.since(started))
+        self.metrics.record_put(count, self.metrics.since(started))
         self.current.update(advanced)
         self._record_active()
 

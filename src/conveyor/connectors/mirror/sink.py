@@ -1,20 +1,22 @@
 """``MirrorSinkConnector`` and ``MirrorSinkTask``: KIP-656's exactly-once replication with a sink task.
 
 The runtime's consumer reads the source cluster (``consumer.override.log.url``); the task writes to the
-target with a producer of its own. In transactional mode (the default) each ``put`` is one transaction
-on the target holding the batch, its offset syncs and the source consumer group's offsets (the next
-offset to read, one past the last record), so records and progress commit together; ``pre_commit``
-returns nothing, and the task resumes from the offsets on the target.
+target with a producer of its own. In transactional mode (the default) each ``put_batch`` (or ``put``)
+is one transaction on the target holding the batch, its offset syncs and the source consumer group's
+offsets (the next offset to read, one past the last record), so records and progress commit together;
+``pre_commit`` returns nothing, and the task resumes from the offsets on the target. The task takes the
+consumed batches as the log's columns (``BatchSinkTask``), so no record object is made per record.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 
 from conveyor import __version__
-from conveyor.api import ConnectError, SinkConnector, SinkTask, Task
+from conveyor.api import BatchSinkTask, ConnectError, ConsumedBatch, SinkConnector, Task
 from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.mirror.bytes_only import require_byte_array_converters
 from conveyor.connectors.mirror.config import (
@@ -62,7 +64,7 @@ class MirrorSinkConnector(ConfiguredConnector, SinkConnector):
         return [{**self._props, TASK_INDEX_CONFIG: str(task)} for task in range(max_tasks)]
 
 
-class MirrorSinkTask(SinkTask):
+class MirrorSinkTask(BatchSinkTask):
     """Copies each batch to the remote topic's same partition, keys, values, headers and timestamps."""
 
     def __init__(self) -> None:
@@ -82,8 +84,9 @@ class MirrorSinkTask(SinkTask):
         return __version__
 
     def start(self, props: Mapping[str, str]) -> None:
-        """Open both clusters and the producer; in transactional mode hand the offsets the target keeps
-        for the source group to ``context.offset``, so the consumer starts where the last commit ended."""
+        """Open both clusters; in transactional mode take the producer (fencing earlier incarnations) and
+        hand the offsets the target keeps for the source group to ``context.offset``, so the consumer
+        starts where the last commit ended."""
         settings = self._settings = MirrorSettings.parse(props, SINK_CONFIG_DEF)
         self._transactional = SINK_CONFIG_DEF.parse(props)[TRANSACTIONAL_PRODUCER_CONFIG]
         connector = props[NAME_CONFIG]
@@ -97,6 +100,9 @@ class MirrorSinkTask(SinkTask):
             self._target.admin().create_topic(topic, 1, OFFSET_SYNCS_TOPIC_CONFIG, exist_ok=True)
             self._syncs = OffsetSyncEmitter(topic, settings.offset_lag_max)
         if self._transactional:
+            # Claiming the transactional id first aborts what a killed incarnation left open: on Kafka
+            # its pending offsets would hold up every read of the group's committed offsets.
+            self._producer = self._new_producer()
             self.context.offset(self._offsets_on_target(None))
         if props.get(CONSUMER_LOG_URL_CONFIG, "").strip() == "":
             logger.info(
@@ -130,10 +136,11 @@ class MirrorSinkTask(SinkTask):
         }
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
-        """After a rebalance: a new producer (which fences this task's earlier incarnations), remote
-        topics that exist before the first send, and in transactional mode the partitions resume from the
-        target's offsets (another task may have moved them since ``start``)."""
-        self._producer = self._new_producer()
+        """After a rebalance: a producer unless ``start`` took one (a new one fences this task's earlier
+        incarnations), remote topics that exist before the first send, and in transactional mode the
+        partitions resume from the target's offsets (another task may have moved them since ``start``)."""
+        if self._producer is None:
+            self._producer = self._new_producer()
         self._ensure_remote_topics({p.topic for p in partitions})
         if self._transactional:
             self.context.offset(self._offsets_on_target(partitions))
@@ -153,18 +160,28 @@ class MirrorSinkTask(SinkTask):
             self._ready_topics |= missing
 
     def put(self, records: Sequence[SinkRecord]) -> None:
-        """Send the batch; a failed send aborts the transaction and sends the whole batch again. A fenced
+        """Send the records (when converters or transforms are in the way, or on redelivery)."""
+        if records:
+            self._replicate(_runs(records))
+
+    def put_batch(self, batch: ConsumedBatch) -> None:
+        """Send a consumed batch as it is: its columns go to the producer without a record object each."""
+        if len(batch):
+            self._replicate([batch])
+
+    def _replicate(self, runs: Sequence[Run]) -> None:
+        """Send the runs; a failed send aborts the transaction and sends them all again. A fenced
         producer is replaced and the task rewinds to the target's offsets, so nothing is written twice."""
-        if not records:
-            return
         for attempt in range(1, SEND_ATTEMPTS + 1):
             try:
-                self._send_batch(records)
+                self._send_runs(runs)
                 return
             except ProducerFencedError:
                 logger.warning("%s was fenced; starting a new producer and rewinding", self._transactional_id)
                 self._producer = self._new_producer()
-                self.context.offset(self._offsets_on_target({_partition_of(r) for r in records}))
+                self.context.offset(
+                    self._offsets_on_target({TopicPartition(r.topic, r.partition) for r in runs})
+                )
                 return
             except Exception as error:
                 self._abort()
@@ -172,7 +189,7 @@ class MirrorSinkTask(SinkTask):
                     raise ConnectError(f"Could not replicate a batch after {attempt} attempts") from error
                 logger.warning("Sending a batch failed (attempt %d); sending it again: %s", attempt, error)
 
-    def _send_batch(self, records: Sequence[SinkRecord]) -> None:
+    def _send_runs(self, runs: Sequence[Run]) -> None:
         assert self._settings is not None
         if self._producer is None:
             self._producer = self._new_producer()
@@ -181,31 +198,30 @@ class MirrorSinkTask(SinkTask):
             producer.begin_transaction()
         next_offsets: dict[TopicPartition, int] = {}
         delivered: list[tuple[TopicPartition, int, RecordMetadata]] = []
-        for run in _runs(records):
-            first = run[0]
-            source = _partition_of(first)
+        for run in runs:
+            source = TopicPartition(run.topic, run.partition)
             self._ensure_remote_topics({source.topic})
-            remote, partition, last = settings.remote_topic(source.topic), source.partition, run[-1]
-            body = run[:-1]
-            if body:
+            remote, last = settings.remote_topic(source.topic), len(run) - 1
+            if last:
                 producer.send_batch(
                     remote,
-                    [r.value for r in body],
-                    [r.key for r in body],
-                    partition,
-                    [_raw_headers(r) for r in body],
-                    [r.timestamp or 0 for r in body],
+                    run.values[:last],
+                    run.keys[:last],
+                    source.partition,
+                    run.headers[:last],
+                    run.timestamps[:last],
                 )
+            upstream = run.offsets[last]
             producer.send(
                 remote,
-                last.value,
-                key=last.key,
-                partition=partition,
-                headers=_raw_headers(last),
-                timestamp=last.timestamp or 0,
-                on_delivery=partial(_delivered, delivered, source, last.kafka_offset),
+                run.values[last],
+                key=run.keys[last],
+                partition=source.partition,
+                headers=run.headers[last] or None,
+                timestamp=run.timestamps[last],
+                on_delivery=partial(_delivered, delivered, source, upstream),
             )
-            next_offsets[source] = max(next_offsets.get(source, 0), last.kafka_offset + 1)
+            next_offsets[source] = max(next_offsets.get(source, 0), upstream + 1)
         if self._syncs is not None:
             producer.flush()
             for source, upstream, metadata in delivered:
@@ -254,25 +270,56 @@ def _delivered(
     into.append((source, upstream, metadata))
 
 
-def _partition_of(record: SinkRecord) -> TopicPartition:
-    return TopicPartition(record.topic, record.kafka_partition or 0)
+Run = ConsumedBatch
+"""Consecutive records of one source topic partition, in columns."""
 
 
-def _runs(records: Sequence[SinkRecord]) -> list[Sequence[SinkRecord]]:
+@dataclass(frozen=True)
+class RecordRun:
+    """Records of one topic partition taken back into columns (the ``put`` path)."""
+
+    topic: str
+    partition: int
+    offsets: list[int]
+    keys: list[bytes | None]
+    values: list[bytes | None]
+    headers: list[list[tuple[str, bytes | None]]]
+    timestamps: list[int]
+    next_offset: int
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @classmethod
+    def of(cls, records: Sequence[SinkRecord]) -> RecordRun:
+        first = records[0]
+        return cls(
+            first.topic,
+            first.kafka_partition or 0,
+            [r.kafka_offset for r in records],
+            [r.key for r in records],
+            [r.value for r in records],
+            [_raw_headers(r) for r in records],
+            [r.timestamp or 0 for r in records],
+            records[-1].kafka_offset + 1,
+        )
+
+
+def _runs(records: Sequence[SinkRecord]) -> list[Run]:
     """Consecutive records of one topic partition (a put usually holds a single run)."""
-    runs: list[Sequence[SinkRecord]] = []
+    runs: list[Run] = []
     start = 0
     for index in range(1, len(records) + 1):
         if index == len(records) or (
             records[index].topic != records[start].topic
             or records[index].kafka_partition != records[start].kafka_partition
         ):
-            runs.append(records[start:index])
+            runs.append(RecordRun.of(records[start:index]))
             start = index
     return runs
 
 
-def _raw_headers(record: SinkRecord) -> list[tuple[str, bytes | None]] | None:
+def _raw_headers(record: SinkRecord) -> list[tuple[str, bytes | None]]:
     if not record.has_headers:
-        return None
+        return []
     return [(header.key, header.value) for header in record.headers]
