@@ -13,7 +13,10 @@ from pathlib import Path
 
 from conveyor.log import Log, TopicPartition
 
+from .conftest import on_both_backends
 from .records import aborted, committed, read_committed_values
+
+pytestmark = on_both_backends
 
 COPY_SCRIPT = Path(__file__).with_name("stream_copy_process.py")
 INPUT_RECORDS = 1200

@@ -11,7 +11,10 @@ from pyspark.sql import DataFrame, SparkSession
 from conveyor.log import Log, ProducerFencedError
 from conveyor.spark.datasource.exactly_once import WriteIdentity, write_partition
 
+from .conftest import on_both_backends
 from .records import read_committed_values
+
+pytestmark = on_both_backends
 
 
 def write(frame: DataFrame, log_url: str, **options: str) -> None:
