@@ -8,7 +8,8 @@ from pyspark.sql.utils import AnalysisException
 
 from conveyor.log import Log
 
-from .records import aborted, committed, left_open
+from .conftest import on_both_backends
+from .records import aborted, committed, left_open, read_committed_values
 
 
 def read(spark: SparkSession, log_url: str, **options: str) -> DataFrame:
@@ -19,6 +20,7 @@ def values_of(frame: DataFrame) -> list[bytes]:
     return sorted(bytes(row.value) for row in frame.select("value").collect())
 
 
+@on_both_backends
 def test_a_read_returns_the_committed_records_of_every_partition(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -29,6 +31,7 @@ def test_a_read_returns_the_committed_records_of_every_partition(
     )
 
 
+@on_both_backends
 def test_a_read_never_returns_records_of_aborted_transactions(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -38,6 +41,7 @@ def test_a_read_never_returns_records_of_aborted_transactions(
     assert values_of(read(spark, log_url, subscribe=topic)) == [b"after", b"before"]
 
 
+@on_both_backends
 def test_a_read_committed_read_stops_before_an_open_transaction(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -51,6 +55,7 @@ def test_a_read_committed_read_stops_before_an_open_transaction(
         pending.close()
 
 
+@on_both_backends
 def test_a_read_uncommitted_read_sees_open_and_aborted_transactions(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -77,6 +82,7 @@ def test_the_columns_are_those_of_sparks_kafka_source(spark: SparkSession, log_u
     ]
 
 
+@on_both_backends
 def test_each_row_carries_its_key_topic_partition_offset_and_timestamp(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -87,6 +93,7 @@ def test_each_row_carries_its_key_topic_partition_offset_and_timestamp(
     assert int(row.timestamp.timestamp() * 1000) == 1_700_000_000_123
 
 
+@on_both_backends
 def test_include_headers_adds_the_headers_column(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -103,6 +110,7 @@ def test_each_topic_partition_is_one_input_partition(
     assert read(spark, log_url, subscribe=topic).rdd.getNumPartitions() == 3
 
 
+@on_both_backends
 def test_min_partitions_splits_a_partition_into_several_reads_that_miss_and_repeat_nothing(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -114,6 +122,7 @@ def test_min_partitions_splits_a_partition_into_several_reads_that_miss_and_repe
     assert values_of(frame) == sorted([b"a-%02d" % i for i in range(10)] + [b"b-%02d" % i for i in range(10)])
 
 
+@on_both_backends
 def test_starting_and_ending_offsets_bound_the_read(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -129,13 +138,15 @@ def test_starting_and_ending_offsets_bound_the_read(
     assert values_of(frame) == [b"3", b"4", b"5", b"other"]
 
 
+@on_both_backends
 def test_an_ending_offset_just_past_an_aborted_transaction_bounds_the_read(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
     committed(log, topic, [b"0", b"1"], 0)
     aborted(log, topic, [b"aborted"], 0)
     committed(log, topic, [b"3", b"4", b"5"], 0)
-    frame = read(spark, log_url, assign=f'{{"{topic}":[0]}}', endingOffsets=f'{{"{topic}":{{"0":4}}}}')
+    end = next(r.offset for r in read_committed_values(log, [topic]) if r.value == b"3") + 1
+    frame = read(spark, log_url, assign=f'{{"{topic}":[0]}}', endingOffsets=f'{{"{topic}":{{"0":{end}}}}}')
     assert values_of(frame) == [b"0", b"1", b"3"]
 
 
@@ -148,6 +159,7 @@ def test_assign_reads_only_the_named_partitions(
     assert values_of(frame) == [b"p0", b"p2"]
 
 
+@on_both_backends
 def test_subscribe_pattern_reads_every_matching_topic(spark: SparkSession, log: Log, log_url: str) -> None:
     for name in ("orders-eu", "orders-us", "payments"):
         log.admin().create_topic(name)

@@ -10,9 +10,12 @@ from pyspark.sql.streaming import StreamingQuery
 
 from conveyor.log import Log
 
+from .conftest import on_both_backends
 from .records import aborted, committed, read_committed_values
 
 _query_numbers = itertools.count()
+
+pytestmark = on_both_backends
 
 
 def stream(spark: SparkSession, log_url: str, topic: str, **options: str) -> DataFrame:

@@ -11,9 +11,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from conveyor.log import Log, TopicPartition
 
+from .conftest import on_both_backends
 from .records import aborted, committed, read_committed_values
+
+# Two Spark start-ups and about ten micro-batches: on a busy 2-core machine this takes minutes.
+pytestmark = [on_both_backends, pytest.mark.timeout(900)]
 
 COPY_SCRIPT = Path(__file__).with_name("stream_copy_process.py")
 INPUT_RECORDS = 1200
@@ -74,11 +80,11 @@ def test_a_query_killed_mid_stream_and_restarted_writes_every_record_exactly_onc
     expected = fill_input(log)
     checkpoint = tmp_path / "checkpoint"
 
-    kill_when_output_passes(start_copy(log_url, checkpoint), log, 300, timeout=120)
+    kill_when_output_passes(start_copy(log_url, checkpoint), log, 300, timeout=300)
     assert len(read_committed_values(log, ["output"])) < INPUT_RECORDS
 
     restarted = start_copy(log_url, checkpoint)
-    out, _ = restarted.communicate(timeout=150)
+    out, _ = restarted.communicate(timeout=600)
     assert "caught-up" in out
 
     written = Counter(record.value for record in read_committed_values(log, ["output"]))

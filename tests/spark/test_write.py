@@ -11,6 +11,7 @@ from pyspark.sql import DataFrame, SparkSession
 from conveyor.log import Log, ProducerFencedError
 from conveyor.spark.datasource.exactly_once import WriteIdentity, write_partition
 
+from .conftest import on_both_backends
 from .records import read_committed_values
 
 
@@ -21,6 +22,7 @@ def write(frame: DataFrame, log_url: str, **options: str) -> None:
     ).save()
 
 
+@on_both_backends
 def test_rows_are_written_to_the_topic_option(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -30,6 +32,7 @@ def test_rows_are_written_to_the_topic_option(
     assert sorted((r.value, r.key) for r in records) == [(b"v1", b"k1"), (b"v2", None)]
 
 
+@on_both_backends
 def test_a_keyed_row_lands_in_the_partition_of_its_key_hash(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -38,6 +41,7 @@ def test_a_keyed_row_lands_in_the_partition_of_its_key_hash(
     assert len({r.partition for r in read_committed_values(log, [topic])}) == 1
 
 
+@on_both_backends
 def test_the_topic_column_routes_each_row(spark: SparkSession, log: Log, log_url: str) -> None:
     for name in ("left", "right"):
         log.admin().create_topic(name)
@@ -49,6 +53,7 @@ def test_the_topic_column_routes_each_row(spark: SparkSession, log: Log, log_url
     assert [r.value for r in read_committed_values(log, ["right"])] == [b"2"]
 
 
+@on_both_backends
 def test_the_partition_column_picks_the_partition(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -60,6 +65,7 @@ def test_the_partition_column_picks_the_partition(
     ]
 
 
+@on_both_backends
 def test_the_headers_column_is_written_as_record_headers(
     spark: SparkSession, log: Log, log_url: str, topic: str
 ) -> None:
@@ -81,6 +87,7 @@ def _rows(*values: bytes) -> list[pa.RecordBatch]:
     return [pa.RecordBatch.from_pydict({"value": list(values)}, pa.schema([("value", pa.binary())]))]
 
 
+@on_both_backends
 def test_a_partition_written_again_for_the_same_batch_is_not_written_twice(
     log: Log, log_url: str, topic: str
 ) -> None:
@@ -91,6 +98,7 @@ def test_a_partition_written_again_for_the_same_batch_is_not_written_twice(
     assert sorted(r.value for r in read_committed_values(log, [topic])) == [b"a", b"b"]
 
 
+@on_both_backends
 def test_the_next_batch_of_the_same_partition_is_written(log: Log, log_url: str, topic: str) -> None:
     write_partition(log_url, WriteIdentity("query-1", 4, 0), iter(_rows(b"a")), topic, 60_000)
     later = write_partition(log_url, WriteIdentity("query-1", 5, 0), iter(_rows(b"b")), topic, 60_000)
@@ -98,6 +106,7 @@ def test_the_next_batch_of_the_same_partition_is_written(log: Log, log_url: str,
     assert sorted(r.value for r in read_committed_values(log, [topic])) == [b"a", b"b"]
 
 
+@on_both_backends
 def test_the_marker_commits_with_the_rows(log: Log, log_url: str, topic: str) -> None:
     identity = WriteIdentity("query-1", batch_id=4, spark_partition=3)
     write_partition(log_url, identity, iter(_rows(b"a")), topic, 60_000)
@@ -105,6 +114,7 @@ def test_the_marker_commits_with_the_rows(log: Log, log_url: str, topic: str) ->
     assert markers[identity.marker_partition].offset == 5
 
 
+@on_both_backends
 def test_a_failed_attempt_leaves_no_rows_and_no_marker(log: Log, log_url: str, topic: str) -> None:
     identity = WriteIdentity("query-1", batch_id=0, spark_partition=0)
 
@@ -118,6 +128,7 @@ def test_a_failed_attempt_leaves_no_rows_and_no_marker(log: Log, log_url: str, t
     assert identity.marker_partition not in log.admin().list_consumer_group_offsets(identity.marker_group)
 
 
+@on_both_backends
 def test_an_older_attempt_still_writing_is_fenced_and_its_rows_never_appear(
     log: Log, log_url: str, topic: str
 ) -> None:

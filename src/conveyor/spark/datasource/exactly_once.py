@@ -2,11 +2,13 @@
 
 Every (write, batch, Spark partition) is written by a transactional producer whose id is derived from
 the write and the Spark partition. In the same transaction as the rows, it commits a *marker*: the
-consumer-group offset of a pseudo partition (the Spark partition's number) in a group named after the
-write, set to ``batch id + 1``. Before writing, a task claims the transactional id (which fences any
-older attempt and aborts its open transaction) and then reads the marker: if it already passed this
-batch, the rows are in the log and the task writes nothing. Rows and marker commit together or not at
-all, so however often Spark retries a task or replays a batch, its rows land once.
+consumer-group offset of partition 0 of the topic ``__conveyor_spark_sink``, in a group of its own
+named after the write and the Spark partition, set to ``batch id + 1``. Before writing, a task claims
+the transactional id (which fences any older attempt and aborts its open transaction, or waits for its
+commit to complete) and then reads the marker: if it already passed this batch, the rows are in the
+log and the task writes nothing. Rows and marker commit together or not at all, so however often Spark
+retries a task or replays a batch, its rows land once. The same holds on Kafka, whose transactions
+and transactional offset commits are the ones this relies on.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from conveyor.log import Producer, TopicPartition, open_log
 from conveyor.spark.datasource.outgoing import outgoing
 
 MARKER_TOPIC: Final = "__conveyor_spark_sink"
-"""The pseudo topic whose partitions are Spark partitions in the marker groups (never created)."""
+"""The topic the markers are offsets of; it never holds records. Kafka takes offsets only of partitions
+that exist, so writers create it (one partition) when it is missing."""
 
 
 @dataclass(frozen=True)
@@ -39,11 +42,11 @@ class WriteIdentity:
 
     @property
     def marker_group(self) -> str:
-        return f"conveyor-spark-sink-{self.write_id}"
+        return f"conveyor-spark-sink-{self.write_id}-{self.spark_partition}"
 
     @property
     def marker_partition(self) -> TopicPartition:
-        return TopicPartition(MARKER_TOPIC, self.spark_partition)
+        return TopicPartition(MARKER_TOPIC, 0)
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,10 @@ def write_partition(
         open_log(log_url) as log,
         log.producer(identity.transactional_id, transaction_timeout_ms=transaction_timeout_ms) as producer,
     ):
+        admin = log.admin()
+        admin.create_topic(MARKER_TOPIC, partitions=1, exist_ok=True)
         producer.init_transactions()
-        committed = log.admin().list_consumer_group_offsets(identity.marker_group)
+        committed = admin.list_consumer_group_offsets(identity.marker_group)
         marker = committed.get(identity.marker_partition)
         if marker is not None and marker.offset > identity.batch_id:
             _drain(batches)
