@@ -30,6 +30,7 @@ from conveyor.log.api import (
     RebalanceListener,
     RecordBatch,
 )
+from conveyor.log.assignment_strategy import STRATEGY_SETTING, RebalanceProtocol
 from conveyor.log.client_config import choice_setting, int_setting, normalize_config
 from conveyor.log.errors import (
     IllegalStateError,
@@ -40,6 +41,7 @@ from conveyor.log.errors import (
     UnknownTopicOrPartitionError,
 )
 from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, KafkaAdmin, kafka_offsets
+from conveyor.log.kafka.assignors import librdkafka_strategy
 from conveyor.log.kafka.errors import log_error
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
@@ -68,7 +70,7 @@ _NO_HEADERS: Headers = []
 
 
 #: Settings of the log's interface that are not librdkafka's, or that this consumer sets itself.
-_OWN_SETTINGS = ("auto.offset.reset", "max.poll.records", "enable.auto.commit")
+_OWN_SETTINGS = ("auto.offset.reset", "max.poll.records", "enable.auto.commit", STRATEGY_SETTING)
 
 
 class KafkaLogConsumer(Consumer):
@@ -93,6 +95,8 @@ class KafkaLogConsumer(Consumer):
         self._group_id = group_id
         self._reset = choice_setting(own, "auto.offset.reset", "latest", ("earliest", "latest", "none"))
         self._max_poll_records = int_setting(own, "max.poll.records", 500, minimum=1)
+        strategy = librdkafka_strategy(own)
+        self._cooperative = strategy.protocol is RebalanceProtocol.COOPERATIVE
         passed = {key: value for key, value in own.items() if key not in _OWN_SETTINGS}
         # librdkafka needs a group id even for a consumer that only assigns; such a consumer never commits.
         outer_group = self._names.outer(group_id) if group_id else f"conveyor-unused-{uuid.uuid4().hex}"
@@ -107,7 +111,7 @@ class KafkaLogConsumer(Consumer):
                         "enable.auto.offset.store": False,
                         "enable.partition.eof": True,
                         "auto.offset.reset": "error",
-                        "partition.assignment.strategy": "range",
+                        "partition.assignment.strategy": strategy.setting,
                         "fetch.wait.max.ms": 100,
                         **passed,
                     },
@@ -141,9 +145,11 @@ class KafkaLogConsumer(Consumer):
         self._ensure_open()
         if self._group_id is None:
             raise InvalidGroupIdError("subscribe needs a consumer group id")
+        if self._subscribed is None:
+            self._positions = {}
+        # Subscribed already: the rebalance this causes takes away (eager: all) what librdkafka revokes.
         self._subscribed = list(topics)
         self._listener = listener
-        self._positions = {}
         self._joined = False
         self._consumer.subscribe(
             [self._names.outer(topic) for topic in self._subscribed],
@@ -450,28 +456,52 @@ class KafkaLogConsumer(Consumer):
             raise IllegalStateError("Consumer is closed")
 
     def _on_assign(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> None:
+        """Eager: ``partitions`` is the whole new assignment. Cooperative: only those added to it."""
         assigned = [TopicPartition(self._names.inner(p.topic), p.partition) for p in partitions]
-        self._positions = {tp: None for tp in assigned}
+        if not self._cooperative:
+            self._positions = {}
+        self._positions.update((tp, None) for tp in assigned)
         self._resolve_positions(strict=False)
-        self._consumer.assign(
-            [self._kafka(tp, position) for tp, position in self._positions.items() if position is not None]
-        )
+        starts = [
+            self._kafka(tp, position) for tp in assigned if (position := self._positions[tp]) is not None
+        ]
+        if self._cooperative:
+            self._consumer.incremental_assign(starts)
+        else:
+            self._consumer.assign(starts)
         self._joined = True
         if self._listener is not None:
             self._listener.on_partitions_assigned(set(assigned))
 
     def _on_revoke(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> None:
-        revoked = set(self._positions)
-        if self._listener is not None:
+        """Eager: every partition held goes. Cooperative: only ``partitions``, and the listener hears
+        of them only if there are any."""
+        revoked = self._give_up(partitions)
+        if self._listener is not None and (revoked or not self._cooperative):
             self._listener.on_partitions_revoked(revoked)
-        self._consumer.unassign()
-        self._positions = {}
-        self._paused = set()
+        self._forget(revoked, partitions)
 
     def _on_lost(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> None:
-        lost = set(self._positions)
-        if self._listener is not None:
+        lost = self._give_up(partitions)
+        if self._listener is not None and (lost or not self._cooperative):
             self._listener.on_partitions_lost(lost)
-        self._consumer.unassign()
-        self._positions = {}
-        self._paused = set()
+        self._forget(lost, partitions)
+
+    def _give_up(self, partitions: list[KafkaTopicPartition]) -> set[TopicPartition]:
+        """The partitions a revocation or loss takes from this consumer."""
+        if not self._cooperative:
+            return set(self._positions)
+        return {TopicPartition(self._names.inner(p.topic), p.partition) for p in partitions} & set(
+            self._positions
+        )
+
+    def _forget(self, gone: set[TopicPartition], partitions: list[KafkaTopicPartition]) -> None:
+        if self._cooperative:
+            # Partitions never given a start position (auto.offset.reset=none) were not assigned.
+            held = {(p.topic, p.partition) for p in self._consumer.assignment()}
+            self._consumer.incremental_unassign([p for p in partitions if (p.topic, p.partition) in held])
+        else:
+            self._consumer.unassign()
+        for tp in gone:
+            del self._positions[tp]
+        self._paused -= gone
