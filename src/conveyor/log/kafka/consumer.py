@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterable
-from itertools import groupby
-from operator import itemgetter
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import islice, pairwise
+from operator import countOf, itemgetter
 from typing import Any
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, Message
@@ -53,16 +55,63 @@ _WAIT_STEP_S = 0.05
 _SECOND = itemgetter(1)
 
 
-def _runs(messages: list[Message]) -> list[tuple[tuple[str, int], int]]:
-    """The (topic, partition) of each run of consecutive messages and its length. Counting a column
-    first makes the common case (one partition per hand-over) a few C loops."""
-    if not messages:
-        return []
-    partitions = list(map(Message.partition, messages))
-    topics = list(map(Message.topic, messages))
-    if partitions.count(partitions[0]) == len(messages) and topics.count(topics[0]) == len(messages):
-        return [((topics[0], partitions[0]), len(messages))]
-    return [(place, len(list(run))) for place, run in groupby(zip(topics, partitions, strict=True))]
+def _run_end(column: Sequence[object], start: int, stop: int) -> int:
+    """Where the run of values equal to ``column[start]`` ends (at ``stop`` at the latest).
+
+    Counted in C: one pass when the run reaches ``stop`` (one partition in the hand-over, the common
+    case), else a binary search of such passes over ever shorter spans; no Python frame per message.
+    """
+    value = column[start]
+    if countOf(islice(column, start, stop), value) == stop - start:
+        return stop
+    whole, broken = start + 1, stop
+    while broken - whole > 1:
+        middle = (whole + broken) // 2
+        if countOf(islice(column, start, middle), value) == middle - start:
+            whole = middle
+        else:
+            broken = middle
+    return whole
+
+
+def _run_bounds(partitions: list[int], topics: list[str] | None) -> list[int]:
+    """Where each run of consecutive messages of one partition starts, then the end (``topics`` is None
+    when every message is of one topic)."""
+    bounds, start = [0], 0
+    while start < len(partitions):
+        stop = _run_end(partitions, start, len(partitions))
+        if topics is not None:
+            stop = _run_end(topics, start, stop)
+        bounds.append(stop)
+        start = stop
+    return bounds
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """The fields of a hand-over of messages, each read once for all of them with ``map``."""
+
+    topics: list[str] | None
+    partitions: list[int]
+    offsets: list[int]
+    keys: list[bytes | None]
+    values: list[bytes | None]
+    headers: list[Headers] | None
+    timestamps: list[int]
+
+    @classmethod
+    def read(cls, messages: list[Message], one_topic: bool) -> _Columns:
+        """``one_topic``: the consumer reads one topic only, so each message's topic is not read."""
+        headers = list(map(Message.headers, messages))
+        return cls(
+            topics=None if one_topic else list(map(Message.topic, messages)),
+            partitions=list(map(Message.partition, messages)),
+            offsets=list(map(Message.offset, messages)),
+            keys=list(map(Message.key, messages)),
+            values=list(map(Message.value, messages)),
+            headers=[found or [] for found in headers] if any(headers) else None,
+            timestamps=list(map(_SECOND, map(Message.timestamp, messages))),
+        )
 
 
 #: The headers of every record without any, shared as the embedded log shares them.
@@ -297,46 +346,57 @@ class KafkaLogConsumer(Consumer):
     def _batches(self, messages: list[Message]) -> list[RecordBatch]:
         """Column batches of consecutive messages of one partition; error events move positions only.
 
-        The columns are read with ``map`` over confluent-kafka's accessors: no Python frame per record.
+        Each field is read once for the whole hand-over and each batch takes a slice of it.
         """
         events: list[Message] = []
         if any(map(Message.error, messages)):
             events = [message for message in messages if message.error() is not None]
             messages = [message for message in messages if message.error() is None]
         batches: list[RecordBatch] = []
-        start = 0
-        for (topic, partition), length in _runs(messages):
-            batch = self._batch(topic, partition, messages[start : start + length])
-            start += length
-            if batch is not None:
-                batches.append(batch)
+        if messages:
+            topics = {tp.topic for tp in self._positions}
+            only = next(iter(topics)) if len(topics) == 1 else None
+            columns = _Columns.read(messages, one_topic=only is not None)
+            for start, stop in pairwise(_run_bounds(columns.partitions, columns.topics)):
+                batch = self._batch(columns, start, stop, only)
+                if batch is not None:
+                    batches.append(batch)
         for event in events:
             self._on_event(event)
         return batches
 
-    def _batch(self, topic: str, partition: int, messages: list[Message]) -> RecordBatch | None:
-        tp = TopicPartition(self._names.inner(topic), partition)
+    def _batch(self, columns: _Columns, start: int, stop: int, topic: str | None) -> RecordBatch | None:
+        """The batch of messages ``start`` to ``stop`` (one partition's) past this consumer's position;
+        ``topic`` is that of every message, when the consumer reads only one."""
+        if topic is None:
+            assert columns.topics is not None
+            topic = self._names.inner(columns.topics[start])
+        tp = TopicPartition(topic, columns.partitions[start])
         position = self._positions.get(tp)
         if position is None or tp in self._paused:
             return None
-        offsets = list(map(Message.offset, messages))
-        if offsets[0] < position:
-            keep = [index for index, offset in enumerate(offsets) if offset >= position]
-            if not keep:
+        offsets = columns.offsets
+        if offsets[start] < position:
+            start = bisect_left(offsets, position, start, stop)
+            if start == stop:
                 return None
-            messages = messages[keep[0] :]
-            offsets = offsets[keep[0] :]
-        self._positions[tp] = offsets[-1] + 1
-        headers = list(map(Message.headers, messages))
+        whole = start == 0 and stop == len(offsets)
+        self._positions[tp] = offsets[stop - 1] + 1
         return RecordBatch(
             topic=tp.topic,
             partition=tp.partition,
-            offsets=offsets,
-            keys=list(map(Message.key, messages)),
-            values=list(map(Message.value, messages)),
-            headers=[found or [] for found in headers] if any(headers) else [_NO_HEADERS] * len(messages),
-            timestamps=list(map(_SECOND, map(Message.timestamp, messages))),
-            next_offset=offsets[-1] + 1,
+            offsets=offsets if whole else offsets[start:stop],
+            keys=columns.keys if whole else columns.keys[start:stop],
+            values=columns.values if whole else columns.values[start:stop],
+            headers=(
+                [_NO_HEADERS] * (stop - start)
+                if columns.headers is None
+                else columns.headers
+                if whole
+                else columns.headers[start:stop]
+            ),
+            timestamps=columns.timestamps if whole else columns.timestamps[start:stop],
+            next_offset=offsets[stop - 1] + 1,
         )
 
     def _on_event(self, message: Message) -> None:
