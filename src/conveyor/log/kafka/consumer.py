@@ -3,8 +3,9 @@
 librdkafka fetches in the background, so "what is in the log now" is not what a zero-timeout poll
 returns. ``poll`` therefore keeps waiting, past its timeout, while a partition's position is still
 behind the end that a ``ListOffsets`` (under the consumer's isolation level) reports: a poll returns
-nothing only when there is nothing to read. Offsets are asked through the log's admin client: on the
-consumer's own connection they would queue behind its long-polling fetches. Positions move past
+nothing only when there is nothing to read. Offsets and partition counts are asked through the log's
+admin client: on the consumer's own connection they would queue behind its long-polling fetches (and a
+new consumer would first wait for a connection of its own). Positions move past
 control records and aborted transactions through librdkafka's end-of-partition events.
 """
 
@@ -40,7 +41,6 @@ from conveyor.log.errors import (
     InvalidGroupIdError,
     NoOffsetForPartitionError,
     OffsetOutOfRangeError,
-    UnknownTopicOrPartitionError,
 )
 from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, KafkaAdmin, kafka_offsets
 from conveyor.log.kafka.assignors import librdkafka_strategy
@@ -184,7 +184,7 @@ class KafkaLogConsumer(Consumer):
         if self._subscribed is not None:
             raise IllegalStateError(f"Consumer of group {self._group_id} subscribes: it cannot assign too")
         wanted = list(dict.fromkeys(partitions))
-        self._check_exist(wanted)
+        self._admin.check_partitions(wanted)
         self._positions = {tp: None for tp in wanted}
         self._paused &= set(wanted)
         self._resolve_positions(strict=False)
@@ -292,7 +292,7 @@ class KafkaLogConsumer(Consumer):
         records past a position."""
         if self._subscribed is not None and not self._joined:
             # librdkafka joins once a subscribed topic exists; until then there is nothing to wait for.
-            return any(self._partition_count(topic) for topic in self._subscribed)
+            return any(self._admin.partition_count(topic) for topic in self._subscribed)
         return self._behind()
 
     def commit(self, offsets: OffsetsToCommit | None = None) -> None:
@@ -486,20 +486,6 @@ class KafkaLogConsumer(Consumer):
                 raise
             # Assigned without an offset so far (auto.offset.reset=none): assign everything at its position.
             self._reassign()
-
-    def _check_exist(self, partitions: list[TopicPartition]) -> None:
-        counts: dict[str, int] = {}
-        for tp in partitions:
-            if tp.topic not in counts:
-                counts[tp.topic] = self._partition_count(tp.topic)
-            if not 0 <= tp.partition < counts[tp.topic]:
-                raise UnknownTopicOrPartitionError(f"Partition {tp} does not exist")
-
-    def _partition_count(self, topic: str) -> int:
-        """The topic's partition count in the cluster's metadata; 0 when it does not exist."""
-        outer = self._names.outer(topic)
-        found = self._consumer.list_topics(topic=outer, timeout=REQUEST_TIMEOUT_S).topics.get(outer)
-        return len(found.partitions) if found is not None and found.error is None else 0
 
     def _assigned_of(self, partitions: Iterable[TopicPartition] | None) -> list[TopicPartition]:
         return list(self._positions) if partitions is None else list(partitions)
