@@ -14,10 +14,10 @@ from __future__ import annotations
 import time
 import uuid
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import islice, pairwise
-from operator import countOf, itemgetter
+from itertools import pairwise
+from operator import itemgetter
 from typing import Any
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, Message
@@ -55,22 +55,28 @@ _WAIT_STEP_S = 0.05
 _SECOND = itemgetter(1)
 
 
-def _run_end(column: Sequence[object], start: int, stop: int) -> int:
+def _run_end(column: list[Any], start: int, stop: int) -> int:
     """Where the run of values equal to ``column[start]`` ends (at ``stop`` at the latest).
 
-    Counted in C: one pass when the run reaches ``stop`` (one partition in the hand-over, the common
-    case), else a binary search of such passes over ever shorter spans; no Python frame per message.
+    Counted in C over slices: one pass when the run reaches ``stop`` (one partition in the hand-over,
+    the common case), else spans of doubling length from ``start`` until one holds another value, then
+    halving ones inside it: about two passes over the run, and no Python frame per message.
     """
     value = column[start]
-    if countOf(islice(column, start, stop), value) == stop - start:
+    if column[start:stop].count(value) == stop - start:
         return stop
-    whole, broken = start + 1, stop
-    while broken - whole > 1:
-        middle = (whole + broken) // 2
-        if countOf(islice(column, start, middle), value) == middle - start:
+    whole, step = start + 1, 1  # column[start:whole] holds only value
+    while True:
+        probe = min(whole + step, stop)
+        if column[whole:probe].count(value) != probe - whole:
+            break
+        whole, step = probe, step * 2
+    while probe - whole > 1:
+        middle = (whole + probe) // 2
+        if column[whole:middle].count(value) == middle - whole:
             whole = middle
         else:
-            broken = middle
+            probe = middle
     return whole
 
 
