@@ -204,6 +204,25 @@ def test_partitions_a_consumer_keeps_are_read_on_from_its_position_not_again(log
     second.close()
 
 
+def test_subscribing_to_other_topics_revokes_the_partitions_of_the_topics_left(log: Log, topic6: str) -> None:
+    log.admin().create_topic("next", partitions=1)
+    consumer, calls = subscribed(log, "resubscribing", topic6)
+    consumer.poll(timeout=0)
+    consumer.subscribe(["next"], calls)
+
+    def holding_next() -> bool:
+        consumer.poll(timeout=0.1)
+        return calls.held() == {TopicPartition("next", 0)}
+
+    wait_until(holding_next, "the consumer holding the new topic's partition")
+    assert [call for call in calls.calls if call[1]] == [
+        ("assigned", every_partition(topic6, 6)),
+        ("revoked", every_partition(topic6, 6)),
+        ("assigned", {TopicPartition("next", 0)}),
+    ]
+    consumer.close()
+
+
 def test_kafkas_default_strategy_rebalances_eagerly_revoking_every_partition(log: Log, topic6: str) -> None:
     default = f"{RANGE_ASSIGNOR},{COOPERATIVE_STICKY_ASSIGNOR}"
     first, first_calls = subscribed(log, "default", topic6, default)

@@ -200,10 +200,13 @@ class KafkaLogConsumer(Consumer):
         self._ensure_open()
         if self._group_id is None:
             raise InvalidGroupIdError("subscribe needs a consumer group id")
+        wanted = list(topics)
         if self._subscribed is None:
             self._positions = {}
-        # Subscribed already: the rebalance this causes takes away (eager: all) what librdkafka revokes.
-        self._subscribed = list(topics)
+        elif self._cooperative:
+            self._revoke_unsubscribed(set(wanted))
+        # Subscribed already, eager: the rebalance this causes revokes everything through librdkafka.
+        self._subscribed = wanted
         self._listener = listener
         self._joined = False
         self._consumer.subscribe(
@@ -212,6 +215,18 @@ class KafkaLogConsumer(Consumer):
             on_revoke=self._on_revoke,
             on_lost=self._on_lost,
         )
+
+    def _revoke_unsubscribed(self, topics: set[str]) -> None:
+        """Give up the partitions of topics a new subscription leaves, telling the listener they are
+        revoked, as Kafka's consumer does (librdkafka would report them lost, so too late to commit)."""
+        leaving = {tp for tp in self._positions if tp.topic not in topics}
+        if not leaving:
+            return
+        if self._listener is not None:
+            self._listener.on_partitions_revoked(leaving)
+        for tp in leaving:
+            del self._positions[tp]
+        self._paused -= leaving
 
     def unsubscribe(self) -> None:
         self._ensure_open()
