@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, Message
 from confluent_kafka import Consumer as KafkaConsumer
@@ -53,6 +53,7 @@ from conveyor.positions import TopicPartition
 _CATCH_UP_S = 30.0
 _WAIT_STEP_S = 0.05
 _SECOND = itemgetter(1)
+_T = TypeVar("_T")
 
 
 def _run_end(column: list[Any], start: int, stop: int) -> int:
@@ -91,6 +92,11 @@ def _run_bounds(partitions: list[int], topics: list[str] | None) -> list[int]:
         bounds.append(stop)
         start = stop
     return bounds
+
+
+def _span(column: list[_T], start: int, stop: int) -> list[_T]:
+    """``column[start:stop]``, or the column itself when that is all of it (a hand-over of one run)."""
+    return column if start == 0 and stop == len(column) else column[start:stop]
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,22 +407,19 @@ class KafkaLogConsumer(Consumer):
             start = bisect_left(offsets, position, start, stop)
             if start == stop:
                 return None
-        whole = start == 0 and stop == len(offsets)
         self._positions[tp] = offsets[stop - 1] + 1
         return RecordBatch(
             topic=tp.topic,
             partition=tp.partition,
-            offsets=offsets if whole else offsets[start:stop],
-            keys=columns.keys if whole else columns.keys[start:stop],
-            values=columns.values if whole else columns.values[start:stop],
+            offsets=_span(offsets, start, stop),
+            keys=_span(columns.keys, start, stop),
+            values=_span(columns.values, start, stop),
             headers=(
                 [_NO_HEADERS] * (stop - start)
                 if columns.headers is None
-                else columns.headers
-                if whole
-                else columns.headers[start:stop]
+                else _span(columns.headers, start, stop)
             ),
-            timestamps=columns.timestamps if whole else columns.timestamps[start:stop],
+            timestamps=_span(columns.timestamps, start, stop),
             next_offset=offsets[stop - 1] + 1,
         )
 
