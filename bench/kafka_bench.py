@@ -108,11 +108,12 @@ def librdkafka_consume(bootstrap: str, topic: str, records: int, values_only: bo
     consumer.close()
 
 
-def timed(run: Callable[..., None], *arguments: object) -> float:
-    """Seconds one call of ``run(*arguments)`` takes."""
-    started = time.perf_counter()
+def timed(run: Callable[..., None], *arguments: object) -> tuple[float, float]:
+    """Seconds one call of ``run(*arguments)`` takes, and the CPU seconds this process (its librdkafka
+    threads included) spends meanwhile: on a shared machine the second drifts much less with the load."""
+    started, cpu_started = time.perf_counter(), time.process_time()
     run(*arguments)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu_started
 
 
 def main() -> None:
@@ -124,6 +125,7 @@ def main() -> None:
     arguments = parser.parse_args()
     values = [os.urandom(arguments.size) for _ in range(arguments.records)]
     results: dict[str, list[float]] = {}
+    cpu_results: dict[str, list[float]] = {}
     with broker() as bootstrap:
         namespace = f"bench{uuid.uuid4().hex[:8]}."
         log = open_log(f"kafka://{bootstrap}?namespace={namespace}")
@@ -153,23 +155,30 @@ def main() -> None:
             order = list(runs)
             if round_number % 2:
                 order = [order[1], order[0], order[3], order[4], order[2]]
-            seconds = {path: timed(runs[path][0], *runs[path][1]) for path in order}
-            rates = {path: seconds[path] for path in runs}
+            measured = {path: timed(runs[path][0], *runs[path][1]) for path in order}
             if round_number:
-                for path, seconds in rates.items():
-                    results.setdefault(path, []).append(arguments.records / seconds)
+                for path in runs:
+                    wall, cpu = measured[path]
+                    results.setdefault(path, []).append(arguments.records / wall)
+                    cpu_results.setdefault(path, []).append(cpu * 1e6 / arguments.records)
         log.close()
     print(
         f"{arguments.records} records of {arguments.size} B, {arguments.per_transaction} per transaction, "
-        f"{PARTITIONS} partitions; median of {arguments.rounds} rounds (records/s)"
+        f"{PARTITIONS} partitions; median of {arguments.rounds} rounds (records/s; CPU us per record)"
     )
     medians = {path: statistics.median(rates) for path, rates in results.items()}
+    cpu_medians = {path: statistics.median(costs) for path, costs in cpu_results.items()}
     for path, rate in medians.items():
-        print(f"  {path:58s} {rate:>12,.0f}")
+        print(f"  {path:58s} {rate:>12,.0f} {cpu_medians[path]:>8.2f}")
     paths = list(medians)
     for ours, theirs in ((paths[0], paths[1]), (paths[2], paths[3]), (paths[2], paths[4])):
         share = medians[ours] / medians[theirs]
-        print(f"  {ours.split(' (')[0]}: Conveyor at {share:.0%} of {theirs.split(' (')[1].rstrip(')')}")
+        # On a shared machine the load drifts between rounds: each round's own ratio shows it.
+        rounds = ", ".join(f"{a / b:.0%}" for a, b in zip(results[ours], results[theirs], strict=True))
+        print(
+            f"  {ours.split(' (')[0]}: Conveyor at {share:.0%} of {theirs.split(' (')[1].rstrip(')')}"
+            f" (each round: {rounds}); CPU per record {cpu_medians[ours] / cpu_medians[theirs]:.0%} of it"
+        )
 
 
 if __name__ == "__main__":

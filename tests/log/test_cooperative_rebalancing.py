@@ -11,10 +11,13 @@ from contextlib import contextmanager
 import pytest
 
 from conveyor.log import Consumer, InvalidConfigError, Log, RebalanceListener, TopicPartition
-from conveyor.log.assignment_strategy import COOPERATIVE_STICKY_ASSIGNOR, RANGE_ASSIGNOR
+from conveyor.log.assignment_strategy import (
+    COOPERATIVE_STICKY_ASSIGNOR,
+    RANGE_ASSIGNOR,
+    ROUND_ROBIN_ASSIGNOR,
+    STICKY_ASSIGNOR,
+)
 from waiting import wait_until
-
-from .conftest import embedded_only
 
 
 def group_consumer(log: Log, group_id: str, strategy: str = COOPERATIVE_STICKY_ASSIGNOR) -> Consumer:
@@ -63,12 +66,6 @@ class CallbackLog(RebalanceListener):
         return {tp for call, partitions in self.calls if call in ("revoked", "lost") for tp in partitions}
 
 
-KAFKA_STRATEGIES_PENDING = embedded_only(
-    "the Kafka backend does not yet map partition.assignment.strategy onto librdkafka's assignors and "
-    "incremental assign, so its rebalance listener hears eager revocations only"
-)
-
-
 @contextmanager
 def polling(consumer: Consumer, listener: CallbackLog) -> Iterator[None]:
     """Poll ``consumer`` on a thread of its own (its group needs it to) until the block ends."""
@@ -113,7 +110,6 @@ def topic6(log: Log) -> str:
     return "six"
 
 
-@KAFKA_STRATEGIES_PENDING
 def test_a_joining_consumer_takes_partitions_without_the_first_giving_up_those_it_keeps(
     log: Log, topic6: str
 ) -> None:
@@ -137,7 +133,6 @@ def test_a_joining_consumer_takes_partitions_without_the_first_giving_up_those_i
     second.close()
 
 
-@KAFKA_STRATEGIES_PENDING
 def test_a_moved_partition_is_revoked_by_its_owner_before_its_new_owner_is_assigned_it(
     log: Log, topic6: str
 ) -> None:
@@ -162,7 +157,6 @@ def test_a_moved_partition_is_revoked_by_its_owner_before_its_new_owner_is_assig
     second.close()
 
 
-@KAFKA_STRATEGIES_PENDING
 def test_when_a_consumer_leaves_the_others_only_gain_its_partitions(log: Log, topic6: str) -> None:
     consumers = [subscribed(log, "leaving", topic6) for _ in range(3)]
     listeners = [listener for _, listener in consumers]
@@ -184,7 +178,6 @@ def test_when_a_consumer_leaves_the_others_only_gain_its_partitions(log: Log, to
         consumer.close()
 
 
-@KAFKA_STRATEGIES_PENDING
 def test_partitions_a_consumer_keeps_are_read_on_from_its_position_not_again(log: Log, topic6: str) -> None:
     with log.producer() as producer:
         for partition in range(6):
@@ -211,7 +204,25 @@ def test_partitions_a_consumer_keeps_are_read_on_from_its_position_not_again(log
     second.close()
 
 
-@KAFKA_STRATEGIES_PENDING
+def test_subscribing_to_other_topics_revokes_the_partitions_of_the_topics_left(log: Log, topic6: str) -> None:
+    log.admin().create_topic("next", partitions=1)
+    consumer, calls = subscribed(log, "resubscribing", topic6)
+    consumer.poll(timeout=0)
+    consumer.subscribe(["next"], calls)
+
+    def holding_next() -> bool:
+        consumer.poll(timeout=0.1)
+        return calls.held() == {TopicPartition("next", 0)}
+
+    wait_until(holding_next, "the consumer holding the new topic's partition")
+    assert [call for call in calls.calls if call[1]] == [
+        ("assigned", every_partition(topic6, 6)),
+        ("revoked", every_partition(topic6, 6)),
+        ("assigned", {TopicPartition("next", 0)}),
+    ]
+    consumer.close()
+
+
 def test_kafkas_default_strategy_rebalances_eagerly_revoking_every_partition(log: Log, topic6: str) -> None:
     default = f"{RANGE_ASSIGNOR},{COOPERATIVE_STICKY_ASSIGNOR}"
     first, first_calls = subscribed(log, "default", topic6, default)
@@ -229,5 +240,26 @@ def test_kafkas_default_strategy_rebalances_eagerly_revoking_every_partition(log
 
 
 def test_an_unknown_assignor_is_a_config_error_when_the_consumer_is_created(log: Log) -> None:
-    with pytest.raises(InvalidConfigError, match="RoundRobinAssignor"):
-        group_consumer(log, "unknown", "org.apache.kafka.clients.consumer.RoundRobinAssignor")
+    with pytest.raises(InvalidConfigError, match="NoSuchAssignor"):
+        group_consumer(log, "unknown", "com.example.NoSuchAssignor")
+
+
+def test_the_eager_sticky_assignor_is_a_config_error_that_points_to_the_cooperative_one(log: Log) -> None:
+    with pytest.raises(InvalidConfigError, match="CooperativeStickyAssignor"):
+        group_consumer(log, "sticky", STICKY_ASSIGNOR)
+
+
+def test_the_round_robin_assignor_deals_partitions_out_in_turn(log: Log, topic6: str) -> None:
+    first, first_calls = subscribed(log, "round-robin", topic6, ROUND_ROBIN_ASSIGNOR)
+    first.poll(timeout=0)
+    second, second_calls = subscribed(log, "round-robin", topic6, ROUND_ROBIN_ASSIGNOR)
+    with polling(first, first_calls), polling(second, second_calls):
+        wait_until(
+            lambda: settled([first_calls, second_calls], every_partition(topic6, 6)), "a settled group"
+        )
+    alternate = {
+        frozenset(TopicPartition(topic6, p) for p in span) for span in (range(0, 6, 2), range(1, 6, 2))
+    }
+    assert {frozenset(first.assignment()), frozenset(second.assignment())} == alternate
+    first.close()
+    second.close()

@@ -19,7 +19,7 @@ from conveyor.log.assignment_strategy import COOPERATIVE_STICKY_ASSIGNOR
 from waiting import wait_until
 
 from .conftest import backend_of, read_all
-from .test_cooperative_rebalancing import KAFKA_STRATEGIES_PENDING, CallbackLog, group_consumer, polling
+from .test_cooperative_rebalancing import CallbackLog, group_consumer, polling
 
 WORKER = Path(__file__).with_name("log_process_worker.py")
 
@@ -177,7 +177,6 @@ def test_group_member_killed_with_kill_9_is_evicted_and_the_others_rebalance(log
     member.close()
 
 
-@KAFKA_STRATEGIES_PENDING
 def test_cooperative_consumers_in_two_processes_move_only_the_partitions_that_change_hands(
     log: Log, log_url: str
 ) -> None:

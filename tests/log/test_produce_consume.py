@@ -107,6 +107,27 @@ def test_poll_batch_returns_the_same_records_as_poll_in_columns(log: Log, topic:
     assert list(batch.records()) == consumer.poll()
 
 
+def test_records_of_two_topics_read_together_keep_their_own_topic_and_partition(log: Log) -> None:
+    for name in ("left", "right"):
+        log.admin().create_topic(name, partitions=2)
+        with log.producer() as producer:
+            for partition in range(2):
+                producer.send_batch(
+                    name, [f"{name}-{partition}-{n}".encode() for n in range(50)], partition=partition
+                )
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign([TopicPartition(name, p) for name in ("left", "right") for p in range(2)])
+    read: list[tuple[str, int, int, bytes | None]] = []
+    while batch := consumer.poll(timeout=1, max_records=10_000):
+        read.extend((r.topic, r.partition, r.offset, r.value) for r in batch)
+    assert sorted(read) == sorted(
+        (name, p, n, f"{name}-{p}-{n}".encode())
+        for name in ("left", "right")
+        for p in range(2)
+        for n in range(50)
+    )
+
+
 def test_poll_returns_at_most_max_records_and_continues_where_it_stopped(log: Log, topic: str) -> None:
     with log.producer() as producer:
         producer.send_batch(topic, [str(i).encode() for i in range(10)], partition=0)

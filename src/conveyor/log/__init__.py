@@ -12,10 +12,11 @@ Where the embedded backend differs from Kafka, on purpose:
 - A transaction that outlives ``transaction.timeout.ms`` is aborted by the next reader or writer that
   looks; its producer then gets ``TransactionAbortedError`` and may abort and go on.
 - Compaction and retention run when ``Admin.run_cleaner`` is called, not in the background.
-- Consumer groups support Kafka's ``RangeAssignor`` and ``CooperativeStickyAssignor``
-  (``partition.assignment.strategy``, default both, so eager range as in Kafka; the sticky one alone
-  rebalances cooperatively); no static membership, no automatic offset commits. ``GroupMember`` runs
-  the membership loop for other protocol types (the herder's ``connect`` group).
+- Consumer groups support Kafka's ``RangeAssignor``, ``RoundRobinAssignor`` and
+  ``CooperativeStickyAssignor`` (``partition.assignment.strategy``, default range then cooperative
+  sticky, so eager range as in Kafka; the sticky one alone rebalances cooperatively); no static
+  membership, no automatic offset commits. ``GroupMember`` runs the membership loop for other
+  protocol types (the herder's ``connect`` group).
 """
 
 from conveyor.log.api import (

@@ -4,7 +4,9 @@ As Kafka's consumer: the setting lists assignor class names in order of preferen
 ``RangeAssignor`` then ``CooperativeStickyAssignor`` (and Kafka Connect leaves its sink consumers at
 that default); the group uses the first one every member offers. A consumer rebalances cooperatively
 (KIP-429) only when every assignor it lists supports it, so the default stays eager and a second
-rolling change to ``CooperativeStickyAssignor`` alone turns cooperative rebalancing on.
+rolling change to ``CooperativeStickyAssignor`` alone turns cooperative rebalancing on. Offered:
+``RangeAssignor``, ``RoundRobinAssignor`` and ``CooperativeStickyAssignor``; not the eager
+``StickyAssignor``, which librdkafka (the Kafka backend's client) does not have either.
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from conveyor.log import range_assignor, sticky_assignor
+from conveyor.log import range_assignor, round_robin_assignor, sticky_assignor
 from conveyor.log.api import JoinResult
 from conveyor.log.consumer_protocol import Subscription, decode_subscription, encode_assignment
 from conveyor.log.errors import InvalidConfigError
 from conveyor.positions import TopicPartition
 
 RANGE_ASSIGNOR = "org.apache.kafka.clients.consumer.RangeAssignor"
+ROUND_ROBIN_ASSIGNOR = "org.apache.kafka.clients.consumer.RoundRobinAssignor"
 COOPERATIVE_STICKY_ASSIGNOR = "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
+#: Kafka's eager sticky assignor, which neither backend offers (librdkafka has no such assignor).
+STICKY_ASSIGNOR = "org.apache.kafka.clients.consumer.StickyAssignor"
 DEFAULT_STRATEGY = f"{RANGE_ASSIGNOR},{COOPERATIVE_STICKY_ASSIGNOR}"
 STRATEGY_SETTING = "partition.assignment.strategy"
 
@@ -53,6 +58,13 @@ def _range(
     return range_assignor.assign_ranges(topics, partition_count)
 
 
+def _round_robin(
+    subscriptions: Mapping[str, Subscription], partition_count: PartitionCount
+) -> dict[str, list[TopicPartition]]:
+    topics = {member: subscription.topics for member, subscription in subscriptions.items()}
+    return round_robin_assignor.assign_round_robin(topics, partition_count)
+
+
 def _cooperative_sticky(
     subscriptions: Mapping[str, Subscription], partition_count: PartitionCount
 ) -> dict[str, list[TopicPartition]]:
@@ -62,6 +74,7 @@ def _cooperative_sticky(
 
 ASSIGNORS = {
     RANGE_ASSIGNOR: PartitionAssignor(range_assignor.PROTOCOL_NAME, False, _range),
+    ROUND_ROBIN_ASSIGNOR: PartitionAssignor(round_robin_assignor.PROTOCOL_NAME, False, _round_robin),
     COOPERATIVE_STICKY_ASSIGNOR: PartitionAssignor(sticky_assignor.PROTOCOL_NAME, True, _cooperative_sticky),
 }
 
@@ -74,6 +87,11 @@ def assignors_from_config(config: Mapping[str, object]) -> list[PartitionAssigno
     for name in (str(n).strip().removeprefix("class ").strip() for n in names):
         if not name:
             continue
+        if name == STICKY_ASSIGNOR:
+            raise InvalidConfigError(
+                f"Setting {STRATEGY_SETTING}: the eager {name} is not supported (librdkafka has no such "
+                f"assignor); {COOPERATIVE_STICKY_ASSIGNOR} assigns the same way and rebalances cooperatively"
+            )
         if name not in ASSIGNORS:
             raise InvalidConfigError(
                 f"Setting {STRATEGY_SETTING}: unknown assignor {name!r}; known: {', '.join(ASSIGNORS)}"

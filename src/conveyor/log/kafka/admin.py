@@ -117,7 +117,7 @@ class KafkaAdmin(Admin):
 
     def list_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, PartitionOffsets]:
         partitions = list(partitions)
-        self._check_partitions(partitions)
+        self.check_partitions(partitions)
         earliest = self._offsets(partitions, OffsetSpec.earliest(), IsolationLevel.READ_UNCOMMITTED)
         latest = self._offsets(partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED)
         stable = self._offsets(partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED)
@@ -213,7 +213,12 @@ class KafkaAdmin(Admin):
             return False
         return all(p.leader >= 0 and p.error is None for p in metadata.partitions.values())
 
-    def _check_partitions(self, partitions: Iterable[TopicPartition]) -> None:
+    def partition_count(self, topic: str) -> int:
+        """The topic's partition count in the cluster's metadata; 0 when it does not exist."""
+        return self._partition_count(self._names.outer(topic)) or 0
+
+    def check_partitions(self, partitions: Iterable[TopicPartition]) -> None:
+        """Raise ``UnknownTopicOrPartitionError`` for the first of ``partitions`` that does not exist."""
         counts: dict[str, int | None] = {}
         for tp in partitions:
             if tp.topic not in counts:

@@ -3,8 +3,9 @@
 librdkafka fetches in the background, so "what is in the log now" is not what a zero-timeout poll
 returns. ``poll`` therefore keeps waiting, past its timeout, while a partition's position is still
 behind the end that a ``ListOffsets`` (under the consumer's isolation level) reports: a poll returns
-nothing only when there is nothing to read. Offsets are asked through the log's admin client: on the
-consumer's own connection they would queue behind its long-polling fetches. Positions move past
+nothing only when there is nothing to read. Offsets and partition counts are asked through the log's
+admin client: on the consumer's own connection they would queue behind its long-polling fetches (and a
+new consumer would first wait for a connection of its own). Positions move past
 control records and aborted transactions through librdkafka's end-of-partition events.
 """
 
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 import time
 import uuid
+from bisect import bisect_left
 from collections.abc import Iterable
-from itertools import groupby
+from dataclasses import dataclass
+from itertools import pairwise
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, Message
 from confluent_kafka import Consumer as KafkaConsumer
@@ -30,6 +33,7 @@ from conveyor.log.api import (
     RebalanceListener,
     RecordBatch,
 )
+from conveyor.log.assignment_strategy import STRATEGY_SETTING, RebalanceProtocol
 from conveyor.log.client_config import choice_setting, int_setting, normalize_config
 from conveyor.log.errors import (
     IllegalStateError,
@@ -37,9 +41,9 @@ from conveyor.log.errors import (
     InvalidGroupIdError,
     NoOffsetForPartitionError,
     OffsetOutOfRangeError,
-    UnknownTopicOrPartitionError,
 )
 from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, KafkaAdmin, kafka_offsets
+from conveyor.log.kafka.assignors import librdkafka_strategy
 from conveyor.log.kafka.errors import log_error
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
@@ -49,18 +53,77 @@ from conveyor.positions import TopicPartition
 _CATCH_UP_S = 30.0
 _WAIT_STEP_S = 0.05
 _SECOND = itemgetter(1)
+_T = TypeVar("_T")
 
 
-def _runs(messages: list[Message]) -> list[tuple[tuple[str, int], int]]:
-    """The (topic, partition) of each run of consecutive messages and its length. Counting a column
-    first makes the common case (one partition per hand-over) a few C loops."""
-    if not messages:
-        return []
-    partitions = list(map(Message.partition, messages))
-    topics = list(map(Message.topic, messages))
-    if partitions.count(partitions[0]) == len(messages) and topics.count(topics[0]) == len(messages):
-        return [((topics[0], partitions[0]), len(messages))]
-    return [(place, len(list(run))) for place, run in groupby(zip(topics, partitions, strict=True))]
+def _run_end(column: list[Any], start: int, stop: int) -> int:
+    """Where the run of values equal to ``column[start]`` ends (at ``stop`` at the latest).
+
+    Counted in C over slices: one pass when the run reaches ``stop`` (one partition in the hand-over,
+    the common case), else spans of doubling length from ``start`` until one holds another value, then
+    halving ones inside it: about two passes over the run, and no Python frame per message.
+    """
+    value = column[start]
+    if column[start:stop].count(value) == stop - start:
+        return stop
+    whole, step = start + 1, 1  # column[start:whole] holds only value
+    while True:
+        probe = min(whole + step, stop)
+        if column[whole:probe].count(value) != probe - whole:
+            break
+        whole, step = probe, step * 2
+    while probe - whole > 1:
+        middle = (whole + probe) // 2
+        if column[whole:middle].count(value) == middle - whole:
+            whole = middle
+        else:
+            probe = middle
+    return whole
+
+
+def _run_bounds(partitions: list[int], topics: list[str] | None) -> list[int]:
+    """Where each run of consecutive messages of one partition starts, then the end (``topics`` is None
+    when every message is of one topic)."""
+    bounds, start = [0], 0
+    while start < len(partitions):
+        stop = _run_end(partitions, start, len(partitions))
+        if topics is not None:
+            stop = _run_end(topics, start, stop)
+        bounds.append(stop)
+        start = stop
+    return bounds
+
+
+def _span(column: list[_T], start: int, stop: int) -> list[_T]:
+    """``column[start:stop]``, or the column itself when that is all of it (a hand-over of one run)."""
+    return column if start == 0 and stop == len(column) else column[start:stop]
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """The fields of a hand-over of messages, each read once for all of them with ``map``."""
+
+    topics: list[str] | None
+    partitions: list[int]
+    offsets: list[int]
+    keys: list[bytes | None]
+    values: list[bytes | None]
+    headers: list[Headers] | None
+    timestamps: list[int]
+
+    @classmethod
+    def read(cls, messages: list[Message], one_topic: bool) -> _Columns:
+        """``one_topic``: the consumer reads one topic only, so each message's topic is not read."""
+        headers = list(map(Message.headers, messages))
+        return cls(
+            topics=None if one_topic else list(map(Message.topic, messages)),
+            partitions=list(map(Message.partition, messages)),
+            offsets=list(map(Message.offset, messages)),
+            keys=list(map(Message.key, messages)),
+            values=list(map(Message.value, messages)),
+            headers=[found or [] for found in headers] if any(headers) else None,
+            timestamps=list(map(_SECOND, map(Message.timestamp, messages))),
+        )
 
 
 #: The headers of every record without any, shared as the embedded log shares them.
@@ -68,7 +131,7 @@ _NO_HEADERS: Headers = []
 
 
 #: Settings of the log's interface that are not librdkafka's, or that this consumer sets itself.
-_OWN_SETTINGS = ("auto.offset.reset", "max.poll.records", "enable.auto.commit")
+_OWN_SETTINGS = ("auto.offset.reset", "max.poll.records", "enable.auto.commit", STRATEGY_SETTING)
 
 
 class KafkaLogConsumer(Consumer):
@@ -93,6 +156,8 @@ class KafkaLogConsumer(Consumer):
         self._group_id = group_id
         self._reset = choice_setting(own, "auto.offset.reset", "latest", ("earliest", "latest", "none"))
         self._max_poll_records = int_setting(own, "max.poll.records", 500, minimum=1)
+        strategy = librdkafka_strategy(own)
+        self._cooperative = strategy.protocol is RebalanceProtocol.COOPERATIVE
         passed = {key: value for key, value in own.items() if key not in _OWN_SETTINGS}
         # librdkafka needs a group id even for a consumer that only assigns; such a consumer never commits.
         outer_group = self._names.outer(group_id) if group_id else f"conveyor-unused-{uuid.uuid4().hex}"
@@ -107,7 +172,7 @@ class KafkaLogConsumer(Consumer):
                         "enable.auto.offset.store": False,
                         "enable.partition.eof": True,
                         "auto.offset.reset": "error",
-                        "partition.assignment.strategy": "range",
+                        "partition.assignment.strategy": strategy.setting,
                         "fetch.wait.max.ms": 100,
                         # librdkafka's default (1000) idles a fast reader for up to a second each time
                         # its prefetch queue passes queued.min.messages, a third of its time or more.
@@ -134,7 +199,7 @@ class KafkaLogConsumer(Consumer):
         if self._subscribed is not None:
             raise IllegalStateError(f"Consumer of group {self._group_id} subscribes: it cannot assign too")
         wanted = list(dict.fromkeys(partitions))
-        self._check_exist(wanted)
+        self._admin.check_partitions(wanted)
         self._positions = {tp: None for tp in wanted}
         self._paused &= set(wanted)
         self._resolve_positions(strict=False)
@@ -144,9 +209,14 @@ class KafkaLogConsumer(Consumer):
         self._ensure_open()
         if self._group_id is None:
             raise InvalidGroupIdError("subscribe needs a consumer group id")
-        self._subscribed = list(topics)
+        wanted = list(topics)
+        if self._subscribed is None:
+            self._positions = {}
+        elif self._cooperative:
+            self._revoke_unsubscribed(set(wanted))
+        # Subscribed already, eager: the rebalance this causes revokes everything through librdkafka.
+        self._subscribed = wanted
         self._listener = listener
-        self._positions = {}
         self._joined = False
         self._consumer.subscribe(
             [self._names.outer(topic) for topic in self._subscribed],
@@ -154,6 +224,18 @@ class KafkaLogConsumer(Consumer):
             on_revoke=self._on_revoke,
             on_lost=self._on_lost,
         )
+
+    def _revoke_unsubscribed(self, topics: set[str]) -> None:
+        """Give up the partitions of topics a new subscription leaves, telling the listener they are
+        revoked, as Kafka's consumer does (librdkafka would report them lost, so too late to commit)."""
+        leaving = {tp for tp in self._positions if tp.topic not in topics}
+        if not leaving:
+            return
+        if self._listener is not None:
+            self._listener.on_partitions_revoked(leaving)
+        for tp in leaving:
+            del self._positions[tp]
+        self._paused -= leaving
 
     def unsubscribe(self) -> None:
         self._ensure_open()
@@ -240,7 +322,7 @@ class KafkaLogConsumer(Consumer):
         records past a position."""
         if self._subscribed is not None and not self._joined:
             # librdkafka joins once a subscribed topic exists; until then there is nothing to wait for.
-            return any(self._partition_count(topic) for topic in self._subscribed)
+            return any(self._admin.partition_count(topic) for topic in self._subscribed)
         return self._behind()
 
     def commit(self, offsets: OffsetsToCommit | None = None) -> None:
@@ -294,46 +376,54 @@ class KafkaLogConsumer(Consumer):
     def _batches(self, messages: list[Message]) -> list[RecordBatch]:
         """Column batches of consecutive messages of one partition; error events move positions only.
 
-        The columns are read with ``map`` over confluent-kafka's accessors: no Python frame per record.
+        Each field is read once for the whole hand-over and each batch takes a slice of it.
         """
         events: list[Message] = []
         if any(map(Message.error, messages)):
             events = [message for message in messages if message.error() is not None]
             messages = [message for message in messages if message.error() is None]
         batches: list[RecordBatch] = []
-        start = 0
-        for (topic, partition), length in _runs(messages):
-            batch = self._batch(topic, partition, messages[start : start + length])
-            start += length
-            if batch is not None:
-                batches.append(batch)
+        if messages:
+            topics = {tp.topic for tp in self._positions}
+            only = next(iter(topics)) if len(topics) == 1 else None
+            columns = _Columns.read(messages, one_topic=only is not None)
+            for start, stop in pairwise(_run_bounds(columns.partitions, columns.topics)):
+                batch = self._batch(columns, start, stop, only)
+                if batch is not None:
+                    batches.append(batch)
         for event in events:
             self._on_event(event)
         return batches
 
-    def _batch(self, topic: str, partition: int, messages: list[Message]) -> RecordBatch | None:
-        tp = TopicPartition(self._names.inner(topic), partition)
+    def _batch(self, columns: _Columns, start: int, stop: int, topic: str | None) -> RecordBatch | None:
+        """The batch of messages ``start`` to ``stop`` (one partition's) past this consumer's position;
+        ``topic`` is that of every message, when the consumer reads only one."""
+        if topic is None:
+            assert columns.topics is not None
+            topic = self._names.inner(columns.topics[start])
+        tp = TopicPartition(topic, columns.partitions[start])
         position = self._positions.get(tp)
         if position is None or tp in self._paused:
             return None
-        offsets = list(map(Message.offset, messages))
-        if offsets[0] < position:
-            keep = [index for index, offset in enumerate(offsets) if offset >= position]
-            if not keep:
+        offsets = columns.offsets
+        if offsets[start] < position:
+            start = bisect_left(offsets, position, start, stop)
+            if start == stop:
                 return None
-            messages = messages[keep[0] :]
-            offsets = offsets[keep[0] :]
-        self._positions[tp] = offsets[-1] + 1
-        headers = list(map(Message.headers, messages))
+        self._positions[tp] = offsets[stop - 1] + 1
         return RecordBatch(
             topic=tp.topic,
             partition=tp.partition,
-            offsets=offsets,
-            keys=list(map(Message.key, messages)),
-            values=list(map(Message.value, messages)),
-            headers=[found or [] for found in headers] if any(headers) else [_NO_HEADERS] * len(messages),
-            timestamps=list(map(_SECOND, map(Message.timestamp, messages))),
-            next_offset=offsets[-1] + 1,
+            offsets=_span(offsets, start, stop),
+            keys=_span(columns.keys, start, stop),
+            values=_span(columns.values, start, stop),
+            headers=(
+                [_NO_HEADERS] * (stop - start)
+                if columns.headers is None
+                else _span(columns.headers, start, stop)
+            ),
+            timestamps=_span(columns.timestamps, start, stop),
+            next_offset=offsets[stop - 1] + 1,
         )
 
     def _on_event(self, message: Message) -> None:
@@ -424,20 +514,6 @@ class KafkaLogConsumer(Consumer):
             # Assigned without an offset so far (auto.offset.reset=none): assign everything at its position.
             self._reassign()
 
-    def _check_exist(self, partitions: list[TopicPartition]) -> None:
-        counts: dict[str, int] = {}
-        for tp in partitions:
-            if tp.topic not in counts:
-                counts[tp.topic] = self._partition_count(tp.topic)
-            if not 0 <= tp.partition < counts[tp.topic]:
-                raise UnknownTopicOrPartitionError(f"Partition {tp} does not exist")
-
-    def _partition_count(self, topic: str) -> int:
-        """The topic's partition count in the cluster's metadata; 0 when it does not exist."""
-        outer = self._names.outer(topic)
-        found = self._consumer.list_topics(topic=outer, timeout=REQUEST_TIMEOUT_S).topics.get(outer)
-        return len(found.partitions) if found is not None and found.error is None else 0
-
     def _assigned_of(self, partitions: Iterable[TopicPartition] | None) -> list[TopicPartition]:
         return list(self._positions) if partitions is None else list(partitions)
 
@@ -453,28 +529,52 @@ class KafkaLogConsumer(Consumer):
             raise IllegalStateError("Consumer is closed")
 
     def _on_assign(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> None:
+        """Eager: ``partitions`` is the whole new assignment. Cooperative: only those added to it."""
         assigned = [TopicPartition(self._names.inner(p.topic), p.partition) for p in partitions]
-        self._positions = {tp: None for tp in assigned}
+        if not self._cooperative:
+            self._positions = {}
+        self._positions.update((tp, None) for tp in assigned)
         self._resolve_positions(strict=False)
-        self._consumer.assign(
-            [self._kafka(tp, position) for tp, position in self._positions.items() if position is not None]
-        )
+        starts = [
+            self._kafka(tp, position) for tp in assigned if (position := self._positions[tp]) is not None
+        ]
+        if self._cooperative:
+            self._consumer.incremental_assign(starts)
+        else:
+            self._consumer.assign(starts)
         self._joined = True
         if self._listener is not None:
             self._listener.on_partitions_assigned(set(assigned))
 
     def _on_revoke(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> None:
-        revoked = set(self._positions)
-        if self._listener is not None:
+        """Eager: every partition held goes. Cooperative: only ``partitions``, and the listener hears
+        of them only if there are any."""
+        revoked = self._give_up(partitions)
+        if self._listener is not None and (revoked or not self._cooperative):
             self._listener.on_partitions_revoked(revoked)
-        self._consumer.unassign()
-        self._positions = {}
-        self._paused = set()
+        self._forget(revoked, partitions)
 
     def _on_lost(self, consumer: Any, partitions: list[KafkaTopicPartition]) -> None:
-        lost = set(self._positions)
-        if self._listener is not None:
+        lost = self._give_up(partitions)
+        if self._listener is not None and (lost or not self._cooperative):
             self._listener.on_partitions_lost(lost)
-        self._consumer.unassign()
-        self._positions = {}
-        self._paused = set()
+        self._forget(lost, partitions)
+
+    def _give_up(self, partitions: list[KafkaTopicPartition]) -> set[TopicPartition]:
+        """The partitions a revocation or loss takes from this consumer."""
+        if not self._cooperative:
+            return set(self._positions)
+        return {TopicPartition(self._names.inner(p.topic), p.partition) for p in partitions} & set(
+            self._positions
+        )
+
+    def _forget(self, gone: set[TopicPartition], partitions: list[KafkaTopicPartition]) -> None:
+        if self._cooperative:
+            # Partitions never given a start position (auto.offset.reset=none) were not assigned.
+            held = {(p.topic, p.partition) for p in self._consumer.assignment()}
+            self._consumer.incremental_unassign([p for p in partitions if (p.topic, p.partition) in held])
+        else:
+            self._consumer.unassign()
+        for tp in gone:
+            del self._positions[tp]
+        self._paused -= gone
