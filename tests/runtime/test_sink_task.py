@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
@@ -17,6 +20,7 @@ from conveyor.log import Log
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop, consumer_group
+from log_backends import BACKENDS, fresh_log_url
 
 from .support import (
     CONNECTOR,
@@ -29,6 +33,13 @@ from .support import (
     worker_props,
 )
 from .tasks import RecordingSinkTask
+
+
+@pytest.fixture(params=BACKENDS)
+def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The sink loop runs on each backend: both carry its records, offsets and transactions."""
+    return fresh_log_url(request, request.param, tmp_path)
+
 
 TOPIC = "in"
 PARTITION = ApiPartition(TOPIC, 0)

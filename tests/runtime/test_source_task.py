@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conveyor.api import RetriableError
 from conveyor.data import SourceRecord
 from conveyor.log import Log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
+from log_backends import BACKENDS, fresh_log_url
 
 from .support import (
     NEVER_MS,
@@ -29,6 +33,13 @@ from .support import (
     worker_props,
 )
 from .tasks import ScriptedSourceTask
+
+
+@pytest.fixture(params=BACKENDS)
+def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The source loop runs on each backend: both carry its records, offsets and transactions."""
+    return fresh_log_url(request, request.param, tmp_path)
+
 
 TOPIC = "lines"
 
