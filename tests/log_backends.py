@@ -14,13 +14,14 @@ import pytest
 BACKENDS = ["embedded", "kafka"]
 
 
-def fresh_log_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> str:
-    """The URL of a fresh log of ``backend``; an ``embedded_only`` test is reported skipped on Kafka."""
+def fresh_log_url(request: pytest.FixtureRequest, backend: str, directory: Path) -> str:
+    """The URL of a fresh log of ``backend`` (an embedded one in ``directory``); an ``embedded_only`` test
+    is reported skipped on Kafka."""
     only = request.node.get_closest_marker("embedded_only")
     if only is not None and backend != "embedded":
         pytest.skip(f"embedded log only: {only.kwargs['reason']}")
     if backend == "embedded":
-        return f"embedded:{tmp_path / 'log'}"
+        return f"embedded:{directory / 'log'}"
     if backend == "kafka":
         bootstrap: str = request.getfixturevalue("kafka_bootstrap")
         return f"kafka://{bootstrap}?namespace=t{uuid.uuid4().hex[:12]}."
