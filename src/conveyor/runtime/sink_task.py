@@ -29,7 +29,7 @@ from typing import Any
 from conveyor.api import ErrantRecordReporter, RetriableError, SinkTask, SinkTaskContext
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
-from conveyor.log import Consumer, Log, RebalanceListener
+from conveyor.log import Consumer, Log, Producer, RebalanceListener
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.log.api import Closeable
 from conveyor.runtime.client_overrides import (
@@ -157,20 +157,9 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.topics = list(subscription.topics)
         self.topics_regex = re.compile(subscription.regex) if subscription.regex else None
         error_policy = ErrorPolicy.from_connector_config(config)
-        # Kafka's sink uses a producer only for its dead letter queue, and applies overrides to it then.
-        producer_overrides = (
-            allowed_overrides(worker.client_override_policy, config, ClientType.PRODUCER)
-            if error_policy.dlq_topic
-            else {}
-        )
+        self.dlq_producer = self._dead_letter_producer(error_policy)
         self.errors = ErrorHandler(
-            error_policy,
-            self.connector,
-            spec.id.task,
-            built_with_overrides(
-                ClientType.PRODUCER, producer_overrides, lambda: self.log.producer(**producer_overrides)
-            ),
-            TopicCreator(log, config),
+            error_policy, self.connector, spec.id.task, self.dlq_producer, TopicCreator(log, config)
         )
         self.pipeline = RecordPipeline.for_connector(config, worker, self.errors)
         policy = self.errors.policy
@@ -217,8 +206,27 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         offered, and the task decides what is durable."""
         self._close_partitions(set(self.context.assigned))
 
+    def _dead_letter_producer(self, policy: ErrorPolicy) -> Producer | None:
+        """A producer for the dead letter queue, with the connector's producer overrides, only when there
+        is one (as Kafka's sink, which has no other producer)."""
+        if not policy.dlq_topic:
+            return None
+        worker = self.spec.worker_config
+        overrides = allowed_overrides(
+            worker.client_override_policy, self.spec.connector_config, ClientType.PRODUCER
+        )
+        return built_with_overrides(ClientType.PRODUCER, overrides, lambda: self.log.producer(**overrides))
+
     def _log_client(self) -> Closeable:
         return self.consumer
+
+    def _close_client(self) -> None:
+        """Leave the group, then close the dead letter queue's producer (flushing what it holds)."""
+        try:
+            super()._close_client()
+        finally:
+            if self.dlq_producer is not None:
+                self.dlq_producer.close()
 
     def _loop(self) -> None:
         while True:
