@@ -166,6 +166,13 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     def _log_client(self) -> Closeable:
         return self.producer
 
+    def _close_client(self) -> None:
+        """Close the producer, then the offset store's reader and writer."""
+        try:
+            super()._close_client()
+        finally:
+            self.offsets.stop()
+
     def _loop(self) -> None:
         while True:
             target = self.control.target_state()
