@@ -137,3 +137,15 @@ def test_admin_overrides_join_the_admin_settings_of_a_kafka_log() -> None:
 def test_admin_overrides_leave_an_embedded_log_as_it_is(log: Log) -> None:
     spec = task_spec({"topic": "lines", "admin.override.request.timeout.ms": "5000"}, worker_props(log.url))
     assert task_log_url(spec) == log.url
+
+
+def test_an_exactly_once_task_keeps_its_transactional_id_whatever_an_override_says(log: Log) -> None:
+    spec = task_spec(
+        {"topic": "lines", "producer.override.transactional.id": "borrowed"},
+        worker_props(log.url, **{"exactly.once.source.support": "enabled"}),
+    )
+    loop = SourceTaskLoop(spec, LocalTaskControl(), log, ScriptedSourceTask([]))
+    try:
+        assert loop.producer.transactional_id == "tests-conn-0"
+    finally:
+        loop.producer.close()
