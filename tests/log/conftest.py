@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import itertools
-import uuid
 from pathlib import Path
 
 import pytest
 
 from conveyor.log import ConsumerRecord, Log, TopicPartition
+from log_backends import BACKENDS, embedded_only, fresh_log_url
 
-BACKENDS = ["embedded", "kafka"]
+__all__ = ["embedded_only"]
+
 _topic_numbers = itertools.count()
 
 
@@ -20,21 +21,7 @@ def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
     Every Kafka test shares the session's broker; a namespace of its own makes the log look fresh.
     """
-    backend: str = request.param
-    only = request.node.get_closest_marker("embedded_only")
-    if only is not None and backend != "embedded":
-        pytest.skip(f"embedded log only: {only.kwargs['reason']}")
-    if backend == "embedded":
-        return f"embedded:{tmp_path / 'log'}"
-    if backend == "kafka":
-        bootstrap: str = request.getfixturevalue("kafka_bootstrap")
-        return f"kafka://{bootstrap}?namespace=t{uuid.uuid4().hex[:12]}."
-    raise AssertionError(f"no fixture for backend {backend}")
-
-
-def embedded_only(reason: str) -> pytest.MarkDecorator:
-    """Marks a test of the embedded log's own machinery; on Kafka it is reported skipped, with ``reason``."""
-    return pytest.mark.embedded_only(reason=reason)
+    return fresh_log_url(request, request.param, tmp_path)
 
 
 def backend_of(log: Log) -> str:

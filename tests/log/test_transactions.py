@@ -252,6 +252,20 @@ def test_closing_a_producer_aborts_its_open_transaction(log: Log, topic: str) ->
     assert read_all(log, topic) == []
 
 
+def test_a_closed_producer_refuses_every_further_call(log: Log, topic: str) -> None:
+    producer = transactional(log, "closed")
+    producer.close()
+    calls = [
+        lambda: producer.send(topic, b"late", partition=0),
+        producer.flush,
+        producer.begin_transaction,
+        producer.commit_transaction,
+    ]
+    for call in calls:
+        with pytest.raises(IllegalStateError, match="closed"):
+            call()
+
+
 def test_a_second_process_view_of_the_log_sees_the_same_transactions(log_url: str, topic: str) -> None:
     producer = transactional(open_log(log_url), "shared")
     producer.begin_transaction()

@@ -3,13 +3,17 @@ progress through a rebalance, so nothing is consumed twice; one that ignores it 
 
 The sink writes a file per 10 records in `pre_commit` and commits the offsets it wrote. Tasks of one
 connector are members of one consumer group: a task joining, or a task failing and leaving, makes the
-group take partitions away from the others.
+group take partitions away from the others. Both backends run it: the embedded log's groups and Kafka's
+(librdkafka's eager range assignment) revoke partitions alike.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
 
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError
@@ -17,9 +21,17 @@ from conveyor.log import Log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop, consumer_group
 from conveyor.runtime.task_spec import TaskId
+from log_backends import BACKENDS, fresh_log_url
 
 from .support import CONNECTOR, RunningLoop, committed_group_offsets, task_spec, wait_until, worker_props
 from .tasks import BufferingFileSink, FileStore
+
+
+@pytest.fixture(params=BACKENDS)
+def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Both backends' consumer groups take partitions from a task when another joins or leaves."""
+    return fresh_log_url(request, request.param, tmp_path)
+
 
 TOPIC = "archive"
 PARTITIONS = 2

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
 from conveyor.log import Log
 from conveyor.log import TopicPartition as LogPartition
+from conveyor.log.errors import IllegalStateError
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop, consumer_group
+from log_backends import BACKENDS, fresh_log_url
 
 from .support import (
     CONNECTOR,
@@ -29,6 +34,13 @@ from .support import (
     worker_props,
 )
 from .tasks import RecordingSinkTask
+
+
+@pytest.fixture(params=BACKENDS)
+def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The sink loop runs on each backend: both carry its records, offsets and transactions."""
+    return fresh_log_url(request, request.param, tmp_path)
+
 
 TOPIC = "in"
 PARTITION = ApiPartition(TOPIC, 0)
@@ -327,3 +339,20 @@ def test_partitions_lost_after_the_session_timed_out_are_closed_without_a_commit
         assert committed(log) is None
     lost_at = task.events.index(task.of("close")[0])
     assert "pre_commit" not in [event.name for event in task.events[:lost_at]]
+
+
+def test_a_sink_without_a_dead_letter_queue_holds_no_producer(log: Log) -> None:
+    loop, _ = sink_loop(log, RecordingSinkTask())
+    assert loop.dlq_producer is None
+
+
+def test_the_dead_letter_queues_producer_is_closed_when_the_task_stops(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask()
+    dead_letters = {"errors.tolerance": "all", "errors.deadletterqueue.topic.name": "dead"}
+    loop, control = sink_loop(log, task, config=dead_letters)
+    with running(loop, control):
+        wait_until(lambda: task.put_values() == ["a"], "the record put")
+    assert loop.dlq_producer is not None
+    with pytest.raises(IllegalStateError, match="closed"):
+        loop.dlq_producer.send("dead", b"late")

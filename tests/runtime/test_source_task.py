@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conveyor.api import RetriableError
 from conveyor.data import SourceRecord
 from conveyor.log import Log
+from conveyor.log.errors import IllegalStateError
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
+from conveyor.storage.errors import StorageError
+from log_backends import BACKENDS, fresh_log_url
 
 from .support import (
     NEVER_MS,
@@ -29,6 +35,13 @@ from .support import (
     worker_props,
 )
 from .tasks import ScriptedSourceTask
+
+
+@pytest.fixture(params=BACKENDS)
+def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The source loop runs on each backend: both carry its records, offsets and transactions."""
+    return fresh_log_url(request, request.param, tmp_path)
+
 
 TOPIC = "lines"
 
@@ -236,3 +249,15 @@ def test_a_retriable_error_from_poll_is_retried_and_the_task_keeps_running(log: 
         wait_until(lambda: len(read_values(log, TOPIC)) == 2, "the batch polled after the retriable error")
         assert handle.error is None
     assert read_values(log, TOPIC) == ["input-0", "input-1"]
+
+
+def test_a_stopped_task_releases_its_producer_and_its_offset_stores_clients(log: Log) -> None:
+    task = ScriptedSourceTask([records(0, 1)])
+    loop, control = source_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.batches_returned == 1, "the batch polled")
+        handle.stop()
+    with pytest.raises(IllegalStateError, match="closed"):
+        loop.producer.send(TOPIC, b"late")
+    with pytest.raises(StorageError, match="not started"):
+        loop.offsets.read_to_end()

@@ -43,9 +43,13 @@ def worker_config(data_dir: Path, **overrides: str) -> WorkerConfig:
 
 
 @contextmanager
-def running_worker(data_dir: Path, **overrides: str) -> Iterator[StandaloneWorker]:
-    """A started worker, stopped (tasks committing what they may) on the way out."""
-    worker = StandaloneWorker(worker_config(data_dir, **overrides))
+def running_worker(
+    data_dir: Path, log_url: str | None = None, **overrides: str
+) -> Iterator[StandaloneWorker]:
+    """A started worker (on `log_url`, else the embedded log in its data dir), stopped (tasks committing
+    what they may) on the way out."""
+    log = {"log.url": log_url} if log_url else {}
+    worker = StandaloneWorker(worker_config(data_dir, **log, **overrides))
     worker.start()
     try:
         yield worker

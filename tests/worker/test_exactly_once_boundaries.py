@@ -30,8 +30,10 @@ EOS_DISABLED = "This worker does not have exactly-once source support enabled."
 
 
 @pytest.fixture(scope="module")
-def eos_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneWorker]:
-    with running_worker(tmp_path_factory.mktemp("boundaries"), **exactly_once(True)) as started:
+def eos_worker(tmp_path_factory: pytest.TempPathFactory, worker_log_url: str) -> Iterator[StandaloneWorker]:
+    """A worker with exactly-once source support, on each backend in turn."""
+    data_dir = tmp_path_factory.mktemp("boundaries")
+    with running_worker(data_dir, worker_log_url, **exactly_once(True)) as started:
         yield started
 
 

@@ -1,4 +1,4 @@
-"""The calls a sink task receives from its loop, run in this process on a real embedded log."""
+"""The calls a sink task receives from its loop, run in this process on each backend of the log."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.runtime.worker_config import WorkerConfig
+from log_backends import BACKENDS, fresh_log_url
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 WAIT_S = 60.0
@@ -64,9 +65,14 @@ class CallRecordingSinkTask(SinkTask):
             raise OSError("the external system's connection broke while closing")
 
 
+@pytest.fixture(params=BACKENDS)
+def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return fresh_log_url(request, request.param, tmp_path)
+
+
 @pytest.fixture
-def log(tmp_path: Path) -> Iterator[Log]:
-    with open_log(f"embedded:{tmp_path / 'log'}") as opened:
+def log(log_url: str) -> Iterator[Log]:
+    with open_log(log_url) as opened:
         opened.admin().create_topic("lines", partitions=2)
         producer = opened.producer()
         producer.send("lines", b"one", partition=0)
@@ -74,7 +80,7 @@ def log(tmp_path: Path) -> Iterator[Log]:
         yield opened
 
 
-def sink_spec(log_dir: str) -> TaskSpec:
+def sink_spec(log_url: str) -> TaskSpec:
     config = {
         "name": "recording",
         "connector.class": "RecordingSink",
@@ -83,7 +89,7 @@ def sink_spec(log_dir: str) -> TaskSpec:
         "value.converter": STRING,
     }
     worker = {
-        "log.url": log_dir,
+        "log.url": log_url,
         "key.converter": STRING,
         "value.converter": STRING,
         "header.converter": "org.apache.kafka.connect.storage.SimpleHeaderConverter",
@@ -93,10 +99,10 @@ def sink_spec(log_dir: str) -> TaskSpec:
     )
 
 
-def run_until_put(log: Log, tmp_path: Path, task: CallRecordingSinkTask) -> list[BaseException]:
+def run_until_put(log: Log, task: CallRecordingSinkTask) -> list[BaseException]:
     """Run the loop on a thread of its own, stop it once `put` was called; the errors it raised."""
     control = LocalTaskControl()
-    loop = SinkTaskLoop(sink_spec(f"embedded:{tmp_path / 'log'}"), control, log, task)
+    loop = SinkTaskLoop(sink_spec(log.url), control, log, task)
     errors: list[BaseException] = []
 
     def run() -> None:
@@ -116,35 +122,33 @@ def run_until_put(log: Log, tmp_path: Path, task: CallRecordingSinkTask) -> list
     return errors
 
 
-def test_a_stopped_sink_task_closes_its_partitions_once_and_then_stops(log: Log, tmp_path: Path) -> None:
+def test_a_stopped_sink_task_closes_its_partitions_once_and_then_stops(log: Log) -> None:
     task = CallRecordingSinkTask()
-    assert run_until_put(log, tmp_path, task) == []
+    assert run_until_put(log, task) == []
     assert task.calls[-3:] == ["pre_commit", "close", "stop"]
     assert task.calls.count("close") == 1
 
 
-def test_a_failed_sink_task_closes_its_partitions_once_and_gets_no_call_after_stop(
-    log: Log, tmp_path: Path
-) -> None:
+def test_a_failed_sink_task_closes_its_partitions_once_and_gets_no_call_after_stop(log: Log) -> None:
     task = CallRecordingSinkTask(fail_put=True)
-    errors = run_until_put(log, tmp_path, task)
+    errors = run_until_put(log, task)
     assert [type(error) for error in errors] == [ConnectError]
     assert task.calls[-4:] == ["put", "pre_commit", "close", "stop"]
     assert task.calls.count("close") == 1
 
 
-def test_a_batch_to_redeliver_is_not_committed_before_put_succeeds(log: Log, tmp_path: Path) -> None:
+def test_a_batch_to_redeliver_is_not_committed_before_put_succeeds(log: Log) -> None:
     task = CallRecordingSinkTask(retriable_failures=1)
-    assert run_until_put(log, tmp_path, task) == []
+    assert run_until_put(log, task) == []
     failed_at = task.calls.index("put failed")
     assert task.calls[failed_at + 1 : failed_at + 3] == ["pre_commit", "put"]
     assert task.pre_commit_offsets[0][TopicPartition("lines", 0)] == 0
     assert task.pre_commit_offsets[-1][TopicPartition("lines", 0)] == 1
 
 
-def test_a_sink_task_whose_stop_raises_still_leaves_its_consumer_group(log: Log, tmp_path: Path) -> None:
+def test_a_sink_task_whose_stop_raises_still_leaves_its_consumer_group(log: Log) -> None:
     task = CallRecordingSinkTask(fail_stop=True)
-    errors = run_until_put(log, tmp_path, task)
+    errors = run_until_put(log, task)
     assert [type(error) for error in errors] == [OSError]
     log.admin().delete_consumer_group("connect-recording")
     assert "connect-recording" not in log.admin().list_consumer_groups()

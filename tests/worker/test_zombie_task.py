@@ -4,6 +4,11 @@ The new incarnation's transactional producer fences the old one, and the control
 one that it is superseded; when the old process wakes up it must not commit anything. (When the frozen
 task's Spark job is cancelled after the graceful stop timeout, Spark may kill the frozen process
 instead; either way nothing of the old incarnation may be committed twice.)
+
+It runs on both backends. On Kafka the new producer's `InitProducerId` bumps the epoch and the
+coordinator aborts the zombie's open transaction; the zombie learns it is fenced at its next request to
+the broker (a flush or commit), not on `send` as on the embedded log. The verdict is the same: a
+read_committed reader counts every record once, with no gap.
 """
 
 from __future__ import annotations
@@ -40,8 +45,8 @@ ZOMBIE_GRACE_S = 3.0
 
 
 @pytest.fixture(scope="module")
-def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneWorker]:
-    with running_worker(tmp_path_factory.mktemp("zombie"), **exactly_once(True)) as w:
+def worker(tmp_path_factory: pytest.TempPathFactory, worker_log_url: str) -> Iterator[StandaloneWorker]:
+    with running_worker(tmp_path_factory.mktemp("zombie"), worker_log_url, **exactly_once(True)) as w:
         yield w
 
 

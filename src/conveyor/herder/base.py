@@ -360,7 +360,10 @@ class BaseHerder(Herder):
 
     def validate_connector_config(self, config: Mapping[str, str]) -> dict[str, Any]:
         return validate_connector_config(
-            config, self.config.exactly_once_source_enabled, self._worker_group_id()
+            config,
+            self.config.exactly_once_source_enabled,
+            self._worker_group_id(),
+            self.config.client_override_policy,
         )
 
     def _worker_group_id(self) -> str | None:

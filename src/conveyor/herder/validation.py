@@ -1,8 +1,8 @@
 """Connector config validation: the ConfigInfos of `PUT /connector-plugins/{p}/config/validate`.
 
 The connector's own definition is merged with Kafka Connect's common connector keys (source or sink),
-the keys each configured transform and predicate adds, and KIP-618's preflight checks for
-exactly-once source connectors.
+the keys each configured transform and predicate adds, KIP-618's preflight checks for exactly-once
+source connectors, and the worker's client config override policy.
 """
 
 from __future__ import annotations
@@ -25,6 +25,14 @@ from conveyor.api.config import HIDDEN
 from conveyor.api.config.infos import config_key_info
 from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.plugins import PluginNotFoundError, load_chain_plugin, load_plugin_class
+from conveyor.runtime.client_overrides import (
+    POLICIES,
+    ClientType,
+    OverridePolicy,
+    client_overrides,
+    clients_used,
+    override_violations,
+)
 from conveyor.runtime.connector_config import (
     connector_config_def,
     sink_connector_config_def,
@@ -90,12 +98,16 @@ def connector_definition(klass: type[Connector]) -> ConfigDef:
 
 
 def validate_connector_config(
-    config: Mapping[str, str], exactly_once_enabled: bool, worker_group_id: str | None = None
+    config: Mapping[str, str],
+    exactly_once_enabled: bool,
+    worker_group_id: str | None = None,
+    override_policy: OverridePolicy = POLICIES["All"],
 ) -> dict[str, Any]:
     """Validate a connector config as Kafka Connect's `AbstractHerder.validateConnectorConfig` does.
 
     `worker_group_id` is a distributed worker's `group.id`: a sink connector whose consumer group would
-    be the same group is refused, as Kafka's `DistributedHerder.validateSinkConnectorConfig` does.
+    be the same group is refused, as Kafka's `DistributedHerder.validateSinkConnectorConfig` does. The
+    client overrides of the clients its tasks use are checked against the worker's `override_policy`.
     """
     klass = connector_class(config)
     connector = klass()
@@ -116,6 +128,8 @@ def validate_connector_config(
     else:
         _check_sink_topics(config, framework_values)
         _check_sink_group(config, framework_values, worker_group_id)
+    clients = clients_used(config, is_source, exactly_once_enabled)
+    _check_client_overrides(config, framework_values, override_policy, clients)
     connector_values = connector.validate(config)
     return _infos(klass, framework, framework_values, connector_values, connector.config())
 
@@ -150,6 +164,23 @@ def _add_error(values: list[ConfigValue], name: str, message: str) -> None:
         if value.name == name:
             value.errors.append(message)
             return
+
+
+def _check_client_overrides(
+    config: Mapping[str, str], values: list[ConfigValue], policy: OverridePolicy, clients: list[ClientType]
+) -> None:
+    """Each override of a client the tasks use is listed under its full key, with the policy's refusal."""
+    violations = override_violations(policy, config, clients)
+    known = {value.name: value for value in values}
+    for client in clients:
+        for setting, raw in client_overrides(config, client).items():
+            key = client.prefix + setting
+            value = known.get(key)
+            if value is None:
+                value = ConfigValue(key, raw)
+                values.append(value)
+            if key in violations:
+                value.add_error(violations[key])
 
 
 def _preflight_exactly_once(

@@ -29,9 +29,15 @@ from typing import Any
 from conveyor.api import BatchSinkTask, ErrantRecordReporter, RetriableError, SinkTask, SinkTaskContext
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkRecord
-from conveyor.log import Consumer, Log, RebalanceListener, RecordBatch
+from conveyor.log import Consumer, Log, Producer, RebalanceListener, RecordBatch
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.log.api import Closeable
+from conveyor.runtime.client_overrides import (
+    ClientType,
+    OverridePolicy,
+    allowed_overrides,
+    built_with_overrides,
+)
 from conveyor.runtime.connector_config import SinkTopics
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
@@ -57,15 +63,13 @@ def consumer_group(connector: str) -> str:
 CONSUMER_OVERRIDE_PREFIX = "consumer.override."
 
 
-def consumer_overrides(config: Mapping[str, str]) -> dict[str, str]:
-    """The connector's `consumer.override.*` settings for its sink consumer (as Kafka's default `All`
-    client config override policy allows), e.g. the group's `session.timeout.ms`; the log it reads is
-    chosen before the loop starts (`task_logs`), so `log.url` is not a consumer setting."""
-    return {
-        key.removeprefix(CONSUMER_OVERRIDE_PREFIX): value
-        for key, value in config.items()
-        if key.startswith(CONSUMER_OVERRIDE_PREFIX) and key != CONSUMER_LOG_URL_CONFIG
-    }
+def consumer_overrides(config: Mapping[str, str], policy: OverridePolicy) -> dict[str, str]:
+    """The connector's `consumer.override.*` settings for its sink consumer (as the worker's client config
+    override `policy` allows), e.g. the group's `session.timeout.ms`; the log it reads is chosen before
+    the loop starts (`task_logs`), so `log.url` is not a consumer setting."""
+    overrides = allowed_overrides(policy, config, ClientType.CONSUMER)
+    overrides.pop(CONSUMER_LOG_URL_CONFIG.removeprefix(CONSUMER_OVERRIDE_PREFIX), None)
+    return overrides
 
 
 class RuntimeErrantRecordReporter(ErrantRecordReporter):
@@ -152,12 +156,10 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         subscription = SinkTopics.parse(config)
         self.topics = list(subscription.topics)
         self.topics_regex = re.compile(subscription.regex) if subscription.regex else None
+        error_policy = ErrorPolicy.from_connector_config(config)
+        self.dlq_producer = self._dead_letter_producer(error_policy)
         self.errors = ErrorHandler(
-            ErrorPolicy.from_connector_config(config),
-            self.connector,
-            spec.id.task,
-            self.log.producer(),
-            TopicCreator(log, config),
+            error_policy, self.connector, spec.id.task, self.dlq_producer, TopicCreator(log, config)
         )
         self.pipeline = RecordPipeline.for_connector(config, worker, self.errors)
         self.batch_task = (
@@ -170,12 +172,16 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             else None
         )
         self.context = RuntimeSinkTaskContext(spec.task_config, self.reporter)
-        overrides = consumer_overrides(config)
+        overrides = consumer_overrides(config, worker.client_override_policy)
         isolation = overrides.pop("isolation.level", "read_committed")
-        self.consumer: Consumer = self.log.consumer(
-            consumer_group(self.connector),
-            "read_uncommitted" if isolation == "read_uncommitted" else "read_committed",
-            **{"auto.offset.reset": "earliest", **overrides},
+        self.consumer: Consumer = built_with_overrides(
+            ClientType.CONSUMER,
+            overrides,
+            lambda: self.log.consumer(
+                consumer_group(self.connector),
+                "read_uncommitted" if isolation == "read_uncommitted" else "read_committed",
+                **{"auto.offset.reset": "earliest", **overrides},
+            ),
         )
         self.subscribed: list[str] = []
         self.topic_layout: dict[str, int] | None = None
@@ -203,8 +209,27 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         offered, and the task decides what is durable."""
         self._close_partitions(set(self.context.assigned))
 
+    def _dead_letter_producer(self, policy: ErrorPolicy) -> Producer | None:
+        """A producer for the dead letter queue, with the connector's producer overrides, only when there
+        is one (as Kafka's sink, which has no other producer)."""
+        if not policy.dlq_topic:
+            return None
+        worker = self.spec.worker_config
+        overrides = allowed_overrides(
+            worker.client_override_policy, self.spec.connector_config, ClientType.PRODUCER
+        )
+        return built_with_overrides(ClientType.PRODUCER, overrides, lambda: self.log.producer(**overrides))
+
     def _log_client(self) -> Closeable:
         return self.consumer
+
+    def _close_client(self) -> None:
+        """Leave the group, then close the dead letter queue's producer (flushing what it holds)."""
+        try:
+            super()._close_client()
+        finally:
+            if self.dlq_producer is not None:
+                self.dlq_producer.close()
 
     def _loop(self) -> None:
         while True:

@@ -30,6 +30,7 @@ from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
 from conveyor.log.api import Closeable
 from conveyor.positions import RecordMetadata
+from conveyor.runtime.client_overrides import ClientType, allowed_overrides, built_with_overrides
 from conveyor.runtime.connector_config import SourceTransactionSettings
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
@@ -46,6 +47,8 @@ logger = logging.getLogger(__name__)
 
 PAUSED_WAIT_S = 0.1
 RETRY_POLL_WAIT_S = 0.1
+EXACTLY_ONCE_PRODUCER_SETTINGS = ("transactional.id", "enable.idempotence")
+"""Producer settings exactly-once support sets itself, whatever a connector's overrides say (as Kafka)."""
 """The pause after a poll that raised a `RetriableError`, so that a source that is down is not spun on."""
 
 
@@ -120,13 +123,29 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.state = TargetState.STARTED
 
     def _create_producer(self) -> Producer:
-        if not self.exactly_once:
-            return self.log.producer()
         worker = self.spec.worker_config
+        overrides = allowed_overrides(
+            worker.client_override_policy, self.spec.connector_config, ClientType.PRODUCER
+        )
+        if not self.exactly_once:
+            return built_with_overrides(
+                ClientType.PRODUCER, overrides, lambda: self.log.producer(**overrides)
+            )
         transactional_id = f"{worker.group_id}-{self.connector}-{self.spec.id.task}"
-        producer = self.log.producer(
-            transactional_id=transactional_id,
-            **{"transaction.timeout.ms": worker.producer_transaction_timeout_ms},
+        for forced in EXACTLY_ONCE_PRODUCER_SETTINGS:
+            if forced in overrides:
+                logger.warning(
+                    "Ignoring %s%s=%s of connector %s: exactly-once source support sets it",
+                    ClientType.PRODUCER.prefix,
+                    forced,
+                    overrides.pop(forced),
+                    self.connector,
+                )
+        settings = {"transaction.timeout.ms": worker.producer_transaction_timeout_ms, **overrides}
+        producer = built_with_overrides(
+            ClientType.PRODUCER,
+            overrides,
+            lambda: self.log.producer(transactional_id=transactional_id, **settings),
         )
         producer.init_transactions()
         if self.spec.task_config_generation is not None:
@@ -146,6 +165,13 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
 
     def _log_client(self) -> Closeable:
         return self.producer
+
+    def _close_client(self) -> None:
+        """Close the producer, then the offset store's reader and writer."""
+        try:
+            super()._close_client()
+        finally:
+            self.offsets.stop()
 
     def _loop(self) -> None:
         while True:

@@ -7,10 +7,11 @@ import logging
 from conveyor.api import SinkTask, SourceTask
 from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import open_log
+from conveyor.runtime.client_overrides import ClientType, built_with_overrides
 from conveyor.runtime.control import TaskControl
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
-from conveyor.runtime.task_logs import task_log_url
+from conveyor.runtime.task_logs import admin_overrides, task_log_url
 from conveyor.runtime.task_spec import TaskSpec
 
 logger = logging.getLogger(__name__)
@@ -21,11 +22,16 @@ TASK_CLASS_CONFIG = "task.class"
 def run_task(spec: TaskSpec, control: TaskControl) -> None:
     """Run one task incarnation until its control says stop; raises if the task fails.
 
-    A sink task whose connector sets `consumer.override.log.url` runs on that log (another cluster).
+    A sink task whose connector sets `consumer.override.log.url` runs on that log (another cluster). Its
+    admin client is made first when the connector overrides its settings, so that a refused one fails
+    the task at once, naming the connector's overrides.
     """
     task_class = import_dotted_class(spec.task_config[TASK_CLASS_CONFIG])
     task = task_class()
     with open_log(task_log_url(spec)) as log:
+        admin = admin_overrides(spec)
+        if admin:
+            built_with_overrides(ClientType.ADMIN, admin, log.admin)
         if isinstance(task, SourceTask):
             SourceTaskLoop(spec, control, log, task).run()
         elif isinstance(task, SinkTask):

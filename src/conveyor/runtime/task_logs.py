@@ -1,8 +1,11 @@
-"""Which log a task reads its records from: the worker's, or the cluster a sink connector points its
-consumer at (how a sink replicates from another cluster, as Kafka's `consumer.override.bootstrap.servers`)."""
+"""Which log a task runs on: the worker's, or the cluster a sink connector points its consumer at (how a
+sink replicates from another cluster, as Kafka's `consumer.override.bootstrap.servers`), with the
+connector's `admin.override.*` settings given to the admin clients of a Kafka log."""
 
 from __future__ import annotations
 
+from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.runtime.client_overrides import ClientType, allowed_overrides
 from conveyor.runtime.task_spec import TaskKind, TaskSpec
 
 CONSUMER_LOG_URL_CONFIG = "consumer.override.log.url"
@@ -12,10 +15,24 @@ CONSUMER_LOG_URL_CONFIG = "consumer.override.log.url"
 def task_log_url(spec: TaskSpec) -> str:
     """The log a task loop runs on: a sink's consumer log when its connector names one, else the worker's.
 
-    Resolved once per task incarnation, so the choice costs nothing per record.
+    Resolved once per task incarnation, so the choice costs nothing per record. The embedded log has no
+    admin client settings, so admin overrides reach only a Kafka log.
     """
+    url = spec.worker_config.log_url
     if spec.kind is TaskKind.SINK:
         override = spec.connector_config.get(CONSUMER_LOG_URL_CONFIG, "").strip()
         if override:
-            return override
-    return spec.worker_config.log_url
+            url = override
+    admin = allowed_overrides(
+        spec.worker_config.client_override_policy, spec.connector_config, ClientType.ADMIN
+    )
+    if admin and url.startswith("kafka://"):
+        url = KafkaSettings.from_url(url).with_client_settings("admin", admin).url()
+    return url
+
+
+def admin_overrides(spec: TaskSpec) -> dict[str, str]:
+    """The connector's `admin.override.*` settings, as the worker's policy allows them."""
+    return allowed_overrides(
+        spec.worker_config.client_override_policy, spec.connector_config, ClientType.ADMIN
+    )

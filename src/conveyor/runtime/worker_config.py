@@ -26,6 +26,13 @@ from conveyor.api.config import (
 )
 from conveyor.errors import ConfigError
 from conveyor.log.kafka.settings import kafka_url_from_worker_props
+from conveyor.runtime.client_overrides import (
+    OVERRIDE_POLICY_CONFIG,
+    POLICIES,
+    OverridePolicy,
+    ensure_override_policy,
+    override_policy,
+)
 from conveyor.runtime.config_providers import CONFIG_PROVIDERS_CONFIG, ConfigProviders
 from conveyor.runtime.mac_algorithms import ensure_mac_algorithm, ensure_mac_algorithms, key_size_bytes
 from conveyor.runtime.ssl_config import (
@@ -209,6 +216,11 @@ def _worker_config_def() -> ConfigDef:
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
                 "process, once every slot runs a task.")
         .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low)
+        .define(OVERRIDE_POLICY_CONFIG, ConfigType.STRING, default="All", importance=medium,
+                validator=LambdaValidator(ensure_override_policy, "One of None, Principal, All"),
+                documentation="Which client settings a connector may override (producer.override.*, "
+                "consumer.override.*, admin.override.*): None, Principal (the client's principal) or "
+                "All, or their Kafka class names.")
         .define(CONFIG_PROVIDERS_CONFIG, ConfigType.LIST, default=[], importance=low,
                 documentation="Names of the config providers that resolve ${provider:path:key} variables.")
         .define(INTER_WORKER_KEY_TTL_MS, ConfigType.INT, default=3_600_000,
@@ -299,6 +311,7 @@ class WorkerConfig:
     worker_sync_timeout_ms: int = 3_000
     worker_unsync_backoff_ms: int = 300_000
     scheduled_rebalance_max_delay_ms: int = 300_000
+    client_override_policy: OverridePolicy = POLICIES["All"]
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -401,6 +414,7 @@ class WorkerConfig:
             worker_sync_timeout_ms=parsed["worker.sync.timeout.ms"],
             worker_unsync_backoff_ms=parsed["worker.unsync.backoff.ms"],
             scheduled_rebalance_max_delay_ms=parsed["scheduled.rebalance.max.delay.ms"],
+            client_override_policy=override_policy(parsed[OVERRIDE_POLICY_CONFIG]),
             warnings=tuple(warnings),
         )
 

@@ -143,6 +143,7 @@ class KafkaLogProducer(Producer):
         self._raise_pending()
 
     def flush(self) -> None:
+        self._ensure_open()
         try:
             self._producer.flush()
         except (KafkaException, SystemError) as error:
@@ -152,6 +153,7 @@ class KafkaLogProducer(Producer):
         self._raise_pending()
 
     def partitions_for(self, topic: str) -> int:
+        self._ensure_open()
         count = self._partition_counts.get(topic)
         if count is None:
             outer = self._names.outer(topic)
@@ -212,9 +214,12 @@ class KafkaLogProducer(Producer):
             with contextlib.suppress(KafkaException, RuntimeError):
                 self._producer.close()
 
-    def _check_target(self, topic: str, partition: int | None) -> None:
+    def _ensure_open(self) -> None:
         if self._closed:
             raise IllegalStateError(f"Producer {self._transactional_id or ''} is closed")
+
+    def _check_target(self, topic: str, partition: int | None) -> None:
+        self._ensure_open()
         if self._transactional_id is not None and not self._in_transaction:
             raise InvalidTxnStateError(
                 f"Producer {self._transactional_id}: send outside a transaction (call begin_transaction)"
@@ -269,6 +274,7 @@ class KafkaLogProducer(Producer):
             wait_until_completed(self._coordinators, self._names.outer(self._transactional_id))
 
     def _require_transactional(self) -> None:
+        self._ensure_open()
         if self._transactional_id is None:
             raise IllegalStateError("This producer has no transactional id")
 

@@ -62,6 +62,11 @@ class KafkaSettings:
         suffix = f"?{urlencode(query, quote_via=quote)}" if query else ""
         return f"kafka://{self.bootstrap_servers}{suffix}"
 
+    def with_client_settings(self, kind: ClientKind, settings: Mapping[str, str]) -> KafkaSettings:
+        """These settings with ``settings`` added to (and winning over) one kind of client's own."""
+        per_client = {**self.per_client, kind: {**self.per_client.get(kind, {}), **settings}}
+        return KafkaSettings(self.bootstrap_servers, self.common, per_client, self.namespace)
+
     def client_config(self, kind: ClientKind, **overrides: object) -> dict[str, object]:
         """librdkafka settings of one client: brokers, common settings, the kind's own, ``overrides``
         (Kafka's Java security keys translated to librdkafka's)."""

@@ -1,0 +1,146 @@
+"""A connector's client overrides (`producer.override.*`, `consumer.override.*`, `admin.override.*`) and
+the worker's `connector.client.config.override.policy` that allows them, as in Kafka Connect.
+
+The policies are Kafka's: `None` allows no override, `Principal` only the client's principal, `All`
+(the default) every setting. A disallowed override is refused when the connector config is validated,
+with Kafka's message, and again when a task starts (a config written before the policy changed).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+from conveyor.errors import ConfigError, ConnectError
+from conveyor.log.errors import InvalidConfigError
+
+T = TypeVar("T")
+
+OVERRIDE_POLICY_CONFIG = "connector.client.config.override.policy"
+POLICY_PACKAGE = "org.apache.kafka.connect.connector.policy."
+DLQ_TOPIC_CONFIG = "errors.deadletterqueue.topic.name"
+
+
+class ClientType(enum.Enum):
+    """The kinds of client a task uses, named as their override prefixes are."""
+
+    PRODUCER = "producer"
+    CONSUMER = "consumer"
+    ADMIN = "admin"
+
+    @property
+    def prefix(self) -> str:
+        return f"{self.value}.override."
+
+
+@dataclass(frozen=True)
+class OverridePolicy:
+    """One of Kafka's override policies; `allowed` is None when every setting may be overridden."""
+
+    name: str
+    allowed: frozenset[str] | None
+
+    def violation(self, setting: str) -> str | None:
+        """Kafka's message for an override of `setting` this policy refuses; None when it allows it."""
+        if self.allowed is None or setting in self.allowed:
+            return None
+        return (
+            f"The '{self.name}' policy does not allow '{setting}' to be overridden in the connector "
+            "configuration."
+        )
+
+
+POLICIES = {
+    policy.name: policy
+    for policy in (
+        OverridePolicy("None", frozenset()),
+        # Kafka's principal settings, and librdkafka's form of sasl.jaas.config (which it refuses).
+        OverridePolicy(
+            "Principal",
+            frozenset(
+                {"sasl.jaas.config", "sasl.mechanism", "security.protocol", "sasl.username", "sasl.password"}
+            ),
+        ),
+        OverridePolicy("All", None),
+    )
+}
+
+
+def override_policy(name: str) -> OverridePolicy:
+    """The policy a worker names by alias (`All`), class name or fully qualified Kafka class name."""
+    alias = name.strip().removeprefix(POLICY_PACKAGE).removesuffix("ConnectorClientConfigOverridePolicy")
+    policy = POLICIES.get(alias)
+    if policy is None:
+        raise ConfigError(
+            OVERRIDE_POLICY_CONFIG, name, f"Must be one of {', '.join(POLICIES)} (or their Kafka class names)"
+        )
+    return policy
+
+
+def ensure_override_policy(name: str, value: object) -> None:
+    """A worker config validator: `value` names a known policy."""
+    override_policy(str(value))
+
+
+def client_overrides(config: Mapping[str, str], client: ClientType) -> dict[str, str]:
+    """The connector's overrides of one kind of client, without their prefix."""
+    return {
+        key[len(client.prefix) :]: value for key, value in config.items() if key.startswith(client.prefix)
+    }
+
+
+def clients_used(config: Mapping[str, str], is_source: bool, exactly_once: bool) -> list[ClientType]:
+    """The clients a connector's tasks use, whose overrides are validated (Kafka's `connectorUses*`):
+    a source's producer, and its admin and consumer for topic creation or an offsets topic of its own; a
+    sink's consumer, and its producer and admin for a dead letter queue."""
+    if is_source:
+        own_offsets = exactly_once or bool(config.get("offsets.storage.topic", "").strip())
+        creates_topics = any(key.startswith("topic.creation.") for key in config)
+        return [
+            ClientType.PRODUCER,
+            *([ClientType.ADMIN] if creates_topics or own_offsets else []),
+            *([ClientType.CONSUMER] if own_offsets else []),
+        ]
+    dead_letters = bool(config.get(DLQ_TOPIC_CONFIG, "").strip())
+    return [ClientType.CONSUMER, *([ClientType.PRODUCER, ClientType.ADMIN] if dead_letters else [])]
+
+
+def override_violations(
+    policy: OverridePolicy, config: Mapping[str, str], clients: list[ClientType]
+) -> dict[str, str]:
+    """Each override `policy` refuses, by full key (`producer.override.linger.ms`), with Kafka's message."""
+    violations: dict[str, str] = {}
+    for client in clients:
+        for setting in client_overrides(config, client):
+            message = policy.violation(setting)
+            if message is not None:
+                violations[client.prefix + setting] = message
+    return violations
+
+
+def allowed_overrides(
+    policy: OverridePolicy, config: Mapping[str, str], client: ClientType
+) -> dict[str, str]:
+    """The overrides a task's client gets; a task whose connector's overrides the policy refuses fails, as
+    Kafka's `Worker` fails it (validation should have refused the config already)."""
+    overrides = client_overrides(config, client)
+    refused = [message for setting in overrides if (message := policy.violation(setting)) is not None]
+    if refused:
+        raise ConnectError(f"Client Config Overrides not allowed {refused}")
+    return overrides
+
+
+def built_with_overrides(client: ClientType, overrides: Mapping[str, str], build: Callable[[], T]) -> T:
+    """A client `build` makes; when its settings are refused and the connector overrides some, the error
+    names those overrides by their full keys (librdkafka's own message may name a setting by an alias)."""
+    try:
+        return build()
+    except InvalidConfigError as error:
+        if not overrides:
+            raise
+        keys = ", ".join(client.prefix + setting for setting in overrides)
+        raise ConnectError(
+            f"The {client.value} client refused its settings, which include the connector's {keys}: {error}"
+        ) from error
