@@ -49,6 +49,21 @@ def test_a_source_task_class_runs_in_the_source_loop(log: Log, tmp_path: Path) -
         wait_until(lambda: read_values(log, "lines") == ["first", "second"], "the file's lines in the topic")
 
 
+def test_kafkas_java_name_of_the_file_source_task_runs_conveyors_task(log: Log, tmp_path: Path) -> None:
+    source = tmp_path / "input.txt"
+    source.write_text("written by\nkafka connect\n")
+    control = LocalTaskControl()
+    config = {
+        "task.class": "org.apache.kafka.connect.file.FileStreamSourceTask",
+        "file": str(source),
+        "topic": "t",
+    }
+    with running(EntryLoop(config, log, control), control):
+        wait_until(
+            lambda: read_values(log, "t") == ["written by", "kafka connect"], "the file's lines in the topic"
+        )
+
+
 def test_a_task_failure_is_raised_to_the_placement(log: Log) -> None:
     control = LocalTaskControl()
     config = {"task.class": FAILING_SOURCE_TASK, "fail.after.ms": "0"}

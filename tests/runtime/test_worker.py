@@ -209,6 +209,15 @@ def test_task_configs_name_the_task_class_one_per_task(placement: Placement) -> 
     assert [c["recording.task"] for c in configs] == ["0", "1"]
 
 
+def test_task_configs_name_a_shipped_file_task_by_kafkas_java_class(
+    placement: Placement, tmp_path: Path
+) -> None:
+    config = file_source(tmp_path)
+    assert placement.worker.start_connector(NAME, config, TargetState.STARTED)
+    configs = placement.worker.connector_task_configs(NAME, config)
+    assert [c["task.class"] for c in configs] == ["org.apache.kafka.connect.file.FileStreamSourceTask"]
+
+
 def test_restart_backoff_doubles_per_failure_up_to_its_maximum(
     log: Log, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

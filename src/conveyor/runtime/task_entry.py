@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 
 from conveyor.api import SinkTask, SourceTask
-from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import open_log
+from conveyor.plugins.task_classes import load_task_class
 from conveyor.runtime.control import TaskControl
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
@@ -23,7 +23,7 @@ def run_task(spec: TaskSpec, control: TaskControl) -> None:
 
     A sink task whose connector sets `consumer.override.log.url` runs on that log (another cluster).
     """
-    task_class = import_dotted_class(spec.task_config[TASK_CLASS_CONFIG])
+    task_class = load_task_class(spec.task_config[TASK_CLASS_CONFIG])
     task = task_class()
     with open_log(task_log_url(spec)) as log:
         if isinstance(task, SourceTask):
