@@ -10,6 +10,7 @@ from conveyor.log import Log, open_log
 from conveyor.runtime.control import LocalTaskControl
 from conveyor.runtime.task_entry import run_task
 from conveyor.runtime.task_spec import TaskSpec
+from conveyor.spark.streaming.query_tasks import is_query_task
 
 from .support import read_values, running, task_spec, wait_until, worker_props
 
@@ -100,3 +101,10 @@ def test_a_sink_task_reads_the_log_its_connector_names_instead_of_the_workers(
                 "the other cluster's record in the file",
             )
         assert "lines" not in log.admin().list_topics()
+
+
+def test_kafkas_java_name_of_the_file_source_task_is_an_ordinary_task_not_a_query(log: Log) -> None:
+    spec = task_spec(
+        {"task.class": "org.apache.kafka.connect.file.FileStreamSourceTask"}, worker_props(log.url)
+    )
+    assert not is_query_task(spec)
