@@ -248,7 +248,18 @@ class Worker:
                 raise RuntimeError(f"Task {task} is already running on this worker")
             self._tasks[task] = RunningTask(spec, target, raw_configs, task_config_generation)
             self._put_task_status(task, State.UNASSIGNED)
-            self._launch(spec, target)
+            try:
+                self._launch(spec, target)
+            except Exception as exc:
+                self._fail_launch(task, exc)
+
+    def _fail_launch(self, task: TaskId, error: Exception) -> None:
+        """A task that could not be placed is FAILED with the reason, not left UNASSIGNED (as Kafka's
+        `Worker.startTask` does with any error before the task runs)."""
+        logger.error("Failed to start task %s", task, exc_info=error)
+        self.startups.failed("task")
+        self._tasks.pop(task, None)
+        self._put_task_status(task, State.FAILED, _trace(error))
 
     def _resolved_spec(
         self,
