@@ -6,8 +6,9 @@ Each runtime runs as users run it (``ConnectDistributed`` from Kafka's Maven jar
 distributed``), one worker, a group and topics of its own, exactly-once source support enabled and the
 source connector requiring it, the sink reading read_committed, string converters. The clock starts
 when both connectors are created on a ready worker and stops when the output file is as long as the
-input; the source alone is timed to its last committed source offset. A real broker is started with
-``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
+input; the source alone is timed to its last committed source offset. Every other round runs Conveyor
+first. A real broker is started with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names
+one.
 """
 
 from __future__ import annotations
@@ -204,11 +205,15 @@ def bench(bootstrap: str, lines: int, rounds: int) -> None:
         source = directory / "input.txt"
         write_input(source, lines)
         print(f"{lines:,} lines ({source.stat().st_size:,} bytes) on the broker at {bootstrap}", flush=True)
-        for _ in range(rounds):
+        for round_number in range(rounds):
+            if round_number % 2:
+                conveyor = bench_conveyor(bootstrap, directory, source)
+                report(lines, conveyor)
             kafka_connect = bench_kafka_connect(bootstrap, directory, source)
             report(lines, kafka_connect)
-            conveyor = bench_conveyor(bootstrap, directory, source)
-            report(lines, conveyor)
+            if not round_number % 2:
+                conveyor = bench_conveyor(bootstrap, directory, source)
+                report(lines, conveyor)
             print(
                 f"{'Conveyor/Kafka':>14}: source {kafka_connect.source_s / conveyor.source_s:.0%}, "
                 f"end to end {kafka_connect.end_to_end_s / conveyor.end_to_end_s:.0%}",
