@@ -10,6 +10,7 @@ from conveyor.log import Log, open_log
 from conveyor.runtime.control import LocalTaskControl
 from conveyor.runtime.task_entry import run_task
 from conveyor.runtime.task_spec import TaskSpec
+from conveyor.spark.streaming.query_tasks import is_query_task
 
 from .support import read_values, running, task_spec, wait_until, worker_props
 
@@ -49,6 +50,21 @@ def test_a_source_task_class_runs_in_the_source_loop(log: Log, tmp_path: Path) -
         wait_until(lambda: read_values(log, "lines") == ["first", "second"], "the file's lines in the topic")
 
 
+def test_kafkas_java_name_of_the_file_source_task_runs_conveyors_task(log: Log, tmp_path: Path) -> None:
+    source = tmp_path / "input.txt"
+    source.write_text("written by\nkafka connect\n")
+    control = LocalTaskControl()
+    config = {
+        "task.class": "org.apache.kafka.connect.file.FileStreamSourceTask",
+        "file": str(source),
+        "topic": "t",
+    }
+    with running(EntryLoop(config, log, control), control):
+        wait_until(
+            lambda: read_values(log, "t") == ["written by", "kafka connect"], "the file's lines in the topic"
+        )
+
+
 def test_a_task_failure_is_raised_to_the_placement(log: Log) -> None:
     control = LocalTaskControl()
     config = {"task.class": FAILING_SOURCE_TASK, "fail.after.ms": "0"}
@@ -85,3 +101,10 @@ def test_a_sink_task_reads_the_log_its_connector_names_instead_of_the_workers(
                 "the other cluster's record in the file",
             )
         assert "lines" not in log.admin().list_topics()
+
+
+def test_kafkas_java_name_of_the_file_source_task_is_an_ordinary_task_not_a_query(log: Log) -> None:
+    spec = task_spec(
+        {"task.class": "org.apache.kafka.connect.file.FileStreamSourceTask"}, worker_props(log.url)
+    )
+    assert not is_query_task(spec)

@@ -13,7 +13,8 @@ import pytest
 
 from conveyor.log import Log
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.task_spec import TaskId
+from conveyor.runtime.task_runner import TaskEvents
+from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.runtime.worker import Worker
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
@@ -207,6 +208,30 @@ def test_task_configs_name_the_task_class_one_per_task(placement: Placement) -> 
     configs = placement.worker.connector_task_configs(NAME, config)
     assert [c["task.class"] for c in configs] == ["tests.worker.connectors:RecordingSinkTask"] * 2
     assert [c["recording.task"] for c in configs] == ["0", "1"]
+
+
+def test_task_configs_name_a_shipped_file_task_by_kafkas_java_class(
+    placement: Placement, tmp_path: Path
+) -> None:
+    config = file_source(tmp_path)
+    assert placement.worker.start_connector(NAME, config, TargetState.STARTED)
+    configs = placement.worker.connector_task_configs(NAME, config)
+    assert [c["task.class"] for c in configs] == ["org.apache.kafka.connect.file.FileStreamSourceTask"]
+
+
+class UnplaceableRunner(ThreadTaskRunner):
+    """A runner that cannot place any task (a Spark job that cannot be submitted)."""
+
+    def start(self, spec: TaskSpec, events: TaskEvents) -> None:
+        raise RuntimeError("no way to place the task")
+
+
+def test_a_task_that_cannot_be_placed_is_failed_with_the_reason(log: Log, tmp_path: Path) -> None:
+    placement = make_placement(log, tmp_path)
+    placement.worker.runner = UnplaceableRunner()
+    placement.start(file_source(tmp_path))
+    status = placement.wait_for_task("FAILED")
+    assert "no way to place the task" in (status.trace or "")
 
 
 def test_restart_backoff_doubles_per_failure_up_to_its_maximum(

@@ -3,7 +3,7 @@
 The table has the format of ``conveyor.plugins.BUILTIN_CONNECTORS`` (listed class name, Kafka's Java
 name where there is one, to ``"module:Class"``); the catalog derives the simple-name aliases
 (``FileStreamSourceConnector``, ``FileStreamSource``) from it. Aliases it cannot derive are listed in
-``BUILTIN_CONNECTOR_ALIASES``.
+``BUILTIN_CONNECTOR_ALIASES``. ``BUILTIN_TASKS`` gives their tasks' Java names.
 """
 
 from __future__ import annotations
@@ -23,6 +23,13 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatConnector": f"{_MIRROR}.heartbeat:MirrorHeartbeatConnector",
     "MirrorSinkConnector": f"{_MIRROR}.sink:MirrorSinkConnector",
 }
+
+BUILTIN_TASKS: dict[str, str] = {
+    f"{_JAVA_FILE_PACKAGE}.FileStreamSourceTask": f"{_FILE}.source:FileStreamSourceTask",
+    f"{_JAVA_FILE_PACKAGE}.FileStreamSinkTask": f"{_FILE}.sink:FileStreamSinkTask",
+}
+"""Task classes by the Java name Kafka Connect writes in ``task.class``, so that task configs written by
+either runtime name a task both can run."""
 
 BUILTIN_CONNECTOR_ALIASES: dict[str, tuple[str, ...]] = {
     "GeneratorSourceConnector": ("Generator",),

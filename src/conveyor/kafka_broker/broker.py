@@ -47,14 +47,14 @@ class KafkaBrokerError(ConnectError):
     """The broker could not be formatted or did not become ready."""
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Run in the child before exec: the kernel stops the broker if the process that started it dies."""
     with contextlib.suppress(OSError):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -108,9 +108,9 @@ class KafkaBroker:
     def start(self, timeout_s: float = 120.0) -> None:
         """Format a fresh store, start the JVM and return once a client can fetch metadata from it."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.port = self._requested_port or _free_port()
-        self.listener_ports = {name: _free_port() for name in self._extra_listeners}
-        properties = self._write_properties(controller_port=_free_port())
+        self.port = self._requested_port or free_port()
+        self.listener_ports = {name: free_port() for name in self._extra_listeners}
+        properties = self._write_properties(controller_port=free_port())
         self._format(properties)
         self._output = open(self.output_file, "ab")  # noqa: SIM115 - kept open while the broker runs
         self._process = subprocess.Popen(
@@ -118,7 +118,7 @@ class KafkaBroker:
             stdout=self._output,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
         try:
             self._wait_until_ready(timeout_s)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 
 from conveyor.api import SinkTask, SourceTask
-from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import open_log
+from conveyor.plugins.task_classes import load_task_class
 from conveyor.runtime.client_overrides import ClientType, built_with_overrides
 from conveyor.runtime.control import TaskControl
 from conveyor.runtime.sink_task import SinkTaskLoop
@@ -26,7 +26,7 @@ def run_task(spec: TaskSpec, control: TaskControl) -> None:
     admin client is made first when the connector overrides its settings, so that a refused one fails
     the task at once, naming the connector's overrides.
     """
-    task_class = import_dotted_class(spec.task_config[TASK_CLASS_CONFIG])
+    task_class = load_task_class(spec.task_config[TASK_CLASS_CONFIG])
     task = task_class()
     with open_log(task_log_url(spec)) as log:
         admin = admin_overrides(spec)

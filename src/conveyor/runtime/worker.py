@@ -21,6 +21,7 @@ from typing import Any
 from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector
 from conveyor.errors import ConfigError, ConnectError
 from conveyor.plugins import load_plugin_class
+from conveyor.plugins.task_classes import task_class_name
 from conveyor.runtime.config_providers import ConfigProviders
 from conveyor.runtime.connector_config import TaskCount
 from conveyor.runtime.control import TargetState
@@ -194,9 +195,8 @@ class Worker:
             raise ConnectError(
                 f"Connector {name} generated {len(configs)} task configs, more than tasks.max ({max_tasks})"
             )
-        task_class = connector.task_class()
-        task_class_name = f"{task_class.__module__}:{task_class.__qualname__}"
-        return [{**task_config, "task.class": task_class_name} for task_config in configs]
+        task_class = task_class_name(connector.task_class())
+        return [{**task_config, "task.class": task_class} for task_config in configs]
 
     def is_running(self, name: str) -> bool:
         with self._lock:
@@ -248,7 +248,18 @@ class Worker:
                 raise RuntimeError(f"Task {task} is already running on this worker")
             self._tasks[task] = RunningTask(spec, target, raw_configs, task_config_generation)
             self._put_task_status(task, State.UNASSIGNED)
-            self._launch(spec, target)
+            try:
+                self._launch(spec, target)
+            except Exception as exc:
+                self._fail_launch(task, exc)
+
+    def _fail_launch(self, task: TaskId, error: Exception) -> None:
+        """A task that could not be placed is FAILED with the reason, not left UNASSIGNED (as Kafka's
+        `Worker.startTask` does with any error before the task runs)."""
+        logger.error("Failed to start task %s", task, exc_info=error)
+        self.startups.failed("task")
+        self._tasks.pop(task, None)
+        self._put_task_status(task, State.FAILED, _trace(error))
 
     def _resolved_spec(
         self,

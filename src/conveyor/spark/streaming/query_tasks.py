@@ -28,8 +28,8 @@ from pyspark.sql.streaming.listener import (
 )
 from pyspark.sql.streaming.query import StreamingQuery
 
-from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import Log, TopicPartition, open_log
+from conveyor.plugins.task_classes import load_task_class
 from conveyor.runtime.connector_config import SinkTopics
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.sink_task import consumer_group
@@ -83,7 +83,7 @@ def query_builder_of(spec: TaskSpec) -> QueryBuilder | None:
     class_name = spec.task_config.get("task.class", "")
     if not class_name:
         return None
-    path = getattr(import_dotted_class(class_name), STREAMING_QUERY_ATTRIBUTE, None)
+    path = getattr(load_task_class(class_name), STREAMING_QUERY_ATTRIBUTE, None)
     if not path:
         return None
     module, _, name = str(path).partition(":")

@@ -1,0 +1,239 @@
+"""One file through FileStreamSource to a topic and back out through FileStreamSink: Apache Kafka Connect
+4.3 beside Conveyor, on the same broker, in the same run.
+
+Run: ``.venv/bin/python bench/connect_vs_kafka_connect.py [lines] [rounds]`` (1,000,000 lines, 1 round).
+Each runtime runs as users run it (``ConnectDistributed`` from Kafka's Maven jars; ``conveyor
+distributed``), one worker, a group and topics of its own, exactly-once source support enabled and the
+source connector requiring it, the sink reading read_committed, string converters. The clock starts
+when both connectors are created on a ready worker and stops when the output file is as long as the
+input; the source alone is timed to its last committed source offset. Every other round runs Conveyor
+first. A real broker is started with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names
+one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from conveyor.kafka_broker import KafkaBroker, KafkaConnect
+from conveyor.kafka_broker.broker import free_port
+
+CONVEYOR = Path(sys.executable).parent / "conveyor"
+STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
+DEADLINE_S = 1800.0
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds from creating the connectors to the source's last offset and to the whole output file."""
+
+    runtime: str
+    source_s: float
+    end_to_end_s: float
+
+
+def group_settings(bootstrap: str, name: str) -> dict[str, str]:
+    return {
+        "bootstrap.servers": bootstrap,
+        "group.id": f"bench-{name}",
+        "config.storage.topic": f"{name}-configs",
+        "offset.storage.topic": f"{name}-offsets",
+        "status.storage.topic": f"{name}-status",
+        "config.storage.replication.factor": "1",
+        "offset.storage.replication.factor": "1",
+        "status.storage.replication.factor": "1",
+        "offset.storage.partitions": "1",
+        "status.storage.partitions": "1",
+        "offset.flush.interval.ms": "1000",
+        "exactly.once.source.support": "enabled",
+        "consumer.isolation.level": "read_committed",
+        "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER,
+    }
+
+
+def write_input(path: Path, lines: int) -> None:
+    with open(path, "w") as file:
+        for start in range(0, lines, 100_000):
+            file.write("".join(f"line-{n:09d}\n" for n in range(start, min(lines, start + 100_000))))
+
+
+def connectors(source: Path, sink: Path, topic: str) -> list[dict[str, object]]:
+    return [
+        {
+            "name": "file-source",
+            "config": {
+                "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+                "file": str(source),
+                "topic": topic,
+                "exactly.once.support": "required",
+            },
+        },
+        {
+            "name": "file-sink",
+            "config": {
+                "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+                "file": str(sink),
+                "topics": topic,
+            },
+        },
+    ]
+
+
+def wait_for(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def source_done(url: str, size: int) -> bool:
+    response = httpx.get(f"{url}/connectors/file-source/offsets", timeout=30)
+    if response.status_code != 200:
+        return False
+    offsets = response.json().get("offsets", [])
+    return any(entry["offset"].get("position") == size for entry in offsets)
+
+
+def create(runtime: str, url: str, connector: dict[str, object]) -> None:
+    """POST the connector, retrying the 409 of a rebalance that the previous creation started."""
+    while (response := httpx.post(f"{url}/connectors", json=connector, timeout=60)).status_code == 409:
+        time.sleep(0.1)
+    if response.status_code != 201:
+        raise RuntimeError(f"{runtime}: creating {connector['name']}: {response.text}")
+
+
+def run(runtime: str, url: str, source: Path, sink: Path, topic: str) -> Timing:
+    """Create both connectors on the worker at `url`, then time the source and the whole copy."""
+    size = source.stat().st_size
+    started = time.monotonic()
+    for connector in connectors(source, sink, topic):
+        create(runtime, url, connector)
+    source_s = end_to_end_s = 0.0
+    while not (source_s and end_to_end_s):
+        if time.monotonic() - started > DEADLINE_S:
+            raise TimeoutError(f"{runtime} did not copy the file within {DEADLINE_S:.0f} s")
+        if not source_s and source_done(url, size):
+            source_s = time.monotonic() - started
+        if not end_to_end_s and sink.exists() and sink.stat().st_size >= size:
+            end_to_end_s = time.monotonic() - started
+        time.sleep(0.05)
+    if sink.read_bytes() != source.read_bytes():
+        raise AssertionError(f"{runtime}: the output file is not the input file")
+    return Timing(runtime, source_s, end_to_end_s)
+
+
+@contextlib.contextmanager
+def conveyor_worker(directory: Path, settings: dict[str, str]) -> Iterator[str]:
+    """`conveyor distributed` with `settings`; yields its REST URL once `GET /health` answers 200."""
+    directory.mkdir(parents=True)
+    properties = directory / "worker.properties"
+    port = free_port()
+    all_settings = {
+        **settings,
+        "listeners": f"http://127.0.0.1:{port}",
+        "data.dir": str(directory / "data"),
+    }
+    properties.write_text("".join(f"{key}={value}\n" for key, value in all_settings.items()))
+    with open(directory / "worker.out", "wb") as output:
+        process = subprocess.Popen(
+            [str(CONVEYOR), "distributed", str(properties)], stdout=output, stderr=subprocess.STDOUT
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_for(lambda: _healthy(url, process), "the Conveyor worker to be ready")
+            yield url
+        finally:
+            process.terminate()
+            process.wait(120)
+
+
+def _healthy(url: str, process: subprocess.Popen[bytes]) -> bool:
+    if process.poll() is not None:
+        raise RuntimeError("the Conveyor worker exited during start-up")
+    try:
+        return httpx.get(f"{url}/health", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def create_topic(bootstrap: str, topic: str) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+
+
+def bench_kafka_connect(bootstrap: str, directory: Path, source: Path) -> Timing:
+    name = f"kc-{uuid.uuid4().hex[:6]}"
+    create_topic(bootstrap, f"{name}-lines")
+    settings = group_settings(bootstrap, name)
+    with KafkaConnect(directory / name, settings, heap="1g") as worker:
+        return run("Kafka Connect", worker.url, source, directory / f"{name}.out", f"{name}-lines")
+
+
+def bench_conveyor(bootstrap: str, directory: Path, source: Path) -> Timing:
+    name = f"conveyor-{uuid.uuid4().hex[:6]}"
+    create_topic(bootstrap, f"{name}-lines")
+    settings = group_settings(bootstrap, name)
+    with conveyor_worker(directory / name, settings) as url:
+        return run("Conveyor", url, source, directory / f"{name}.out", f"{name}-lines")
+
+
+def report(lines: int, timing: Timing) -> None:
+    print(
+        f"{timing.runtime:>14}: source {lines / timing.source_s:>9,.0f} records/s ({timing.source_s:.1f} s), "
+        f"end to end {lines / timing.end_to_end_s:>9,.0f} records/s ({timing.end_to_end_s:.1f} s)",
+        flush=True,
+    )
+
+
+def bench(bootstrap: str, lines: int, rounds: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="connect-bench-") as tmp:
+        directory = Path(tmp)
+        source = directory / "input.txt"
+        write_input(source, lines)
+        print(f"{lines:,} lines ({source.stat().st_size:,} bytes) on the broker at {bootstrap}", flush=True)
+        for round_number in range(rounds):
+            if round_number % 2:
+                conveyor = bench_conveyor(bootstrap, directory, source)
+                report(lines, conveyor)
+            kafka_connect = bench_kafka_connect(bootstrap, directory, source)
+            report(lines, kafka_connect)
+            if not round_number % 2:
+                conveyor = bench_conveyor(bootstrap, directory, source)
+                report(lines, conveyor)
+            print(
+                f"{'Conveyor/Kafka':>14}: source {kafka_connect.source_s / conveyor.source_s:.0%}, "
+                f"end to end {kafka_connect.end_to_end_s / conveyor.end_to_end_s:.0%}",
+                flush=True,
+            )
+
+
+def main() -> None:
+    lines = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    external = os.environ.get("CONVEYOR_KAFKA_BOOTSTRAP")
+    if external:
+        bench(external, lines, rounds)
+        return
+    with (
+        tempfile.TemporaryDirectory(prefix="kafka-bench-") as directory,
+        KafkaBroker(Path(directory), heap="1g") as broker,
+    ):
+        bench(broker.bootstrap_servers, lines, rounds)
+
+
+if __name__ == "__main__":
+    main()
