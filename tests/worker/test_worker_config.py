@@ -69,11 +69,16 @@ def test_a_key_conveyor_does_not_support_is_warned_about_by_name(tmp_path: Path)
 
 
 def test_an_ignored_key_keeps_its_reason(tmp_path: Path) -> None:
-    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "plugin.path": "/opt/connectors"})
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "offset.storage.file.filename": "/tmp/x"})
     assert config.warnings == (
-        "Ignoring worker property 'plugin.path': "
-        "plugins are Python packages found by entry points or dotted paths",
+        "Ignoring worker property 'offset.storage.file.filename': "
+        "standalone offsets are kept in the log's offsets topic",
     )
+
+
+def test_plugin_path_lists_directories_to_load_plugins_from(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "plugin.path": "/opt/connectors, /opt/more"})
+    assert (config.plugin_path, config.warnings) == (("/opt/connectors", "/opt/more"), ())
 
 
 def test_converter_and_spark_settings_are_not_warned_about(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import logging
 from conveyor.api import SinkTask, SourceTask
 from conveyor.api.config.classes import import_dotted_class
 from conveyor.log import open_log
+from conveyor.plugins import use_shipped_plugins
 from conveyor.runtime.control import TaskControl
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
@@ -23,6 +24,7 @@ def run_task(spec: TaskSpec, control: TaskControl) -> None:
 
     A sink task whose connector sets `consumer.override.log.url` runs on that log (another cluster).
     """
+    use_shipped_plugins(spec.worker_config.plugin_modules)
     task_class = import_dotted_class(spec.task_config[TASK_CLASS_CONFIG])
     task = task_class()
     with open_log(task_log_url(spec)) as log:

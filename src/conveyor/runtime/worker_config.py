@@ -44,7 +44,6 @@ IGNORED_KEYS: dict[str, str] = {
     "internal.key.converter.schemas.enable": "removed in Kafka 3.0",
     "internal.value.converter.schemas.enable": "removed in Kafka 3.0",
     "offset.storage.file.filename": "standalone offsets are kept in the log's offsets topic",
-    "plugin.path": "plugins are Python packages found by entry points or dotted paths",
     "rest.host.name": "removed in Kafka 4.0; use listeners",
     "rest.port": "removed in Kafka 4.0; use listeners",
 }
@@ -195,6 +194,9 @@ def _worker_config_def() -> ConfigDef:
         .define("value.converter", ConfigType.STRING, default=JSON_CONVERTER, importance=high)
         .define("header.converter", ConfigType.STRING, default=SIMPLE_HEADER_CONVERTER, importance=low)
         .define("spark.master", ConfigType.STRING, default=None, importance=medium)
+        .define("plugin.path", ConfigType.LIST, default=[], importance=low,
+                documentation="Directories of Python modules, packages and wheels to load plugins from; "
+                "the worker ships them to its Spark executors.")
         .define("task.restart.enable", ConfigType.BOOLEAN, default=True, importance=low)
         .define("task.restart.backoff.initial.ms", ConfigType.LONG, default=1000, validator=non_negative,
                 importance=low)
@@ -292,6 +294,9 @@ class WorkerConfig:
     topic_tracking_enable: bool
     rest_request_max_bytes: int
     transactional_id: str | None = None
+    plugin_path: tuple[str, ...] = ()
+    plugin_modules: tuple[str, ...] = ()
+    """The top-level modules of the plugin.path plugins the worker loaded, for executors to register."""
     connect_protocol: ConnectProtocolMode = ConnectProtocolMode.SESSIONED
     session_timeout_ms: int = 10_000
     heartbeat_interval_ms: int = 3_000
@@ -313,6 +318,17 @@ class WorkerConfig:
     @property
     def leader_transactional_id(self) -> str:
         return self.transactional_id or f"connect-cluster-{self.group_id}"
+
+    @property
+    def control_channel_host(self) -> str:
+        """The address executors reach the worker's control channel at: the Spark driver's host, since
+        executors reach the driver there already."""
+        return self.props.get("spark.driver.host") or os.environ.get("SPARK_LOCAL_IP") or "127.0.0.1"
+
+    @property
+    def control_channel_bind_host(self) -> str:
+        """The address the control channel listens on: the driver's bind address when one is set."""
+        return self.props.get("spark.driver.bindAddress") or self.control_channel_host
 
     def spark_conf(self) -> dict[str, str]:
         """Every `spark.*` property except the master, for the worker's SparkSession."""
@@ -394,6 +410,7 @@ class WorkerConfig:
             tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],
             transactional_id=parsed["transactional.id"],
+            plugin_path=tuple(parsed["plugin.path"]),
             connect_protocol=ConnectProtocolMode(parsed["connect.protocol"].lower()),
             session_timeout_ms=parsed["session.timeout.ms"],
             heartbeat_interval_ms=parsed["heartbeat.interval.ms"],
