@@ -39,6 +39,7 @@ class WorkerProcess:
         self.runner = SparkTaskRunner(
             spark,
             control_host=config.control_channel_bind_host,
+            control_port=config.task_control_port,
             advertised_control_host=config.control_channel_host,
             lease_s=config.task_lease_ms / 1000,
             tasks_per_slot=config.tasks_per_slot,

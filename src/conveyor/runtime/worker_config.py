@@ -194,6 +194,9 @@ def _worker_config_def() -> ConfigDef:
         .define("value.converter", ConfigType.STRING, default=JSON_CONVERTER, importance=high)
         .define("header.converter", ConfigType.STRING, default=SIMPLE_HEADER_CONVERTER, importance=low)
         .define("spark.master", ConfigType.STRING, default=None, importance=medium)
+        .define("task.control.port", ConfigType.INT, default=0, validator=Range.between(0, 65535),
+                importance=low, documentation="The port of the control channel executors reach their "
+                "worker's tasks through; 0 takes any free one.")
         .define("plugin.path", ConfigType.LIST, default=[], importance=low,
                 documentation="Directories of Python modules, packages and wheels to load plugins from; "
                 "the worker ships them to its Spark executors.")
@@ -294,6 +297,7 @@ class WorkerConfig:
     topic_tracking_enable: bool
     rest_request_max_bytes: int
     transactional_id: str | None = None
+    task_control_port: int = 0
     plugin_path: tuple[str, ...] = ()
     plugin_modules: tuple[str, ...] = ()
     """The top-level modules of the plugin.path plugins the worker loaded, for executors to register."""
@@ -410,6 +414,7 @@ class WorkerConfig:
             tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],
             transactional_id=parsed["transactional.id"],
+            task_control_port=parsed["task.control.port"],
             plugin_path=tuple(parsed["plugin.path"]),
             connect_protocol=ConnectProtocolMode(parsed["connect.protocol"].lower()),
             session_timeout_ms=parsed["session.timeout.ms"],
