@@ -161,3 +161,18 @@ def test_internal_topics_have_kafka_connects_replication_factor_in_a_group_and_t
 def test_a_replication_factor_of_zero_is_refused_naming_the_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"offset\.storage\.replication\.factor"):
         WorkerConfig.from_props({"data.dir": str(tmp_path), "offset.storage.replication.factor": "0"})
+
+
+def test_a_cluster_master_with_the_embedded_log_is_warned_about(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "spark.master": "spark://spark-master:7077"})
+    assert config.warnings == (
+        "spark.master=spark://spark-master:7077 may run tasks on other machines, which cannot open the "
+        f"embedded log at {tmp_path / 'log'}: give the worker bootstrap.servers to run on Kafka",
+    )
+
+
+def test_a_cluster_master_on_kafka_is_not_warned_about(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props(
+        {"data.dir": str(tmp_path), "spark.master": "yarn", "bootstrap.servers": "kafka-0:9092"}
+    )
+    assert config.warnings == ()

@@ -366,6 +366,7 @@ class WorkerConfig:
                 )
             else:
                 log_url = f"embedded:{data_dir / 'log'}"
+        warnings.extend(_cluster_warnings(parsed["spark.master"], log_url))
         group_default = "connect-standalone" if standalone else "connect-cluster"
         return cls(
             props=values,
@@ -465,6 +466,16 @@ def _replication(parsed: Mapping[str, Any], store: str, standalone: bool) -> int
     if value is not None:
         return int(value)
     return -1 if standalone else 3
+
+
+def _cluster_warnings(spark_master: str | None, log_url: str) -> list[str]:
+    """Executors of a cluster master may run on other machines, where an embedded log is out of reach."""
+    if not spark_master or spark_master.startswith("local") or not log_url.startswith("embedded:"):
+        return []
+    return [
+        f"spark.master={spark_master} may run tasks on other machines, which cannot open the embedded log "
+        f"at {log_url.removeprefix('embedded:')}: give the worker bootstrap.servers to run on Kafka"
+    ]
 
 
 def _warnings(values: Mapping[str, Any]) -> list[str]:
