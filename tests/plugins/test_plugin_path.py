@@ -115,6 +115,18 @@ def test_a_plugin_that_would_shadow_an_installed_module_is_refused(tmp_path: Pat
         load_plugin_class("ImpostorConnector")
 
 
+def test_a_plugin_directory_loaded_again_in_the_same_process_loads_again(tmp_path: Path) -> None:
+    module, package = unique_module("again"), unique_module("again_pkg")
+    write_module(tmp_path, module, connector_source("AgainConnector"))
+    write_package(tmp_path, package, {"__init__.py": connector_source("AgainPackageConnector")})
+    load_plugin_path([tmp_path])
+
+    loaded = load_plugin_path([tmp_path])
+
+    assert (loaded.modules, loaded.failures) == ((module, package), [])
+    assert load_plugin_class("AgainConnector").__module__ == module
+
+
 def test_a_module_two_plugins_provide_is_loaded_from_the_first_directory_only(tmp_path: Path) -> None:
     module = unique_module("twice")
     write_module(tmp_path / "a", module, connector_source("FirstConnector"))

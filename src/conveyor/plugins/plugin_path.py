@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+import os
 import pkgutil
 import sys
 import threading
@@ -173,12 +174,19 @@ def _clash(source: PluginSource, taken: dict[str, Path]) -> str | None:
         if module in taken:
             return f"its module '{module}' is already provided by the plugin {taken[module]}"
         installed = (
-            importlib.util.find_spec(module) if module not in sys.modules else sys.modules[module].__spec__
+            sys.modules[module].__spec__ if module in sys.modules else importlib.util.find_spec(module)
         )
-        if installed is not None:
-            where = installed.origin or ", ".join(installed.submodule_search_locations or []) or "built in"
+        if installed is None:
+            continue
+        where = installed.origin or ", ".join(installed.submodule_search_locations or []) or "built in"
+        if not _within(where, source.path):
             return f"its module '{module}' would shadow the installed module at {where}"
     return None
+
+
+def _within(location: str, plugin: Path) -> bool:
+    """Whether ``location`` is the plugin's own file (it was loaded before, e.g. by an earlier worker)."""
+    return location == str(plugin) or location.startswith(f"{plugin}{os.sep}")
 
 
 def use_shipped_plugins(modules: Sequence[str]) -> None:
