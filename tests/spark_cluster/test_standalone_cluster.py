@@ -37,6 +37,8 @@ RATE = 250  # records/s: the source runs for about 24 s, so the kill lands mid-s
 KILL_AFTER = 1_500
 DONE_WITHIN_S = 240.0
 BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter"
+RECENT_OFFSETS = 200
+"""How far back from a partition's end to look for a record: its last offsets may be transaction markers."""
 
 
 @pytest.fixture
@@ -133,7 +135,7 @@ def read_committed(log: Log, topic: str) -> list[bytes | None]:
 
 
 def writer_pid(log: Log, topic: str) -> int | None:
-    """The ``pid`` header of the newest record of ``topic``: the process its source task runs in."""
+    """The ``pid`` header of the newest of the last records of ``topic``: where its source task runs."""
     admin = log.admin()
     if topic not in admin.list_topics():
         return None
@@ -145,7 +147,7 @@ def writer_pid(log: Log, topic: str) -> int | None:
             if offsets.latest == 0:
                 continue
             consumer.assign([tp])
-            consumer.seek(tp, offsets.latest - 1)
+            consumer.seek(tp, max(0, offsets.latest - RECENT_OFFSETS))
             for record in consumer.poll(timeout=5.0):
                 pid = dict(record.headers).get("pid")
                 if pid is not None and (newest is None or record.timestamp > newest[0]):
