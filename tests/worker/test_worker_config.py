@@ -69,11 +69,16 @@ def test_a_key_conveyor_does_not_support_is_warned_about_by_name(tmp_path: Path)
 
 
 def test_an_ignored_key_keeps_its_reason(tmp_path: Path) -> None:
-    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "plugin.path": "/opt/connectors"})
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "offset.storage.file.filename": "/tmp/x"})
     assert config.warnings == (
-        "Ignoring worker property 'plugin.path': "
-        "plugins are Python packages found by entry points or dotted paths",
+        "Ignoring worker property 'offset.storage.file.filename': "
+        "standalone offsets are kept in the log's offsets topic",
     )
+
+
+def test_plugin_path_lists_directories_to_load_plugins_from(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "plugin.path": "/opt/connectors, /opt/more"})
+    assert (config.plugin_path, config.warnings) == (("/opt/connectors", "/opt/more"), ())
 
 
 def test_converter_and_spark_settings_are_not_warned_about(tmp_path: Path) -> None:
@@ -156,3 +161,18 @@ def test_internal_topics_have_kafka_connects_replication_factor_in_a_group_and_t
 def test_a_replication_factor_of_zero_is_refused_naming_the_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"offset\.storage\.replication\.factor"):
         WorkerConfig.from_props({"data.dir": str(tmp_path), "offset.storage.replication.factor": "0"})
+
+
+def test_a_cluster_master_with_the_embedded_log_is_warned_about(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "spark.master": "spark://spark-master:7077"})
+    assert config.warnings == (
+        "spark.master=spark://spark-master:7077 may run tasks on other machines, which cannot open the "
+        f"embedded log at {tmp_path / 'log'}: give the worker bootstrap.servers to run on Kafka",
+    )
+
+
+def test_a_cluster_master_on_kafka_is_not_warned_about(tmp_path: Path) -> None:
+    config = WorkerConfig.from_props(
+        {"data.dir": str(tmp_path), "spark.master": "yarn", "bootstrap.servers": "kafka-0:9092"}
+    )
+    assert config.warnings == ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 from types import TracebackType
@@ -11,11 +12,13 @@ from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.herder import DistributedHerder
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
+from conveyor.plugins import load_plugin_path
 from conveyor.rest.routes.internal import InternalHerder
 from conveyor.rest.tls import client_ssl_context
 from conveyor.rest.worker_server import WorkerRestServer
 from conveyor.runtime.properties import read_properties
 from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.spark.plugin_shipping import ship_plugins
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_runner import SparkTaskRunner
 
@@ -26,13 +29,18 @@ class WorkerProcess:
     """Starts and stops everything a worker runs, in order; subclasses choose the herder."""
 
     def __init__(self, config: WorkerConfig) -> None:
-        self.config = config
         for warning in config.warnings:
             logger.warning(warning)
+        plugins = load_plugin_path(config.plugin_path)
+        self.config = config = dataclasses.replace(config, plugin_modules=plugins.modules)
         self.log: Log = open_log(config.log_url)
         spark = get_or_create_session(config.spark_master, "conveyor-worker", config.spark_conf())
+        ship_plugins(spark.sparkContext, plugins.sources)
         self.runner = SparkTaskRunner(
             spark,
+            control_host=config.control_channel_bind_host,
+            control_port=config.task_control_port,
+            advertised_control_host=config.control_channel_host,
             lease_s=config.task_lease_ms / 1000,
             tasks_per_slot=config.tasks_per_slot,
         )

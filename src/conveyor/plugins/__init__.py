@@ -4,8 +4,9 @@ A name resolves, in order, through the catalog of known plugins (Conveyor's buil
 Java class names such as ``org.apache.kafka.connect.json.JsonConverter``, connectors shipped with
 Conveyor, entry points of the groups ``conveyor.connectors``, ``conveyor.converters``,
 ``conveyor.transforms`` and ``conveyor.predicates``, and their simple-name aliases), then as a Python
-path ``package.module:Class`` or ``package.module.Class``. Importing this package also makes CLASS
-config values resolve the same way.
+path ``package.module:Class`` or ``package.module.Class``. Plugins in the worker's ``plugin.path``
+directories join the catalog once ``load_plugin_path`` has loaded them (see ``plugin_path``).
+Importing this package also makes CLASS config values resolve the same way.
 
 Example::
 
@@ -18,6 +19,12 @@ from conveyor.plugins.catalog import PluginCatalog, PluginEntry
 from conveyor.plugins.entry_points import ENTRY_POINT_GROUPS
 from conveyor.plugins.errors import InvalidPluginError, PluginNotFoundError
 from conveyor.plugins.kinds import PluginKind, kinds_of
+from conveyor.plugins.plugin_path import (
+    LoadedPlugins,
+    PluginLoadFailure,
+    load_plugin_path,
+    use_shipped_plugins,
+)
 from conveyor.plugins.resolver import UNDEFINED_VERSION, PluginDesc, PluginResolver, plugin_version
 
 __all__ = [
@@ -25,18 +32,22 @@ __all__ = [
     "ENTRY_POINT_GROUPS",
     "UNDEFINED_VERSION",
     "InvalidPluginError",
+    "LoadedPlugins",
     "PluginCatalog",
     "PluginDesc",
     "PluginEntry",
     "PluginKind",
+    "PluginLoadFailure",
     "PluginNotFoundError",
     "PluginResolver",
     "kinds_of",
     "list_plugins",
     "load_chain_plugin",
     "load_plugin_class",
+    "load_plugin_path",
     "plugin_version",
     "refresh_plugins",
+    "use_shipped_plugins",
 ]
 
 _default_resolver = PluginResolver()

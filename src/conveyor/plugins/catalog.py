@@ -10,6 +10,7 @@ from conveyor.api.config import ClassNotFound, import_dotted_class
 from conveyor.plugins.builtins import BUILTIN_CONNECTOR_ALIASES, BUILTIN_CONNECTORS, builtin_plugins
 from conveyor.plugins.entry_points import entry_point_plugins
 from conveyor.plugins.kinds import PluginKind, kinds_of
+from conveyor.plugins.plugin_path import plugin_path_classes
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ class PluginCatalog:
 
     @classmethod
     def discover(cls) -> PluginCatalog:
-        """Built-ins, built-in connectors and installed entry points, as they are right now."""
+        """Built-ins, built-in connectors, installed entry points and plugin.path plugins, as they are now."""
         return cls(_discovered_entries())
 
     def find(self, name: str) -> PluginEntry | None:
@@ -93,3 +94,5 @@ def _discovered_entries() -> Iterable[tuple[PluginEntry, Iterable[str]]]:
             logger.warning("Built-in connector %s (%s) is unavailable: %s", listed_name, path, error)
     for plugin in entry_point_plugins():
         yield plugin_entry(plugin.cls), (plugin.name,)
+    for cls in plugin_path_classes():
+        yield plugin_entry(cls), ()

@@ -6,6 +6,7 @@ import logging
 
 from conveyor.api import SinkTask, SourceTask
 from conveyor.log import open_log
+from conveyor.plugins import use_shipped_plugins
 from conveyor.plugins.task_classes import load_task_class
 from conveyor.runtime.client_overrides import ClientType, built_with_overrides
 from conveyor.runtime.control import TaskControl
@@ -26,6 +27,7 @@ def run_task(spec: TaskSpec, control: TaskControl) -> None:
     admin client is made first when the connector overrides its settings, so that a refused one fails
     the task at once, naming the connector's overrides.
     """
+    use_shipped_plugins(spec.worker_config.plugin_modules)
     task_class = load_task_class(spec.task_config[TASK_CLASS_CONFIG])
     task = task_class()
     with open_log(task_log_url(spec)) as log:

@@ -51,7 +51,6 @@ IGNORED_KEYS: dict[str, str] = {
     "internal.key.converter.schemas.enable": "removed in Kafka 3.0",
     "internal.value.converter.schemas.enable": "removed in Kafka 3.0",
     "offset.storage.file.filename": "standalone offsets are kept in the log's offsets topic",
-    "plugin.path": "plugins are Python packages found by entry points or dotted paths",
     "rest.host.name": "removed in Kafka 4.0; use listeners",
     "rest.port": "removed in Kafka 4.0; use listeners",
 }
@@ -202,6 +201,12 @@ def _worker_config_def() -> ConfigDef:
         .define("value.converter", ConfigType.STRING, default=JSON_CONVERTER, importance=high)
         .define("header.converter", ConfigType.STRING, default=SIMPLE_HEADER_CONVERTER, importance=low)
         .define("spark.master", ConfigType.STRING, default=None, importance=medium)
+        .define("task.control.port", ConfigType.INT, default=0, validator=Range.between(0, 65535),
+                importance=low, documentation="The port of the control channel executors reach their "
+                "worker's tasks through; 0 takes any free one.")
+        .define("plugin.path", ConfigType.LIST, default=[], importance=low,
+                documentation="Directories of Python modules, packages and wheels to load plugins from; "
+                "the worker ships them to its Spark executors.")
         .define("task.restart.enable", ConfigType.BOOLEAN, default=True, importance=low)
         .define("task.restart.backoff.initial.ms", ConfigType.LONG, default=1000, validator=non_negative,
                 importance=low)
@@ -304,6 +309,10 @@ class WorkerConfig:
     topic_tracking_enable: bool
     rest_request_max_bytes: int
     transactional_id: str | None = None
+    task_control_port: int = 0
+    plugin_path: tuple[str, ...] = ()
+    plugin_modules: tuple[str, ...] = ()
+    """The top-level modules of the plugin.path plugins the worker loaded, for executors to register."""
     connect_protocol: ConnectProtocolMode = ConnectProtocolMode.SESSIONED
     session_timeout_ms: int = 10_000
     heartbeat_interval_ms: int = 3_000
@@ -326,6 +335,17 @@ class WorkerConfig:
     @property
     def leader_transactional_id(self) -> str:
         return self.transactional_id or f"connect-cluster-{self.group_id}"
+
+    @property
+    def control_channel_host(self) -> str:
+        """The address executors reach the worker's control channel at: the Spark driver's host, since
+        executors reach the driver there already."""
+        return self.props.get("spark.driver.host") or os.environ.get("SPARK_LOCAL_IP") or "127.0.0.1"
+
+    @property
+    def control_channel_bind_host(self) -> str:
+        """The address the control channel listens on: the driver's bind address when one is set."""
+        return self.props.get("spark.driver.bindAddress") or self.control_channel_host
 
     def spark_conf(self) -> dict[str, str]:
         """Every `spark.*` property except the master, for the worker's SparkSession."""
@@ -359,6 +379,7 @@ class WorkerConfig:
                 )
             else:
                 log_url = f"embedded:{data_dir / 'log'}"
+        warnings.extend(_cluster_warnings(parsed["spark.master"], log_url))
         group_default = "connect-standalone" if standalone else "connect-cluster"
         return cls(
             props=values,
@@ -407,6 +428,8 @@ class WorkerConfig:
             tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],
             transactional_id=parsed["transactional.id"],
+            task_control_port=parsed["task.control.port"],
+            plugin_path=tuple(parsed["plugin.path"]),
             connect_protocol=ConnectProtocolMode(parsed["connect.protocol"].lower()),
             session_timeout_ms=parsed["session.timeout.ms"],
             heartbeat_interval_ms=parsed["heartbeat.interval.ms"],
@@ -457,6 +480,16 @@ def _replication(parsed: Mapping[str, Any], store: str, standalone: bool) -> int
     if value is not None:
         return int(value)
     return -1 if standalone else 3
+
+
+def _cluster_warnings(spark_master: str | None, log_url: str) -> list[str]:
+    """Executors of a cluster master may run on other machines, where an embedded log is out of reach."""
+    if not spark_master or spark_master.startswith("local") or not log_url.startswith("embedded:"):
+        return []
+    return [
+        f"spark.master={spark_master} may run tasks on other machines, which cannot open the embedded log "
+        f"at {log_url.removeprefix('embedded:')}: give the worker bootstrap.servers to run on Kafka"
+    ]
 
 
 def _warnings(values: Mapping[str, Any]) -> list[str]:

@@ -19,11 +19,18 @@ def default_master(slots: int = DEFAULT_SLOTS, attempts: int = DEFAULT_TASK_ATTE
     return f"local[{slots},{attempts}]"
 
 
+def executor_python(conf: Mapping[str, str] | None = None) -> str:
+    """The Python executors run: the worker's `spark.pyspark.python` (a path on the executors' machines),
+    else `PYSPARK_PYTHON`, else this interpreter. PySpark hands executors `PYSPARK_PYTHON`, not the
+    conf key, so the session sets one from the other."""
+    return (conf or {}).get("spark.pyspark.python") or os.environ.get("PYSPARK_PYTHON") or python_for_spark()
+
+
 def get_or_create_session(
     master: str | None = None, app_name: str = "conveyor", conf: Mapping[str, str] | None = None
 ) -> SparkSession:
     """Start (or join) the process's SparkSession with executors on this interpreter."""
-    os.environ.setdefault("PYSPARK_PYTHON", python_for_spark())
+    os.environ["PYSPARK_PYTHON"] = executor_python(conf)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (

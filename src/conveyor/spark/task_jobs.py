@@ -57,9 +57,11 @@ def spark_slots(spark: SparkSession) -> int:
 class TaskJobRunner(TaskRunner):
     """Places task loops on task hosts and supervises them through the control channel.
 
-    A stop goes through the control channel first; a task that does not end within the graceful timeout
-    has its host's Spark job cancelled if it is the host's only task, and is abandoned otherwise (a thread
-    cannot be killed; it is told it is superseded and ends when it next looks).
+    The control channel listens on `control_host` and `control_port` (0: any free port); executors dial
+    `advertised_control_host` (the driver's host name, on a cluster) when it is given. A stop goes through
+    the control channel first; a task that does not end within the graceful timeout has its host's Spark
+    job cancelled if it is the host's only task, and is abandoned otherwise (a thread cannot be killed; it
+    is told it is superseded and ends when it next looks).
     """
 
     def __init__(
@@ -70,15 +72,21 @@ class TaskJobRunner(TaskRunner):
         lease_s: float = 10.0,
         slots: int | None = None,
         tasks_per_slot: int = DEFAULT_TASKS_PER_SLOT,
+        advertised_control_host: str | None = None,
+        control_port: int = 0,
     ) -> None:
         self._spark = spark
         self._control = ControlServer(
             control_host,
+            control_port,
             on_state_report=self._on_state_report,
             on_task_end=self._on_task_end,
             on_host=self._on_host,
         )
         self._control.start()
+        bound_host, port = self._control.address
+        self.control_address = (advertised_control_host or bound_host, port)
+        """Where executors dial the control channel (a wildcard bind address is no place to dial)."""
         self._heartbeat_s = heartbeat_s
         self._lease_s = lease_s
         self.slots = slots if slots is not None else spark_slots(spark)
@@ -128,7 +136,7 @@ class TaskJobRunner(TaskRunner):
         )
 
     def _start_host(self, host: _Host) -> None:
-        launch = HostLaunch(host.name, self._control.address, self._heartbeat_s, self._lease_s)
+        launch = HostLaunch(host.name, self.control_address, self._heartbeat_s, self._lease_s)
         host.thread = threading.Thread(
             target=self._run_host, args=(host, launch), name=f"spark-task-host-{host.name}", daemon=True
         )

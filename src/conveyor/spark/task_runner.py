@@ -27,8 +27,18 @@ class SparkTaskRunner(TaskRunner):
         heartbeat_s: float = 1.0,
         lease_s: float = 10.0,
         tasks_per_slot: int = DEFAULT_TASKS_PER_SLOT,
+        advertised_control_host: str | None = None,
+        control_port: int = 0,
     ) -> None:
-        self._jobs = TaskJobRunner(spark, control_host, heartbeat_s, lease_s, tasks_per_slot=tasks_per_slot)
+        self._jobs = TaskJobRunner(
+            spark,
+            control_host,
+            heartbeat_s,
+            lease_s,
+            tasks_per_slot=tasks_per_slot,
+            advertised_control_host=advertised_control_host,
+            control_port=control_port,
+        )
         self._queries = QueryTaskRunner(spark)
         self._runner_of: dict[TaskId, TaskRunner] = {}
         self._lock = threading.Lock()

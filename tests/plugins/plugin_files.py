@@ -1,0 +1,93 @@
+"""Writing plugins into plugin.path directories as users would: module files, packages and wheels."""
+
+from __future__ import annotations
+
+import uuid
+import zipfile
+from pathlib import Path
+
+
+def connector_source(connector: str) -> str:
+    """A module defining a source connector ``connector`` and its task."""
+    return f"""
+from conveyor.api import ConfigDef, SourceConnector, SourceTask
+
+
+class {connector}Task(SourceTask):
+    def version(self):
+        return "7.1"
+
+    def start(self, props):
+        pass
+
+    def poll(self):
+        return None
+
+    def stop(self):
+        pass
+
+
+class {connector}(SourceConnector):
+    def version(self):
+        return "7.1"
+
+    def start(self, props):
+        pass
+
+    def task_class(self):
+        return {connector}Task
+
+    def task_configs(self, max_tasks):
+        return [{{}}]
+
+    def stop(self):
+        pass
+
+    def config(self):
+        return ConfigDef()
+"""
+
+
+PLUGIN_MODULE_PREFIX = "cvplug_"
+
+
+def unique_module(name: str) -> str:
+    """A module name no other test uses, which ``clean_plugin_path`` forgets afterwards."""
+    return f"{PLUGIN_MODULE_PREFIX}{name}_{uuid.uuid4().hex[:8]}"
+
+
+def write_module(directory: Path, module: str, text: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{module}.py"
+    path.write_text(text)
+    return path
+
+
+def write_package(directory: Path, package: str, files: dict[str, str]) -> Path:
+    """A package directory; ``files`` maps paths inside it (``__init__.py`` included) to their text."""
+    root = directory / package
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def write_wheel(directory: Path, module: str, text: str, entry_points: dict[str, str] | None = None) -> Path:
+    """A pure-Python wheel holding ``module``, with ``conveyor.connectors`` entry points if given."""
+    directory.mkdir(parents=True, exist_ok=True)
+    distribution = module.replace("_", "-")
+    wheel = directory / f"{module}-1.0-py3-none-any.whl"
+    dist_info = f"{module}-1.0.dist-info"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr(f"{module}/__init__.py", text)
+        archive.writestr(
+            f"{dist_info}/METADATA", f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 1.0\n"
+        )
+        archive.writestr(
+            f"{dist_info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        if entry_points:
+            lines = "".join(f"{name} = {target}\n" for name, target in entry_points.items())
+            archive.writestr(f"{dist_info}/entry_points.txt", f"[conveyor.connectors]\n{lines}")
+        archive.writestr(f"{dist_info}/RECORD", "")
+    return wheel
