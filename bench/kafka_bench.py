@@ -36,9 +36,10 @@ def broker() -> Iterator[str]:
     if external:
         yield external
         return
-    with tempfile.TemporaryDirectory(prefix="kafka-bench-") as directory, KafkaBroker(
-        Path(directory), heap="1g"
-    ) as running:
+    with (
+        tempfile.TemporaryDirectory(prefix="kafka-bench-") as directory,
+        KafkaBroker(Path(directory), heap="1g") as running,
+    ):
         yield running.bootstrap_servers
 
 
@@ -92,6 +93,7 @@ def librdkafka_consume(bootstrap: str, topic: str, records: int, values_only: bo
             "isolation.level": "read_committed",
             "enable.auto.commit": False,
             "fetch.wait.max.ms": 100,
+            "fetch.queue.backoff.ms": 10,  # as the Kafka backend's consumers set it: the same fetching
         }
     )
     consumer.assign([KafkaTopicPartition(topic, p, 0) for p in range(PARTITIONS)])
@@ -137,17 +139,21 @@ def main() -> None:
             per_transaction, records = arguments.per_transaction, arguments.records
             runs: dict[str, tuple[Callable[..., None], tuple[object, ...]]] = {
                 "produce (Conveyor send_batch, transactional)": (
-                    conveyor_produce, (log, ours, values, per_transaction)
+                    conveyor_produce,
+                    (log, ours, values, per_transaction),
                 ),
                 "produce (confluent-kafka produce_batch, transactional)": (
-                    librdkafka_produce, (bootstrap, namespace + theirs, values, per_transaction)
+                    librdkafka_produce,
+                    (bootstrap, namespace + theirs, values, per_transaction),
                 ),
                 "consume (Conveyor poll_batch, read_committed)": (conveyor_consume, (log, ours, records)),
                 "consume (confluent-kafka consume, read_committed)": (
-                    librdkafka_consume, (bootstrap, namespace + theirs, records)
+                    librdkafka_consume,
+                    (bootstrap, namespace + theirs, records),
                 ),
                 "consume (confluent-kafka consume, values only)": (
-                    librdkafka_consume, (bootstrap, namespace + theirs, records, True)
+                    librdkafka_consume,
+                    (bootstrap, namespace + theirs, records, True),
                 ),
             }
             # Every other round runs confluent-kafka's clients first, so that neither side always goes
