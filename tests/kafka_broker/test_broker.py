@@ -7,6 +7,8 @@ import uuid
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from conveyor.kafka_broker.broker import new_cluster_id
+
 
 def test_the_broker_serves_back_what_a_transactional_producer_committed(kafka_bootstrap: str) -> None:
     topic = f"broker-check-{uuid.uuid4().hex}"
@@ -24,3 +26,7 @@ def test_the_broker_serves_back_what_a_transactional_producer_committed(kafka_bo
     message = consumer.poll(30)
     consumer.close()
     assert message is not None and message.value() == b"hello"
+
+
+def test_a_new_cluster_id_never_starts_with_a_dash_the_storage_tool_would_read_as_an_option() -> None:
+    assert not any(new_cluster_id().startswith("-") for _ in range(2_000))

@@ -60,6 +60,15 @@ def die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+def new_cluster_id() -> str:
+    """A random cluster id as Kafka's ``Uuid.randomUuid`` makes them: never starting with ``-``, which the
+    storage tool would read as an option."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 class KafkaBroker:
     """A broker that keeps its store, settings and output under ``directory``; ``start`` and ``stop`` it.
 
@@ -187,7 +196,7 @@ class KafkaBroker:
         return path
 
     def _format(self, properties: Path) -> None:
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        cluster_id = new_cluster_id()
         result = subprocess.run(
             [
                 *self._java(),
