@@ -118,6 +118,21 @@ def test_a_failed_task_commits_no_offsets(log: Log) -> None:
     assert task.stopped
 
 
+class FailingToStart(ScriptedSourceTask):
+    def start(self, props: Mapping[str, str]) -> None:
+        raise RuntimeError("the source cannot start")
+
+
+def test_a_task_that_fails_to_start_releases_its_producer_and_is_not_stopped(log: Log) -> None:
+    task = FailingToStart([])
+    loop, _ = source_loop(log, task)
+    with pytest.raises(RuntimeError, match="cannot start"):
+        loop.run()
+    with pytest.raises(IllegalStateError):
+        loop.producer.send(TOPIC, b"after the release")
+    assert not task.stopped
+
+
 def test_commit_record_is_called_for_each_written_record_once_offsets_are_committed(log: Log) -> None:
     task = ScriptedSourceTask([records(0, 3)])
     loop, control = source_loop(log, task)

@@ -35,9 +35,14 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
         """Initialize and start the task; loop; if the loop returned (a stop, not a failure) commit a
         last time, else let the loop end its work after the failure; then, whatever happened, release
         in order: the last status report, the task's `stop`, the record pipeline, the log client. A
-        failure propagates after the release, so the task is reported FAILED."""
-        self._initialize_task()
-        self.task.start(self.spec.task_config)
+        failure propagates after the release, so the task is reported FAILED. A task that fails to
+        initialize or start still releases its clients, but is not asked to `stop`: it never started."""
+        try:
+            self._initialize_task()
+            self.task.start(self.spec.task_config)
+        except BaseException:
+            self._release(raise_errors=False, started=False)
+            raise
         ended_cleanly = False
         try:
             try:
@@ -50,17 +55,18 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
         finally:
             self._release(raise_errors=ended_cleanly)
 
-    def _release(self, raise_errors: bool) -> None:
+    def _release(self, raise_errors: bool, started: bool = True) -> None:
         """Run every release step even if one before it raised: a task whose `stop` fails still closes
         its producer or leaves its consumer group, instead of holding its partitions until the group's
         session times out. The first error is raised if nothing else is on its way out, else logged."""
         first_error: Exception | None = None
-        for step in (
+        steps = (
             partial(self._report, force=True),
-            self._stop_task,
+            *((self._stop_task,) if started else ()),
             self.pipeline.close,
             self._close_client,
-        ):
+        )
+        for step in steps:
             try:
                 step()
             except Exception as error:
