@@ -28,7 +28,7 @@ import httpx
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from conveyor.kafka_broker import KafkaBroker, KafkaConnect
-from conveyor.kafka_broker.broker import free_port
+from conveyor.kafka_broker.jvm import free_port
 
 CONVEYOR = Path(sys.executable).parent / "conveyor"
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import base64
-import contextlib
-import ctypes
-import signal
 import socket
 import subprocess
 import time
@@ -13,10 +10,11 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Self
+from typing import Self
 
 from conveyor.errors import ConnectError
 from conveyor.kafka_broker.fetch import KafkaDistribution, fetch_kafka
+from conveyor.kafka_broker.jvm import JavaProcess, free_port, java_command
 
 #: Broker settings for one node: replication factors of 1, quick first groups and transactions, no topics
 #: created behind a client's back, session timeouts as short as tests need to evict a member, and no
@@ -40,24 +38,9 @@ BROKER_DEFAULTS: Mapping[str, str] = {
     "log.initial.task.delay.ms": "1000",
 }
 
-_PR_SET_PDEATHSIG = 1
-
 
 class KafkaBrokerError(ConnectError):
     """The broker could not be formatted or did not become ready."""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def die_with_parent() -> None:
-    """Run in the child before exec: the kernel stops the broker if the process that started it dies."""
-    with contextlib.suppress(OSError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def new_cluster_id() -> str:
@@ -90,19 +73,17 @@ class KafkaBroker:
         (name to password) written into the store when it is formatted."""
         self.directory = directory
         self.distribution = distribution or fetch_kafka()
-        self._heap = heap
         self._overrides = dict(overrides or {})
         self._requested_port = port
         self._extra_listeners = dict(extra_listeners or {})
         self._scram_users = dict(scram_users or {})
         self.listener_ports: dict[str, int] = {}
-        self._process: subprocess.Popen[bytes] | None = None
-        self._output: IO[bytes] | None = None
+        self._jvm = JavaProcess(self.distribution, directory / "broker.out", heap)
         self.port = 0
 
     @property
     def bootstrap_servers(self) -> str:
-        if self._process is None:
+        if not self._jvm.started:
             raise KafkaBrokerError("The broker is not running")
         return f"127.0.0.1:{self.port}"
 
@@ -112,7 +93,7 @@ class KafkaBroker:
 
     @property
     def output_file(self) -> Path:
-        return self.directory / "broker.out"
+        return self._jvm.output_file
 
     def start(self, timeout_s: float = 120.0) -> None:
         """Format a fresh store, start the JVM and return once a client can fetch metadata from it."""
@@ -121,14 +102,7 @@ class KafkaBroker:
         self.listener_ports = {name: free_port() for name in self._extra_listeners}
         properties = self._write_properties(controller_port=free_port())
         self._format(properties)
-        self._output = open(self.output_file, "ab")  # noqa: SIM115 - kept open while the broker runs
-        self._process = subprocess.Popen(
-            [*self._java("-Xms128m", f"-Xmx{self._heap}"), "kafka.Kafka", str(properties)],
-            stdout=self._output,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=die_with_parent,
-        )
+        self._jvm.start("kafka.Kafka", str(properties))
         try:
             self._wait_until_ready(timeout_s)
         except BaseException:
@@ -137,17 +111,7 @@ class KafkaBroker:
 
     def stop(self, timeout_s: float = 30.0) -> None:
         """Shut the broker down cleanly (SIGTERM runs Kafka's shutdown hook); kill it if it hangs."""
-        process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        if self._output is not None:
-            self._output.close()
-            self._output = None
+        self._jvm.stop(timeout_s)
 
     def __enter__(self) -> Self:
         self.start()
@@ -157,15 +121,6 @@ class KafkaBroker:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
-
-    def _java(self, *options: str) -> list[str]:
-        return [
-            "java",
-            *options,
-            f"-Dlog4j2.configurationFile={self.distribution.log4j_config}",
-            "-cp",
-            self.distribution.classpath,
-        ]
 
     def _write_properties(self, controller_port: int) -> Path:
         extra = {name: f"{name}://127.0.0.1:{port}" for name, port in self.listener_ports.items()}
@@ -199,7 +154,7 @@ class KafkaBroker:
         cluster_id = new_cluster_id()
         result = subprocess.run(
             [
-                *self._java(),
+                *java_command(self.distribution),
                 "kafka.tools.StorageTool",
                 "format",
                 "-t",
@@ -252,6 +207,5 @@ class KafkaBroker:
             return False
 
     def _check_alive(self) -> None:
-        if self._process is None or self._process.poll() is not None:
-            tail = self.output_file.read_text(errors="replace")[-4000:] if self.output_file.exists() else ""
-            raise KafkaBrokerError(f"The broker exited during start-up:\n{tail}")
+        if self._jvm.exited:
+            raise KafkaBrokerError(f"The broker exited during start-up:\n{self._jvm.output_tail()}")

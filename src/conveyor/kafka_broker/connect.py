@@ -6,18 +6,17 @@ same internal topics), and benchmarks run it as the baseline. ``connect-file`` i
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Self
+from typing import Self
 
 import httpx
 
 from conveyor.errors import ConnectError
-from conveyor.kafka_broker.broker import die_with_parent, free_port
 from conveyor.kafka_broker.fetch import KafkaDistribution, fetch_kafka
+from conveyor.kafka_broker.jvm import JavaProcess, free_port
 
 #: Kafka's ``config/connect-distributed.properties`` for one broker: replication factors of 1, one
 #: partition per internal topic, and offsets flushed every second rather than every minute.
@@ -56,15 +55,13 @@ class KafkaConnect:
         self.directory = directory
         self.settings = dict(settings)
         self.distribution = distribution or fetch_kafka()
-        self._heap = heap
-        self._process: subprocess.Popen[bytes] | None = None
-        self._output: IO[bytes] | None = None
+        self._jvm = JavaProcess(self.distribution, directory / "connect.out", heap)
         self.port = 0
 
     @property
     def url(self) -> str:
         """The REST API's base URL, e.g. ``http://127.0.0.1:40123``."""
-        if self._process is None:
+        if not self._jvm.started:
             raise KafkaConnectError("Kafka Connect is not running")
         return f"http://127.0.0.1:{self.port}"
 
@@ -74,7 +71,7 @@ class KafkaConnect:
 
     @property
     def output_file(self) -> Path:
-        return self.directory / "connect.out"
+        return self._jvm.output_file
 
     @property
     def output(self) -> str:
@@ -85,23 +82,7 @@ class KafkaConnect:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         properties = self._write_properties()
-        self._output = open(self.output_file, "ab")  # noqa: SIM115 - kept open while Connect runs
-        self._process = subprocess.Popen(
-            [
-                "java",
-                "-Xms128m",
-                f"-Xmx{self._heap}",
-                f"-Dlog4j2.configurationFile={self.distribution.log4j_config}",
-                "-cp",
-                self.distribution.classpath,
-                "org.apache.kafka.connect.cli.ConnectDistributed",
-                str(properties),
-            ],
-            stdout=self._output,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=die_with_parent,
-        )
+        self._jvm.start("org.apache.kafka.connect.cli.ConnectDistributed", str(properties))
         try:
             self._wait_until_healthy(timeout_s)
         except BaseException:
@@ -110,23 +91,11 @@ class KafkaConnect:
 
     def stop(self, timeout_s: float = 60.0) -> None:
         """Shut down cleanly (SIGTERM runs Connect's shutdown hook: tasks stop, commit); kill if it hangs."""
-        process = self._process
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        self._close()
+        self._jvm.stop(timeout_s)
 
     def kill(self) -> None:
         """Stop at once, as a crash would: nothing is committed or closed on the way out."""
-        process = self._process
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
-        self._close()
+        self._jvm.kill()
 
     def __enter__(self) -> Self:
         self.start()
@@ -136,12 +105,6 @@ class KafkaConnect:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
-
-    def _close(self) -> None:
-        self._process = None
-        if self._output is not None:
-            self._output.close()
-            self._output = None
 
     def _write_properties(self) -> Path:
         settings = {
@@ -159,7 +122,7 @@ class KafkaConnect:
     def _wait_until_healthy(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         while True:
-            if self._process is None or self._process.poll() is not None:
+            if self._jvm.exited:
                 raise KafkaConnectError(f"Kafka Connect exited during start-up:\n{self.output[-4000:]}")
             try:
                 if httpx.get(f"{self.url}/health", timeout=5).status_code == 200:
