@@ -6,6 +6,13 @@ record's offset, key, value, headers and timestamp, which is what ``poll_batch``
 reference, reading values only), each of the same records. Starts a broker with
 ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 
+In a round, every consumer reads the same topic (one round the one Conveyor's producer wrote, the next
+the one confluent-kafka's wrote), from offset 0, asking for no more records than are left to read (so
+that none waits out its poll timeout for records that will never come). Beside each consumer's rate
+over its whole run (made, assigned, read, closed), the bench splits it in two: the fixed cost (ms from
+making the consumer to the first records in hand, plus closing it) and the steady rate (records/s from
+the first hand-over to the last), which tells a cost per consumer from a cost per record.
+
     .venv/bin/python bench/kafka_bench.py [--records N] [--size BYTES] [--per-transaction N] [--rounds N]
 """
 
@@ -19,6 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from confluent_kafka import Consumer, Producer
@@ -75,17 +83,40 @@ def librdkafka_produce(bootstrap: str, topic: str, values: list[bytes], per_tran
         producer.commit_transaction(30)
 
 
-def conveyor_consume(log: Log, topic: str, records: int) -> None:
+@dataclass(frozen=True)
+class Reading:
+    """When a consumer had its first records in hand, how many, when it had all, and when it was closed
+    (seconds from the call that made it)."""
+
+    first: float
+    first_records: int
+    done: float
+    closed: float
+
+    def fixed_ms(self) -> float:
+        return (self.first + self.closed - self.done) * 1e3
+
+    def steady_rate(self, records: int) -> float:
+        return (records - self.first_records) / max(self.done - self.first, 1e-9)
+
+
+def conveyor_consume(log: Log, topic: str, records: int) -> Reading:
+    started = time.perf_counter()
     consumer = log.consumer(auto_offset_reset="earliest", max_poll_records=10_000)
     consumer.assign([TopicPartition(topic, p) for p in range(PARTITIONS)])
-    seen = 0
+    seen, first, first_records = 0, 0.0, 0
     while seen < records:
-        for batch in consumer.poll_batch(timeout=1.0):
+        for batch in consumer.poll_batch(timeout=1.0, max_records=min(10_000, records - seen)):
             seen += len(batch.values)
+        if not first and seen:
+            first, first_records = time.perf_counter(), seen
+    done = time.perf_counter()
     consumer.close()
+    return Reading(first - started, first_records, done - started, time.perf_counter() - started)
 
 
-def librdkafka_consume(bootstrap: str, topic: str, records: int, values_only: bool = False) -> None:
+def librdkafka_consume(bootstrap: str, topic: str, records: int, values_only: bool = False) -> Reading:
+    started = time.perf_counter()
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -93,13 +124,15 @@ def librdkafka_consume(bootstrap: str, topic: str, records: int, values_only: bo
             "isolation.level": "read_committed",
             "enable.auto.commit": False,
             "fetch.wait.max.ms": 100,
-            "fetch.queue.backoff.ms": 10,  # as the Kafka backend's consumers set it: the same fetching
+            # As the Kafka backend's consumers set them: the same fetching and connecting.
+            "fetch.queue.backoff.ms": 10,
+            "reconnect.backoff.ms": 20,
         }
     )
     consumer.assign([KafkaTopicPartition(topic, p, 0) for p in range(PARTITIONS)])
-    seen = 0
+    seen, first, first_records = 0, 0.0, 0
     while seen < records:
-        for message in consumer.consume(10_000, 0.05):
+        for message in consumer.consume(min(10_000, records - seen), 0.05):
             if message.error() is None:
                 if values_only:
                     message.value()
@@ -107,15 +140,20 @@ def librdkafka_consume(bootstrap: str, topic: str, records: int, values_only: bo
                     # What a record consumer reads of each record, as the log's consumer hands it over.
                     message.offset(), message.key(), message.value(), message.headers(), message.timestamp()
                 seen += 1
+        if not first and seen:
+            first, first_records = time.perf_counter(), seen
+    done = time.perf_counter()
     consumer.close()
+    return Reading(first - started, first_records, done - started, time.perf_counter() - started)
 
 
-def timed(run: Callable[..., None], *arguments: object) -> tuple[float, float]:
-    """Seconds one call of ``run(*arguments)`` takes, and the CPU seconds this process (its librdkafka
-    threads included) spends meanwhile: on a shared machine the second drifts much less with the load."""
+def timed(run: Callable[..., Reading | None], *arguments: object) -> tuple[float, float, Reading | None]:
+    """Seconds one call of ``run(*arguments)`` takes, the CPU seconds this process (its librdkafka
+    threads included) spends meanwhile (on a shared machine it drifts much less with the load), and
+    what the call returns."""
     started, cpu_started = time.perf_counter(), time.process_time()
-    run(*arguments)
-    return time.perf_counter() - started, time.process_time() - cpu_started
+    returned = run(*arguments)
+    return time.perf_counter() - started, time.process_time() - cpu_started, returned
 
 
 def main() -> None:
@@ -128,6 +166,7 @@ def main() -> None:
     values = [os.urandom(arguments.size) for _ in range(arguments.records)]
     results: dict[str, list[float]] = {}
     cpu_results: dict[str, list[float]] = {}
+    readings: dict[str, list[Reading]] = {}
     with broker() as bootstrap:
         namespace = f"bench{uuid.uuid4().hex[:8]}."
         log = open_log(f"kafka://{bootstrap}?namespace={namespace}")
@@ -136,8 +175,9 @@ def main() -> None:
             ours, theirs = f"ours-{round_number}", f"theirs-{round_number}"
             admin.create_topic(ours, PARTITIONS)
             admin.create_topic(theirs, PARTITIONS)
+            read = theirs if round_number % 2 else ours
             per_transaction, records = arguments.per_transaction, arguments.records
-            runs: dict[str, tuple[Callable[..., None], tuple[object, ...]]] = {
+            runs: dict[str, tuple[Callable[..., Reading | None], tuple[object, ...]]] = {
                 "produce (Conveyor send_batch, transactional)": (
                     conveyor_produce,
                     (log, ours, values, per_transaction),
@@ -146,14 +186,14 @@ def main() -> None:
                     librdkafka_produce,
                     (bootstrap, namespace + theirs, values, per_transaction),
                 ),
-                "consume (Conveyor poll_batch, read_committed)": (conveyor_consume, (log, ours, records)),
+                "consume (Conveyor poll_batch, read_committed)": (conveyor_consume, (log, read, records)),
                 "consume (confluent-kafka consume, read_committed)": (
                     librdkafka_consume,
-                    (bootstrap, namespace + theirs, records),
+                    (bootstrap, namespace + read, records),
                 ),
                 "consume (confluent-kafka consume, values only)": (
                     librdkafka_consume,
-                    (bootstrap, namespace + theirs, records, True),
+                    (bootstrap, namespace + read, records, True),
                 ),
             }
             # Every other round runs confluent-kafka's clients first, so that neither side always goes
@@ -164,9 +204,11 @@ def main() -> None:
             measured = {path: timed(runs[path][0], *runs[path][1]) for path in order}
             if round_number:
                 for path in runs:
-                    wall, cpu = measured[path]
+                    wall, cpu, reading = measured[path]
                     results.setdefault(path, []).append(arguments.records / wall)
                     cpu_results.setdefault(path, []).append(cpu * 1e6 / arguments.records)
+                    if reading is not None:
+                        readings.setdefault(path, []).append(reading)
         log.close()
     print(
         f"{arguments.records} records of {arguments.size} B, {arguments.per_transaction} per transaction, "
@@ -185,6 +227,18 @@ def main() -> None:
             f"  {ours.split(' (')[0]}: Conveyor at {share:.0%} of {theirs.split(' (')[1].rstrip(')')}"
             f" (each round: {rounds}); CPU per record {cpu_medians[ours] / cpu_medians[theirs]:.0%} of it"
         )
+    print("consume split: fixed cost (ms to the first records, plus closing); steady rate (records/s)")
+    steady = {
+        path: [reading.steady_rate(arguments.records) for reading in taken]
+        for path, taken in readings.items()
+    }
+    for path, taken in readings.items():
+        fixed = statistics.median(reading.fixed_ms() for reading in taken)
+        print(f"  {path:58s} {fixed:>8.1f} ms {statistics.median(steady[path]):>12,.0f}")
+    ours, theirs = paths[2], paths[3]
+    rounds = ", ".join(f"{a / b:.0%}" for a, b in zip(steady[ours], steady[theirs], strict=True))
+    share = statistics.median(steady[ours]) / statistics.median(steady[theirs])
+    print(f"  consume, steady: Conveyor at {share:.0%} of consume, read_committed (each round: {rounds})")
 
 
 if __name__ == "__main__":
