@@ -17,7 +17,6 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
-from operator import itemgetter
 from typing import Any, TypeVar
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, Message
@@ -52,7 +51,6 @@ from conveyor.positions import TopicPartition
 #: How long a poll keeps waiting for records it knows are there (fetches of a busy broker).
 _CATCH_UP_S = 30.0
 _WAIT_STEP_S = 0.05
-_SECOND = itemgetter(1)
 _T = TypeVar("_T")
 
 
@@ -112,8 +110,9 @@ class _Columns:
     timestamps: list[int]
 
     @classmethod
-    def read(cls, messages: list[Message], one_topic: bool) -> _Columns:
-        """``one_topic``: the consumer reads one topic only, so each message's topic is not read."""
+    def read(cls, messages: list[Message], timestamps: list[int], one_topic: bool) -> _Columns:
+        """``timestamps``: those of ``messages``, read already (``_timestamps``); ``one_topic``: the
+        consumer reads one topic only, so each message's topic is not read."""
         headers = list(map(Message.headers, messages))
         return cls(
             topics=None if one_topic else list(map(Message.topic, messages)),
@@ -122,8 +121,13 @@ class _Columns:
             keys=list(map(Message.key, messages)),
             values=list(map(Message.value, messages)),
             headers=[found or [] for found in headers] if any(headers) else None,
-            timestamps=list(map(_SECOND, map(Message.timestamp, messages))),
+            timestamps=timestamps,
         )
+
+
+def _timestamps(messages: list[Message]) -> list[int]:
+    """Each message's timestamp (confluent-kafka hands over a tuple of its type and value)."""
+    return [stamp for _, stamp in map(Message.timestamp, messages)]
 
 
 #: The headers of every record without any, shared as the embedded log shares them.
@@ -177,6 +181,11 @@ class KafkaLogConsumer(Consumer):
                         # librdkafka's default (1000) idles a fast reader for up to a second each time
                         # its prefetch queue passes queued.min.messages, a third of its time or more.
                         "fetch.queue.backoff.ms": 10,
+                        # librdkafka holds back a new connection for half of this after its bootstrap
+                        # one closes (50 ms by default): a consumer assigned a few ms after it was made,
+                        # once the admin client has found the start positions, waited that long for
+                        # its first fetch in one start of two.
+                        "reconnect.backoff.ms": 20,
                         **passed,
                     },
                 )
@@ -378,15 +387,18 @@ class KafkaLogConsumer(Consumer):
 
         Each field is read once for the whole hand-over and each batch takes a slice of it.
         """
+        timestamps = _timestamps(messages)
         events: list[Message] = []
-        if any(map(Message.error, messages)):
+        # librdkafka gives an event no timestamp (-1): only a hand-over with one is searched for them.
+        if -1 in timestamps and any(map(Message.error, messages)):
             events = [message for message in messages if message.error() is not None]
             messages = [message for message in messages if message.error() is None]
+            timestamps = _timestamps(messages)
         batches: list[RecordBatch] = []
         if messages:
             topics = {tp.topic for tp in self._positions}
             only = next(iter(topics)) if len(topics) == 1 else None
-            columns = _Columns.read(messages, one_topic=only is not None)
+            columns = _Columns.read(messages, timestamps, one_topic=only is not None)
             for start, stop in pairwise(_run_bounds(columns.partitions, columns.topics)):
                 batch = self._batch(columns, start, stop, only)
                 if batch is not None:
