@@ -51,3 +51,14 @@ def test_a_position_removed_by_retention_fails_with_auto_offset_reset_none(kafka
     with pytest.raises(OffsetOutOfRangeError, match="expiring-0"):
         consumer.poll(timeout=10)
     consumer.close()
+
+
+def test_a_new_consumer_from_earliest_starts_at_the_earliest_kept_offset(kafka_log: KafkaLog) -> None:
+    tp = expired_topic(kafka_log)
+    with kafka_log.producer() as producer:
+        producer.send("expiring", b"kept", partition=0)
+    consumer = kafka_log.consumer(auto_offset_reset="earliest")
+    consumer.assign([tp])
+    assert consumer.position(tp) == 3
+    assert [(record.offset, record.value) for record in consumer.poll(timeout=10)] == [(3, b"kept")]
+    consumer.close()

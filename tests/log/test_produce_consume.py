@@ -214,6 +214,18 @@ def test_assigning_a_missing_partition_names_it(log: Log, topic: str) -> None:
         log.consumer().assign([TopicPartition(topic, 7)])
 
 
+def test_a_refused_assign_leaves_the_consumer_reading_what_it_is_assigned_next(log: Log, topic: str) -> None:
+    with log.producer() as producer:
+        producer.send(topic, b"here", partition=0)
+    consumer = log.consumer(auto_offset_reset="earliest")
+    with pytest.raises(UnknownTopicOrPartitionError):
+        consumer.assign([TopicPartition(topic, 0), TopicPartition(topic, 7)])
+    consumer.assign([TopicPartition(topic, 0)])
+    assert values_of(consumer.poll(timeout=5.0)) == [b"here"]
+    assert consumer.poll(timeout=1.0) == []
+    consumer.close()
+
+
 def test_poll_waits_for_records_written_meanwhile(log: Log, topic: str) -> None:
     import threading
 

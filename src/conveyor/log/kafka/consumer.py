@@ -40,6 +40,7 @@ from conveyor.log.errors import (
     InvalidGroupIdError,
     NoOffsetForPartitionError,
     OffsetOutOfRangeError,
+    UnknownTopicOrPartitionError,
 )
 from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, KafkaAdmin, kafka_offsets
 from conveyor.log.kafka.assignors import librdkafka_strategy
@@ -208,11 +209,34 @@ class KafkaLogConsumer(Consumer):
         if self._subscribed is not None:
             raise IllegalStateError(f"Consumer of group {self._group_id} subscribes: it cannot assign too")
         wanted = list(dict.fromkeys(partitions))
-        self._admin.check_partitions(wanted)
+        from_zero = self._group_id is None and self._reset == "earliest"
+        if from_zero:
+            self._fetch_from_zero(wanted)
+        try:
+            self._admin.check_partitions(wanted)
+        except UnknownTopicOrPartitionError:
+            if from_zero:
+                self._reassign()
+            raise
         self._positions = {tp: None for tp in wanted}
         self._paused &= set(wanted)
         self._resolve_positions(strict=False)
-        self._reassign()
+        if not from_zero:
+            self._reassign()
+            return
+        for tp, position in self._positions.items():
+            if position != 0:
+                self._seek_kafka(tp)
+
+    def _fetch_from_zero(self, partitions: list[TopicPartition]) -> None:
+        """Have librdkafka fetch ``partitions`` from offset 0, where a partition begins unless retention
+        removed records (then the admin client's answer moves it, or the fetch is out of range and
+        resets it), before the admin calls of ``assign``: a consumer assigned once its bootstrap
+        connection has closed waits for librdkafka's next connection (11 ms or more) for its first fetch."""
+        self._consumer.assign([self._kafka(tp, 0) for tp in partitions])
+        paused = [self._kafka(tp) for tp in self._paused if tp in set(partitions)]
+        if paused:
+            self._consumer.pause(paused)
 
     def subscribe(self, topics: Iterable[str], listener: RebalanceListener | None = None) -> None:
         self._ensure_open()
@@ -450,6 +474,8 @@ class KafkaLogConsumer(Consumer):
             self._reset_out_of_range(TopicPartition(self._names.inner(message.topic()), message.partition()))
             return
         missing = error.code() in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION)
+        if missing and self._subscribed is None and self._unassigned(message):
+            return  # of a partition an assign refused, which librdkafka was told of first
         if error.fatal() or (missing and self._subscribed is None):
             raise log_error(error, "Polling")
 
@@ -525,6 +551,16 @@ class KafkaLogConsumer(Consumer):
                 raise
             # Assigned without an offset so far (auto.offset.reset=none): assign everything at its position.
             self._reassign()
+
+    def _unassigned(self, event: Message) -> bool:
+        """Whether an event names a partition (or topic) this consumer is not assigned."""
+        topic, partition = event.topic(), event.partition()
+        if topic is None:
+            return False
+        inner = self._names.inner(topic)
+        if partition is None or partition < 0:
+            return all(tp.topic != inner for tp in self._positions)
+        return TopicPartition(inner, partition) not in self._positions
 
     def _assigned_of(self, partitions: Iterable[TopicPartition] | None) -> list[TopicPartition]:
         return list(self._positions) if partitions is None else list(partitions)
