@@ -19,7 +19,7 @@ from conveyor.rest.worker_server import WorkerRestServer
 from conveyor.runtime.properties import read_properties
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.plugin_shipping import ship_plugins
-from conveyor.spark.session import get_or_create_session
+from conveyor.spark.session import get_or_create_session, start_executor_daemons
 from conveyor.spark.task_runner import SparkTaskRunner
 
 logger = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ class WorkerProcess:
         self.log: Log = open_log(config.log_url)
         spark = get_or_create_session(config.spark_master, "conveyor-worker", config.spark_conf())
         ship_plugins(spark.sparkContext, plugins.sources)
+        start_executor_daemons(spark)
         self.runner = SparkTaskRunner(
             spark,
             control_host=config.control_channel_bind_host,

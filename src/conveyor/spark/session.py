@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -9,6 +10,8 @@ from collections.abc import Mapping
 from pyspark.sql import SparkSession
 
 from conveyor.spark.python_exec import python_for_spark
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_SLOTS = 16
 DEFAULT_TASK_ATTEMPTS = 4
@@ -24,6 +27,10 @@ def executor_python(conf: Mapping[str, str] | None = None) -> str:
     else `PYSPARK_PYTHON`, else this interpreter. PySpark hands executors `PYSPARK_PYTHON`, not the
     conf key, so the session sets one from the other."""
     return (conf or {}).get("spark.pyspark.python") or os.environ.get("PYSPARK_PYTHON") or python_for_spark()
+
+
+EXECUTOR_DAEMON_MODULE = "conveyor.spark.executor_daemon"
+"""The executors' Python daemon (`spark.python.daemon.module`): pyspark's, with the task host imported."""
 
 
 def get_or_create_session(
@@ -42,9 +49,19 @@ def get_or_create_session(
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.python.worker.reuse", "true")
+        .config("spark.python.daemon.module", EXECUTOR_DAEMON_MODULE)
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def start_executor_daemons(spark: SparkSession) -> None:
+    """Run one Python task that does nothing, so that the executors' Python daemon (and the imports it
+    makes once for every worker it forks) is up before the first task host needs it."""
+    try:
+        spark.sparkContext.parallelize([0], 1).map(bool).collect()
+    except Exception as error:  # the first task host starts the daemon itself then
+        logger.warning("Could not start the executors' Python daemon ahead of the first task: %s", error)

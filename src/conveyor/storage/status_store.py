@@ -8,7 +8,7 @@ import threading
 from conveyor.log.api import ConsumerRecord, Log
 from conveyor.log.errors import LogError
 from conveyor.storage import status_records
-from conveyor.storage.cached_topic import CachedTopic
+from conveyor.storage.cached_topic import READ_TIMEOUT_S, CachedTopic
 from conveyor.storage.errors import StorageError
 from conveyor.storage.json_values import from_json_bytes
 from conveyor.storage.status_records import Status
@@ -40,6 +40,14 @@ class StatusStore(CachedTopic):
         self._connectors: dict[str, Status] = {}
         self._tasks: dict[str, dict[int, Status]] = {}
         self._cache_lock = threading.Lock()
+
+    def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
+        """Read the topic to its end, and make the producer now: a new Kafka producer takes most of a
+        second to get its producer id and the topic's metadata, which the first status of a connector would
+        otherwise wait for."""
+        super().start(timeout_s)
+        with self._write_lock:
+            self._own_producer().partitions_for(self._topic)
 
     def put_connector(self, connector: str, status: Status, *, safe: bool = False) -> None:
         """Write a connector's status; with ``safe``, never over a newer generation's from another worker

@@ -12,7 +12,7 @@ from conveyor.storage.errors import StorageError, StorageTimeoutError
 
 RecordHandler = Callable[[ConsumerRecord], None]
 
-_POLL_INTERVAL_S = 0.05
+_POLL_INTERVAL_S = 0.01
 
 
 def ensure_topic(
@@ -35,10 +35,23 @@ class TopicTail:
     Not safe for concurrent use: the stores serialize calls to ``read_to_end``.
     """
 
-    def __init__(self, log: Log, topic: str, isolation_level: IsolationLevel = "read_committed") -> None:
+    def __init__(
+        self,
+        log: Log,
+        topic: str,
+        isolation_level: IsolationLevel = "read_committed",
+        fetch_wait_ms: int | None = None,
+    ) -> None:
+        """``fetch_wait_ms``: how long the Kafka backend lets the broker hold a fetch that finds nothing new
+        (librdkafka's ``fetch.wait.max.ms``); a short wait reads a record written just before
+        ``read_to_end`` sooner, at the cost of more fetches while the topic is idle."""
         self._topic = topic
         self._partitions: list[TopicPartition] = []
-        self._consumer = log.consumer(isolation_level=isolation_level)
+        self._consumer = (
+            log.consumer(isolation_level=isolation_level)
+            if fetch_wait_ms is None
+            else log.consumer(isolation_level=isolation_level, fetch_wait_max_ms=fetch_wait_ms)
+        )
 
     @property
     def topic(self) -> str:

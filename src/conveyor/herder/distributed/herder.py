@@ -24,6 +24,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError
+from conveyor.herder.api import HerderHealth
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssignment
 from conveyor.herder.distributed.cooperative_assignor import IncrementalCooperativeAssignor
@@ -188,6 +189,10 @@ class DistributedHerder(BaseHerder):
         self.configs.add_listener(self._changes)
         self._requests = RequestQueue()
         self._stopping = threading.Event()
+        self._serving = threading.Event()
+        """Set once a tick after the herder became ready reaches its requests: by then the leader has
+        written the session key, so a worker reported healthy serves a request without that wait (Kafka's
+        health check is a request through the tick thread)."""
         self._thread: threading.Thread | None = None
         self._refresher: threading.Thread | None = None
         self._pool = ThreadPoolExecutor(START_STOP_THREADS, thread_name_prefix="herder-start-stop")
@@ -259,6 +264,7 @@ class DistributedHerder(BaseHerder):
             logger.exception("Uncaught exception in the herder's work thread; stopping the worker's herder")
             self._requests.fail_all(ConnectError("Worker is shutting down"))
             self._ready.clear()
+            self._serving.clear()
 
     def _start_services(self) -> None:
         with self._stages.stage("reading to the end of internal topics"):
@@ -278,6 +284,7 @@ class DistributedHerder(BaseHerder):
 
     def _halt(self) -> None:
         self._ready.clear()
+        self._serving.clear()
         self._release(self._running)
         self._member.close()
         self._requests.fail_all(ConnectError("Worker is shutting down"))
@@ -289,6 +296,13 @@ class DistributedHerder(BaseHerder):
 
     def wakeup(self) -> None:
         self._member.wakeup()
+
+    def health(self) -> HerderHealth:
+        """Starting until the tick thread first reaches its requests, as Kafka's health check waits for it."""
+        health = super().health()
+        if health.ready and not self._serving.is_set():
+            return HerderHealth(False, health.stuck, health.details)
+        return health
 
     @property
     def known_connectors(self) -> frozenset[str]:
@@ -307,6 +321,7 @@ class DistributedHerder(BaseHerder):
             return
         if self.is_leader():
             self._rotate_session_key()
+        self._serving.set()
         while (request := self._requests.pop_due(time.monotonic())) is not None:
             with self._stages.stage("handling a request"):
                 self._run_request(request.action, request.future)
