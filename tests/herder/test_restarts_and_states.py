@@ -52,6 +52,12 @@ def test_restart_without_tasks_restarts_the_connector_alone(standalone: Standalo
     assert states(herder) == ("RUNNING", ["FAILED"])
 
 
+def test_a_restart_answers_with_the_plugin_versions(standalone: Standalone, tmp_path: Path) -> None:
+    herder = with_failed_task(standalone, tmp_path)
+    restarting = herder.restart_connector(NAME, include_tasks=True, only_failed=False)
+    assert (restarting.connector.version, [t.version for t in restarting.tasks]) == ("1.0", ["1.0"])
+
+
 def test_restart_of_everything_restarts_connector_and_every_task(
     standalone: Standalone, tmp_path: Path
 ) -> None:
