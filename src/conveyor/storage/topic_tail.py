@@ -35,10 +35,16 @@ class TopicTail:
     Not safe for concurrent use: the stores serialize calls to ``read_to_end``.
     """
 
-    def __init__(self, log: Log, topic: str, isolation_level: IsolationLevel = "read_committed") -> None:
+    def __init__(
+        self,
+        log: Log,
+        topic: str,
+        isolation_level: IsolationLevel = "read_committed",
+        consumer_config: Mapping[str, str] | None = None,
+    ) -> None:
         self._topic = topic
         self._partitions: list[TopicPartition] = []
-        self._consumer = log.consumer(isolation_level=isolation_level)
+        self._consumer = log.consumer(isolation_level=isolation_level, **dict(consumer_config or {}))
 
     @property
     def topic(self) -> str:
