@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conveyor import __version__
 from conveyor.errors import NotFoundError
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.runtime.task_spec import TaskId
@@ -50,6 +51,12 @@ def test_restart_without_tasks_restarts_the_connector_alone(standalone: Standalo
     assert (restarting.connector.state, [t.state for t in restarting.tasks]) == ("RESTARTING", ["FAILED"])
     assert launches(standalone) == 1
     assert states(herder) == ("RUNNING", ["FAILED"])
+
+
+def test_a_restart_answers_with_the_plugin_versions(standalone: Standalone, tmp_path: Path) -> None:
+    herder = with_failed_task(standalone, tmp_path)
+    restarting = herder.restart_connector(NAME, include_tasks=True, only_failed=False)
+    assert (restarting.connector.version, [t.version for t in restarting.tasks]) == ("1.0", ["1.0"])
 
 
 def test_restart_of_everything_restarts_connector_and_every_task(
@@ -100,6 +107,14 @@ def test_stop_shuts_the_tasks_down_and_drops_their_configs(standalone: Standalon
     assert states(herder) == ("STOPPED", [])
     assert herder.task_configs(NAME) == []
     assert herder.worker.tasks_of(NAME) == []
+
+
+def test_a_stopped_connector_shows_its_version(standalone: Standalone, tmp_path: Path) -> None:
+    herder = standalone.herder
+    herder.put_connector_config(NAME, file_source(tmp_path), allow_replace=False)
+    wait_for_states(herder, "RUNNING", ["RUNNING"])
+    herder.stop_connector(NAME)
+    assert herder.connector_status(NAME).connector.version == __version__
 
 
 def test_resuming_a_stopped_connector_starts_its_tasks_again(standalone: Standalone, tmp_path: Path) -> None:

@@ -97,6 +97,19 @@ def test_checkpoints_are_returned_for_the_checkpoints_topic_and_excluded_groups_
     ]
 
 
+def test_a_kafka_task_config_checkpoints_only_the_groups_assigned_to_it(
+    cluster_a: Log, cluster_b: Log, replicated_in_three_batches: None
+) -> None:
+    for group in ("app", "app-reports", "other"):
+        cluster_a.admin().alter_consumer_group_offsets(group, {PARTITION: 10})
+    task = checkpoint_task(cluster_a, cluster_b, **{"task.assigned.groups": "app-reports,other"})
+    try:
+        found = task.checkpoints()
+    finally:
+        task.stop()
+    assert sorted(checkpoint.group for checkpoint in found) == ["app-reports", "other"]
+
+
 def test_translated_offsets_are_committed_to_the_group_on_the_target_when_asked(
     cluster_a: Log, cluster_b: Log, replicated_in_three_batches: None
 ) -> None:

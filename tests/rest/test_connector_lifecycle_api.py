@@ -7,6 +7,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from conveyor import __version__
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.runtime.task_spec import TaskId
 
@@ -31,6 +32,15 @@ def test_status_shows_the_connector_and_its_tasks(client: httpx.Client, running:
     assert status["connector"]["state"] == "RUNNING"
     assert [(task["id"], task["state"]) for task in status["tasks"]] == [(0, "RUNNING")]
     assert "trace" not in status["connector"]
+
+
+def test_status_shows_the_plugin_version_of_the_connector_and_each_task(
+    client: httpx.Client, running: str
+) -> None:
+    status = client.get(f"/connectors/{running}/status").json()
+    assert status["connector"]["version"] == __version__
+    assert [task["version"] for task in status["tasks"]] == [__version__]
+    assert client.get(f"/connectors/{running}/tasks/0/status").json()["version"] == __version__
 
 
 def test_tasks_lists_each_task_id_and_config(client: httpx.Client, running: str) -> None:

@@ -7,22 +7,25 @@ from __future__ import annotations
 import pytest
 
 from conveyor.errors import ConfigError, ConnectError
-from conveyor.log import Log
+from conveyor.log import Log, Producer
 from conveyor.log.kafka.settings import KafkaSettings
 from conveyor.runtime.client_overrides import (
     ClientType,
+    OffsetsConsumerSettings,
     allowed_overrides,
     clients_used,
     override_policy,
     override_violations,
+    source_offsets_consumer,
 )
 from conveyor.runtime.control import LocalTaskControl
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
 from conveyor.runtime.task_logs import task_log_url
 from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.storage import OffsetStore
 
-from .support import task_spec, worker_props
+from .support import CONNECTOR, OFFSETS_TOPIC, running, task_spec, worker_props
 from .tasks import RecordingSinkTask, ScriptedSourceTask
 
 POLICY = "connector.client.config.override.policy"
@@ -149,3 +152,99 @@ def test_an_exactly_once_task_keeps_its_transactional_id_whatever_an_override_sa
         assert loop.producer.transactional_id == "tests-conn-0"
     finally:
         loop.producer.close()
+
+
+ALL = override_policy("All")
+READ_UNCOMMITTED = {"consumer.override.isolation.level": "read_uncommitted"}
+EOS_WORKER = {"exactly.once.source.support": "enabled"}
+PARTITION = {"file": "input"}
+
+
+def test_an_exactly_once_tasks_offsets_consumer_takes_the_consumer_overrides_and_reads_committed() -> None:
+    config = {"consumer.override.max.poll.records": "10", **READ_UNCOMMITTED}
+    assert source_offsets_consumer(ALL, config, exactly_once=True) == OffsetsConsumerSettings(
+        "read_committed", {"max.poll.records": "10"}
+    )
+
+
+def test_a_task_with_an_offsets_topic_of_its_own_reads_it_as_its_consumer_overrides_say() -> None:
+    config = {"offsets.storage.topic": "own-offsets", "consumer.override.max.poll.records": "10"}
+    assert source_offsets_consumer(ALL, config, exactly_once=False) == OffsetsConsumerSettings(
+        "read_committed", {"max.poll.records": "10"}
+    )
+    assert source_offsets_consumer(ALL, {**config, **READ_UNCOMMITTED}, exactly_once=False) == (
+        OffsetsConsumerSettings("read_uncommitted", {"max.poll.records": "10"})
+    )
+
+
+def test_a_task_on_the_workers_offsets_topic_gets_no_consumer_override() -> None:
+    config = {"consumer.override.max.poll.records": "10", **READ_UNCOMMITTED}
+    assert source_offsets_consumer(ALL, config, exactly_once=False) == OffsetsConsumerSettings(
+        "read_committed", {}
+    )
+
+
+def open_transaction_with_an_offset(log: Log, topic: str) -> Producer:
+    """A producer whose open transaction holds an offset of the connector's `PARTITION` in `topic`."""
+    store = OffsetStore(log, topic, partitions=1)
+    store.start()
+    producer = log.producer(transactional_id="offsets-writer")
+    producer.init_transactions()
+    producer.begin_transaction()
+    store.write(producer, CONNECTOR, [(PARTITION, {"position": 7})])
+    producer.flush()
+    store.stop()
+    return producer
+
+
+def offset_read_at_start(log: Log, config: dict[str, str], **worker: str) -> object:
+    """The offset of `PARTITION` a source task's offset reader gives once the task runs."""
+    task = ScriptedSourceTask([])
+    control = LocalTaskControl()
+    loop = SourceTaskLoop(
+        task_spec({"topic": "lines", **config}, worker_props(log.url, **worker)), control, log, task
+    )
+    with running(loop, control) as handle:
+        handle.wait_for_state("RUNNING")
+        return task.context.offset_storage_reader().offset(PARTITION)
+
+
+def test_a_task_with_an_offsets_topic_of_its_own_may_read_uncommitted_offsets(log: Log) -> None:
+    writer = open_transaction_with_an_offset(log, "own-offsets")
+    try:
+        offset = offset_read_at_start(log, {"offsets.storage.topic": "own-offsets", **READ_UNCOMMITTED})
+    finally:
+        writer.close()
+    assert offset == {"position": 7}
+
+
+def test_an_exactly_once_task_reads_only_committed_offsets_whatever_its_consumer_override_says(
+    log: Log,
+) -> None:
+    writer = open_transaction_with_an_offset(log, OFFSETS_TOPIC)
+    try:
+        offset = offset_read_at_start(log, READ_UNCOMMITTED, **EOS_WORKER)
+    finally:
+        writer.close()
+    assert offset is None
+
+
+def test_an_exactly_once_task_whose_offsets_consumer_refuses_an_override_fails_naming_it(log: Log) -> None:
+    spec = task_spec(
+        {"topic": "lines", "consumer.override.max.poll.records": "0"}, worker_props(log.url, **EOS_WORKER)
+    )
+    control = LocalTaskControl()
+    loop = SourceTaskLoop(spec, control, log, ScriptedSourceTask([]))
+    with running(loop, control) as handle:
+        error = handle.join()
+    assert isinstance(error, ConnectError)
+    assert "consumer.override.max.poll.records" in str(error)
+
+
+def test_an_exactly_once_task_whose_consumer_overrides_the_policy_refuses_fails_to_start(log: Log) -> None:
+    spec = task_spec(
+        {"topic": "lines", "consumer.override.max.poll.records": "10"},
+        worker_props(log.url, **{POLICY: "None", **EOS_WORKER}),
+    )
+    with pytest.raises(ConnectError, match=r"'max\.poll\.records' to be overridden"):
+        SourceTaskLoop(spec, LocalTaskControl(), log, ScriptedSourceTask([]))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conveyor import __version__
 from conveyor.log import Log
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents
@@ -100,7 +101,29 @@ def failing_source(tmp_path: Path, once: bool) -> dict[str, str]:
 def test_a_started_task_is_reported_running(placement: Placement, tmp_path: Path) -> None:
     placement.start(file_source(tmp_path))
     placement.wait_for_task("RUNNING")
-    assert placement.connector_status() == Status("RUNNING", "worker-1")
+    assert placement.connector_status() == Status("RUNNING", "worker-1", version=__version__)
+
+
+def test_a_task_status_records_the_tasks_version(placement: Placement, tmp_path: Path) -> None:
+    placement.start(file_source(tmp_path))
+    assert placement.wait_for_task("RUNNING").version == __version__
+
+
+def test_a_failed_task_status_records_the_tasks_version(log: Log, tmp_path: Path) -> None:
+    placement = make_placement(log, tmp_path, **{"task.restart.enable": "false"})
+    try:
+        placement.start(failing_source(tmp_path, once=False))
+        assert placement.wait_for_task("FAILED").version == "1.0"
+    finally:
+        placement.worker.close()
+
+
+def test_a_connector_whose_class_does_not_load_is_failed_without_a_version(placement: Placement) -> None:
+    assert not placement.worker.start_connector(
+        NAME, {"connector.class": "tests.worker.connectors:NoSuchConnector"}, TargetState.STARTED
+    )
+    status = placement.connector_status()
+    assert status is not None and status.state == "FAILED" and status.version is None
 
 
 def test_a_failed_task_is_reported_failed_with_its_trace(log: Log, tmp_path: Path) -> None:
@@ -157,7 +180,7 @@ def test_pausing_a_connector_pauses_its_tasks_and_resuming_runs_them(
     placement.wait_for_task("RUNNING")
     placement.worker.set_connector_target(NAME, TargetState.PAUSED)
     placement.wait_for_task("PAUSED")
-    assert placement.connector_status() == Status("PAUSED", "worker-1")
+    assert placement.connector_status() == Status("PAUSED", "worker-1", version=__version__)
     placement.worker.set_connector_target(NAME, TargetState.STARTED)
     placement.wait_for_task("RUNNING")
 
@@ -199,7 +222,7 @@ def test_a_connector_that_fails_to_start_is_failed_with_its_trace(placement: Pla
 def test_a_connector_with_a_stopped_target_is_not_started(placement: Placement, tmp_path: Path) -> None:
     assert placement.worker.start_connector(NAME, file_source(tmp_path), TargetState.STOPPED)
     assert not placement.worker.is_running(NAME)
-    assert placement.connector_status() == Status("STOPPED", "worker-1")
+    assert placement.connector_status() == Status("STOPPED", "worker-1", version=__version__)
 
 
 def test_task_configs_name_the_task_class_one_per_task(placement: Placement) -> None:

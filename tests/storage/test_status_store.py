@@ -34,7 +34,7 @@ def test_connector_status_record_has_kafka_connect_bytes(store: StatusStore, raw
     assert raw_records(TOPIC) == [
         (
             b"status-connector-orders",
-            b'{"state":"RUNNING","trace":null,"worker_id":"worker-1:8083","generation":3}',
+            b'{"state":"RUNNING","trace":null,"worker_id":"worker-1:8083","generation":3,"version":null}',
         )
     ]
 
@@ -44,9 +44,39 @@ def test_task_status_record_has_kafka_connect_bytes(store: StatusStore, raw_reco
     assert raw_records(TOPIC) == [
         (
             b"status-task-orders-2",
-            b'{"state":"FAILED","trace":"Traceback: boom","worker_id":"w1","generation":1}',
+            b'{"state":"FAILED","trace":"Traceback: boom","worker_id":"w1","generation":1,"version":null}',
         )
     ]
+
+
+def test_a_status_record_carries_the_plugin_version_as_kafka_4_writes_it(
+    store: StatusStore, raw_records: RawRecords
+) -> None:
+    store.put_task("orders", 0, Status("RUNNING", "w1", generation=2, version="4.3.1"))
+    assert raw_records(TOPIC) == [
+        (
+            b"status-task-orders-0",
+            b'{"state":"RUNNING","trace":null,"worker_id":"w1","generation":2,"version":"4.3.1"}',
+        )
+    ]
+
+
+def test_status_records_are_read_with_and_without_a_version(log: Log, store: StatusStore) -> None:
+    with log.producer() as producer:
+        producer.send(
+            TOPIC,
+            b'{"state":"RUNNING","trace":null,"worker_id":"w1","generation":4,"version":"4.3.1"}',
+            key=b"status-connector-orders",
+        )
+        producer.send(
+            TOPIC,
+            b'{"state":"RUNNING","trace":null,"worker_id":"w1","generation":4}',
+            key=b"status-task-orders-0",
+        )
+        producer.flush()
+    store.read_to_end()
+    assert store.connector("orders") == Status("RUNNING", "w1", generation=4, version="4.3.1")
+    assert store.task("orders", 0) == Status("RUNNING", "w1", generation=4)
 
 
 def test_statuses_round_trip(store: StatusStore) -> None:
@@ -160,6 +190,7 @@ def test_malformed_status_records_are_ignored(log: Log, store: StatusStore) -> N
     with log.producer() as producer:
         producer.send(TOPIC, b'{"state":"RUNNING"}', key=b"status-connector-orders")
         producer.send(TOPIC, b"not json", key=b"status-task-orders-0")
+        producer.send(TOPIC, b'{"state":"RUNNING","worker_id":"w1","version":4}', key=b"status-task-orders-1")
         producer.flush()
     store.read_to_end()
     assert store.connector("orders") is None

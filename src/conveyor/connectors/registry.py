@@ -27,6 +27,9 @@ BUILTIN_CONNECTORS: dict[str, str] = {
 BUILTIN_TASKS: dict[str, str] = {
     f"{_JAVA_FILE_PACKAGE}.FileStreamSourceTask": f"{_FILE}.source:FileStreamSourceTask",
     f"{_JAVA_FILE_PACKAGE}.FileStreamSinkTask": f"{_FILE}.sink:FileStreamSinkTask",
+    f"{_JAVA_MIRROR_PACKAGE}.MirrorSourceTask": f"{_MIRROR}.source:MirrorSourceTask",
+    f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointTask": f"{_MIRROR}.checkpoint:MirrorCheckpointTask",
+    f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatTask": f"{_MIRROR}.heartbeat:MirrorHeartbeatTask",
 }
 """Task classes by the Java name Kafka Connect writes in ``task.class``, so that task configs written by
 either runtime name a task both can run."""

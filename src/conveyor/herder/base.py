@@ -216,7 +216,7 @@ class BaseHerder(Herder):
         tasks = [self.task_status(name, i) for i in range(self.configs.snapshot().task_count(name))]
         return ConnectorStateInfo(
             name,
-            ConnectorState(status.state, status.worker_id, status.trace),
+            ConnectorState(status.state, status.worker_id, status.trace, status.version),
             tasks,
             self._type_of(config),
         )
@@ -227,7 +227,9 @@ class BaseHerder(Herder):
             raise NotFoundError(f"No status found for task {name}-{task}")
         status = self.statuses.task(name, task) or Status(State.UNASSIGNED.value, self._worker_id)
         metrics = self.worker.task_metrics(TaskId(name, task))
-        return TaskState(status.state, status.worker_id, status.trace, id=task, metrics=_public(metrics))
+        return TaskState(
+            status.state, status.worker_id, status.trace, status.version, id=task, metrics=_public(metrics)
+        )
 
     @staticmethod
     def _restart_targets(
@@ -246,13 +248,16 @@ class BaseHerder(Herder):
     ) -> ConnectorStateInfo:
         """The status KIP-745 answers with: what restarts shown as RESTARTING."""
         tasks = [
-            TaskState("RESTARTING" if t.id in restart_tasks else t.state, t.worker_id, t.trace, id=t.id)
+            TaskState(
+                "RESTARTING" if t.id in restart_tasks else t.state, t.worker_id, t.trace, t.version, id=t.id
+            )
             for t in status.tasks
         ]
         connector = ConnectorState(
             "RESTARTING" if restart_connector else status.connector.state,
             status.connector.worker_id,
             status.connector.trace,
+            status.connector.version,
         )
         return ConnectorStateInfo(status.name, connector, tasks, status.type)
 

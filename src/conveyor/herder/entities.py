@@ -44,14 +44,24 @@ class TaskInfo:
         return {"id": self.id.to_json(), "config": dict(self.config)}
 
 
+#: The version Kafka gives a plugin that does not say, which its status leaves out.
+UNDEFINED_VERSION = "undefined"
+
+
 @dataclass(frozen=True)
 class AbstractState:
+    """A connector's or task's state; `version` (the plugin's, Kafka 4.1+) is shown as Kafka shows it:
+    null when unknown, left out when undefined."""
+
     state: str
     worker_id: str
     trace: str | None = None
+    version: str | None = None
 
     def _base_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"state": self.state, "worker_id": self.worker_id}
+        if self.version != UNDEFINED_VERSION:
+            body["version"] = self.version
         if self.trace:
             body["trace"] = self.trace
         return body

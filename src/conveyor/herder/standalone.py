@@ -22,12 +22,10 @@ from conveyor.herder.entities import (
 from conveyor.herder.validation import connector_class
 from conveyor.log import Log
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.status import State
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, connector_type
 from conveyor.runtime.worker_config import WorkerConfig
-from conveyor.storage import Status
 
 logger = logging.getLogger(__name__)
 
@@ -184,9 +182,8 @@ class StandaloneHerder(BaseHerder):
             self.configs.put_target_state(name, target.value)
             if target is TargetState.STOPPED:
                 self.worker.stop_tasks(self.worker.tasks_of(name))
-                self.worker.stop_connector(name)
+                self.worker.start_connector(name, config, TargetState.STOPPED)
                 self.configs.put_task_configs(name, [])
-                self.statuses.put_connector(name, Status(State.STOPPED.value, self._worker_id))
             elif previous is TargetState.STOPPED or not self.worker.is_running(name):
                 self._start_connector_and_tasks(name, config, target)
             else:

@@ -54,6 +54,7 @@ def connector_info_body(
 class StateBody(BaseModel):
     state: str
     worker_id: str
+    version: str | None = None
     trace: str | None = None
 
 

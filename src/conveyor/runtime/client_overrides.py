@@ -9,18 +9,26 @@ with Kafka's message, and again when a task starts (a config written before the 
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 from conveyor.errors import ConfigError, ConnectError
+from conveyor.log.api import IsolationLevel
 from conveyor.log.errors import InvalidConfigError
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 OVERRIDE_POLICY_CONFIG = "connector.client.config.override.policy"
 POLICY_PACKAGE = "org.apache.kafka.connect.connector.policy."
 DLQ_TOPIC_CONFIG = "errors.deadletterqueue.topic.name"
+ISOLATION_LEVEL = "isolation.level"
+LOG_URL_SETTING = "log.url"
+"""Conveyor's name for the log a client reads (a sink's `consumer.override.log.url`): chosen with the
+task's log, never a setting of the client itself."""
 
 
 class ClientType(enum.Enum):
@@ -144,3 +152,48 @@ def built_with_overrides(client: ClientType, overrides: Mapping[str, str], build
         raise ConnectError(
             f"The {client.value} client refused its settings, which include the connector's {keys}: {error}"
         ) from error
+
+
+@dataclass(frozen=True)
+class OffsetsConsumerSettings:
+    """What a source task's offsets consumer gets beyond the worker's own `consumer.*` settings."""
+
+    isolation_level: IsolationLevel
+    overrides: dict[str, str]
+
+
+def source_offsets_consumer(
+    policy: OverridePolicy, config: Mapping[str, str], exactly_once: bool
+) -> OffsetsConsumerSettings:
+    """The settings of the consumer a source task's offsets are read with, as Kafka's `Worker` makes it.
+
+    A task that reads an offsets store of its connector's own (exactly-once, or an
+    `offsets.storage.topic`: `exactlyOnceSourceOffsetsConsumerConfigs`,
+    `regularSourceOffsetsConsumerConfigs`) gets the connector's `consumer.override.*` and reads
+    read_committed: exactly-once support forces it over an override, a regular task's override may change
+    it. A task that reads the worker's offsets topic through the worker's store gets no override.
+    """
+    if ClientType.CONSUMER not in clients_used(config, is_source=True, exactly_once=exactly_once):
+        return OffsetsConsumerSettings("read_committed", {})
+    overrides = allowed_overrides(policy, config, ClientType.CONSUMER)
+    overrides.pop(LOG_URL_SETTING, None)
+    isolation = overrides.pop(ISOLATION_LEVEL, "read_committed").strip().lower()
+    if exactly_once and isolation != "read_committed":
+        logger.warning(
+            "Ignoring %s%s=%s: exactly-once source support reads offsets read_committed",
+            ClientType.CONSUMER.prefix,
+            ISOLATION_LEVEL,
+            isolation,
+        )
+        isolation = "read_committed"
+    return OffsetsConsumerSettings(_isolation_level(isolation), overrides)
+
+
+def _isolation_level(value: str) -> IsolationLevel:
+    if value == "read_committed":
+        return "read_committed"
+    if value == "read_uncommitted":
+        return "read_uncommitted"
+    raise ConnectError(
+        f"{ClientType.CONSUMER.prefix}{ISOLATION_LEVEL}={value!r} is not read_committed or read_uncommitted"
+    )

@@ -30,7 +30,12 @@ from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
 from conveyor.log.api import Closeable
 from conveyor.positions import RecordMetadata
-from conveyor.runtime.client_overrides import ClientType, allowed_overrides, built_with_overrides
+from conveyor.runtime.client_overrides import (
+    ClientType,
+    allowed_overrides,
+    built_with_overrides,
+    source_offsets_consumer,
+)
 from conveyor.runtime.connector_config import SourceTransactionSettings
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
@@ -93,8 +98,16 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             interval_ms if interval_ms is not None else worker.offset_flush_interval_ms
         ) / 1000
         self.offsets_topic = transactions.offsets_topic or worker.offsets_topic
+        self.offsets_consumer = source_offsets_consumer(
+            worker.client_override_policy, config, self.exactly_once
+        )
         self.offsets = OffsetStore(
-            log, self.offsets_topic, worker.offsets_partitions, worker.offsets_replication_factor
+            log,
+            self.offsets_topic,
+            worker.offsets_partitions,
+            worker.offsets_replication_factor,
+            self.offsets_consumer.isolation_level,
+            self.offsets_consumer.overrides,
         )
         self.producer: Producer = self._create_producer()
         self.topics = TopicCreator(log, config)
@@ -159,7 +172,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         return producer
 
     def _initialize_task(self) -> None:
-        self.offsets.start()
+        built_with_overrides(ClientType.CONSUMER, self.offsets_consumer.overrides, self.offsets.start)
         reader = StoreOffsetStorageReader(self.offsets, self.connector)
         self.task.initialize(RuntimeSourceTaskContext(self.spec.task_config, reader, self.requests))
 

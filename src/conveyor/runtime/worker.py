@@ -18,10 +18,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector
+from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector, Task
 from conveyor.errors import ConfigError, ConnectError
 from conveyor.plugins import load_plugin_class
-from conveyor.plugins.task_classes import task_class_name
+from conveyor.plugins.task_classes import load_task_class, task_class_name
 from conveyor.runtime.config_providers import ConfigProviders
 from conveyor.runtime.connector_config import TaskCount
 from conveyor.runtime.control import TargetState
@@ -89,6 +89,35 @@ def _connector_metrics(name: str, state: State, connector: Connector | None) -> 
     )
 
 
+def _plugin_version(plugin: Connector | Task) -> str | None:
+    """The version a status records for a connector or task (Kafka's `WorkerConnector.version`,
+    `WorkerTask.taskVersion`); None when the plugin will not say."""
+    try:
+        return plugin.version()
+    except Exception:
+        logger.debug("%s did not give its version", type(plugin).__name__, exc_info=True)
+        return None
+
+
+def _connector_version(config: Mapping[str, str]) -> str | None:
+    """The version of the connector `config` names; None when it cannot be made (as for Kafka's status of
+    a connector whose class does not load)."""
+    try:
+        return _plugin_version(new_connector(config))
+    except Exception:
+        return None
+
+
+def _task_version(task_config: Mapping[str, str]) -> str | None:
+    """The version of the task `task.class` names, from an instance made here (as Kafka's worker makes
+    the task); None when it cannot be made."""
+    try:
+        task = load_task_class(task_config["task.class"])()
+    except Exception:
+        return None
+    return _plugin_version(task) if isinstance(task, Task) else None
+
+
 def _trace(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc))
 
@@ -144,6 +173,8 @@ class Worker:
         self._tasks: dict[TaskId, RunningTask] = {}
         self._connector_states: dict[str, State] = {}
         self._task_states: dict[TaskId, State] = {}
+        self._connector_versions: dict[str, str | None] = {}
+        self._task_versions: dict[TaskId, str | None] = {}
         self.startups = StartupCounts()
         self._lock = threading.RLock()
         self._closed = threading.Event()
@@ -157,12 +188,14 @@ class Worker:
         with self._lock:
             self.stop_connector(name)
             if target is TargetState.STOPPED:
+                self._connector_versions[name] = _connector_version(config)
                 self._put_connector_status(name, State.STOPPED)
                 return True
             self.startups.attempted("connector")
             try:
                 resolved = self.providers.transform(config)
                 connector = new_connector(resolved)
+                self._connector_versions[name] = _plugin_version(connector)
                 connector.initialize(WorkerConnectorContext(self, name))
                 connector.start(resolved)
             except Exception as exc:
@@ -206,6 +239,7 @@ class Worker:
         with self._lock:
             connector = self._connectors.pop(name, None)
             self._connector_states.pop(name, None)
+            self._connector_versions.pop(name, None)
         if connector is not None:
             try:
                 connector.stop()
@@ -240,6 +274,9 @@ class Worker:
         task_config_generation: int | None = None,
     ) -> None:
         raw_configs = (dict(connector_config), dict(task_config))
+        version = _task_version(task_config)
+        with self._lock:
+            self._task_versions[task] = version
         spec = self._resolved_spec(task, raw_configs, task_config_generation)
         if spec is None:
             return
@@ -295,6 +332,7 @@ class Worker:
         with self._lock:
             running = self._tasks.pop(task, None)
             self._task_states.pop(task, None)
+            self._task_versions.pop(task, None)
         if running is None:
             return
         if running.restart_timer is not None:
@@ -379,6 +417,7 @@ class Worker:
         if restarted is None:
             return
         with self._lock:
+            self._task_versions[task] = _task_version(running.raw_configs[1])
             self._tasks[task] = RunningTask(
                 restarted,
                 running.target,
@@ -447,15 +486,20 @@ class Worker:
     def _put_connector_status(self, name: str, state: State, trace: str | None = None) -> None:
         with self._lock:
             self._connector_states[name] = state
+            version = self._connector_versions.get(name)
         self.status.put_connector(
-            name, Status(state.value, self.worker_id, trace, self.generation), safe=True
+            name, Status(state.value, self.worker_id, trace, self.generation, version), safe=True
         )
 
     def _put_task_status(self, task: TaskId, state: State, trace: str | None = None) -> None:
         with self._lock:
             self._task_states[task] = state
+            version = self._task_versions.get(task)
         self.status.put_task(
-            task.connector, task.task, Status(state.value, self.worker_id, trace, self.generation), safe=True
+            task.connector,
+            task.task,
+            Status(state.value, self.worker_id, trace, self.generation, version),
+            safe=True,
         )
 
     # Metrics.

@@ -6,7 +6,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
-from conveyor.log.api import ConsumerRecord, Log, Producer
+from conveyor.log.api import ConsumerRecord, IsolationLevel, Log, Producer
 from conveyor.storage.errors import StorageError
 from conveyor.storage.topic_tail import TopicTail, ensure_topic
 
@@ -25,8 +25,13 @@ class CachedTopic(ABC):
         partitions: int,
         settings: Mapping[str, str],
         replication_factor: int = -1,
+        isolation_level: IsolationLevel = "read_committed",
+        consumer_config: Mapping[str, str] | None = None,
     ) -> None:
+        """`isolation_level` and `consumer_config` are the settings of the consumer the topic is read with."""
         self._log = log
+        self._isolation_level: IsolationLevel = isolation_level
+        self._consumer_config = dict(consumer_config or {})
         self._replication_factor = replication_factor
         self._topic = topic
         self._requested_partitions = partitions
@@ -46,7 +51,7 @@ class CachedTopic(ABC):
         self._partitions = ensure_topic(
             self._log, self._topic, self._requested_partitions, self._settings, self._replication_factor
         )
-        tail = TopicTail(self._log, self._topic)
+        tail = TopicTail(self._log, self._topic, self._isolation_level, self._consumer_config)
         tail.start(self._partitions)
         self._tail = tail
         self.read_to_end(timeout_s)

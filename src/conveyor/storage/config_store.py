@@ -72,7 +72,9 @@ class ConfigStore:
                 f"Config topic {self._topic} must have a single partition to keep connector configs "
                 f"consistent, but has {partitions}"
             )
-        tail = TopicTail(self._log, self._topic, fetch_wait_ms=CONFIG_FETCH_WAIT_MS)
+        tail = TopicTail(
+            self._log, self._topic, consumer_config={"fetch.wait.max.ms": str(CONFIG_FETCH_WAIT_MS)}
+        )
         tail.start(1)
         self._tail = tail
         self.read_to_end(timeout_s)

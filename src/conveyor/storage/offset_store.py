@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from conveyor.log.api import ConsumerRecord, Log, Producer
+from conveyor.log.api import ConsumerRecord, IsolationLevel, Log, Producer
 from conveyor.log.errors import LogError
 from conveyor.storage import offset_records
 from conveyor.storage.cached_topic import CachedTopic
@@ -38,8 +38,18 @@ class OffsetStore(CachedTopic):
         topic: str = DEFAULT_OFFSETS_TOPIC,
         partitions: int = DEFAULT_OFFSETS_PARTITIONS,
         replication_factor: int = -1,
+        isolation_level: IsolationLevel = "read_committed",
+        consumer_config: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(log, topic, partitions, OFFSETS_TOPIC_SETTINGS, replication_factor)
+        super().__init__(
+            log,
+            topic,
+            partitions,
+            OFFSETS_TOPIC_SETTINGS,
+            replication_factor,
+            isolation_level,
+            consumer_config,
+        )
         self._offsets: dict[str, dict[PartitionKey, SourceOffset]] = {}
         self._cache_lock = threading.Lock()
 

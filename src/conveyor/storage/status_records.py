@@ -19,6 +19,8 @@ class Status:
     worker_id: str
     trace: str | None = None
     generation: int = 0
+    version: str | None = None
+    """The connector's or task's plugin version (Kafka 4.1+); None when unknown or not recorded."""
 
 
 def connector_status_key(connector: str) -> bytes:
@@ -30,30 +32,34 @@ def task_status_key(connector: str, task: int) -> bytes:
 
 
 def status_value(status: Status) -> bytes:
-    """``{"state":..,"trace":..,"worker_id":..,"generation":n}``, fields in Kafka's schema order."""
+    """``{"state":..,"trace":..,"worker_id":..,"generation":n,"version":..}``, fields in the order of
+    Kafka's status schema (``version`` optional, written as null when unknown)."""
     return to_json_bytes(
         {
             "state": status.state,
             "trace": status.trace,
             "worker_id": status.worker_id,
             "generation": status.generation,
+            "version": status.version,
         }
     )
 
 
 def parse_status(value: Any) -> Status | None:
-    """A status from parsed JSON, or None if a required field is missing or of the wrong type."""
+    """A status from parsed JSON, or None if a required field is missing or of the wrong type; a record
+    without ``version`` (written before Kafka 4.1) has none."""
     if not isinstance(value, dict):
         return None
     state, worker_id = value.get("state"), value.get("worker_id")
     trace, generation = value.get("trace"), value.get("generation", 0)
+    version = value.get("version")
     if not isinstance(state, str) or not isinstance(worker_id, str):
         return None
-    if trace is not None and not isinstance(trace, str):
+    if any(optional is not None and not isinstance(optional, str) for optional in (trace, version)):
         return None
     if not isinstance(generation, int) or isinstance(generation, bool):
         return None
-    return Status(state, worker_id, trace, generation)
+    return Status(state, worker_id, trace, generation, version)
 
 
 def parse_task_status_key(rest: str) -> tuple[str, int] | None:

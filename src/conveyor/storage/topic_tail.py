@@ -40,18 +40,14 @@ class TopicTail:
         log: Log,
         topic: str,
         isolation_level: IsolationLevel = "read_committed",
-        fetch_wait_ms: int | None = None,
+        consumer_config: Mapping[str, str] | None = None,
     ) -> None:
-        """``fetch_wait_ms``: how long the Kafka backend lets the broker hold a fetch that finds nothing new
-        (librdkafka's ``fetch.wait.max.ms``); a short wait reads a record written just before
-        ``read_to_end`` sooner, at the cost of more fetches while the topic is idle."""
+        """``consumer_config``: settings of the tail's consumer, e.g. a short ``fetch.wait.max.ms`` (how long
+        the Kafka backend lets the broker hold a fetch that finds nothing new), which reads a record written
+        just before ``read_to_end`` sooner at the cost of more fetches while the topic is idle."""
         self._topic = topic
         self._partitions: list[TopicPartition] = []
-        self._consumer = (
-            log.consumer(isolation_level=isolation_level)
-            if fetch_wait_ms is None
-            else log.consumer(isolation_level=isolation_level, fetch_wait_max_ms=fetch_wait_ms)
-        )
+        self._consumer = log.consumer(isolation_level=isolation_level, **dict(consumer_config or {}))
 
     @property
     def topic(self) -> str:

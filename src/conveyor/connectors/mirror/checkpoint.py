@@ -29,6 +29,8 @@ EMIT_INTERVAL_CONFIG = "emit.checkpoints.interval.seconds"
 SYNC_GROUP_OFFSETS_CONFIG = "sync.group.offsets.enabled"
 SYNC_INTERVAL_CONFIG = "sync.group.offsets.interval.seconds"
 SYNCS_LOCATION_CONFIG = "offset-syncs.topic.location"
+TASK_GROUPS_CONFIG = "task.assigned.groups"
+"""The groups Kafka's MirrorCheckpointConnector gives each task; a Conveyor task config has none."""
 LONGEST_POLL_S = 0.5
 CHECKPOINTS_TOPIC_CONFIG = {"cleanup.policy": "compact"}
 
@@ -52,6 +54,14 @@ CHECKPOINT_CONFIG_DEF = (
 
 def _patterns(text: str) -> list[re.Pattern[str]]:
     return [re.compile(part.strip()) for part in text.split(",") if part.strip()]
+
+
+def _assigned_groups(props: Mapping[str, str]) -> set[str] | None:
+    """The groups of ``task.assigned.groups`` (a Kafka task config), None when the config has none."""
+    value = props.get(TASK_GROUPS_CONFIG)
+    if value is None:
+        return None
+    return {group.strip() for group in value.split(",") if group.strip()}
 
 
 class MirrorCheckpointConnector(ConfiguredConnector, SourceConnector):
@@ -84,6 +94,7 @@ class MirrorCheckpointTask(SourceTask):
         self._syncs: OffsetSyncStore | None = None
         self._groups: list[re.Pattern[str]] = []
         self._excluded: list[re.Pattern[str]] = []
+        self._assigned: set[str] | None = None
         self._topic = ""
         self._emit_s = self._sync_s = 60.0
         self._sync_groups = False
@@ -106,18 +117,25 @@ class MirrorCheckpointTask(SourceTask):
             _patterns(parsed[GROUPS_CONFIG]),
             _patterns(parsed[GROUPS_EXCLUDE_CONFIG]),
         )
+        self._assigned = _assigned_groups(props)
         self._emit_s, self._sync_s = parsed[EMIT_INTERVAL_CONFIG], parsed[SYNC_INTERVAL_CONFIG]
         self._sync_groups = parsed[SYNC_GROUP_OFFSETS_CONFIG]
         self._next_emit = self._next_sync = time.monotonic()
 
     def _selected_groups(self) -> list[str]:
+        """The groups assigned to this task by Kafka's connector, or else those ``groups`` and
+        ``groups.exclude`` select now."""
         assert self._source is not None
         return [
             group
             for group in self._source.admin().list_consumer_groups()
-            if any(p.fullmatch(group) for p in self._groups)
-            and not any(p.fullmatch(group) for p in self._excluded)
+            if (group in self._assigned if self._assigned is not None else self._matches(group))
         ]
+
+    def _matches(self, group: str) -> bool:
+        return any(p.fullmatch(group) for p in self._groups) and not any(
+            p.fullmatch(group) for p in self._excluded
+        )
 
     def checkpoints(self) -> list[Checkpoint]:
         """The translatable committed offsets of every selected group, as checkpoints."""

@@ -694,8 +694,7 @@ class DistributedHerder(BaseHerder):
         target = TargetState(snapshot.target_state(name))
         if name in self._running.connectors:
             if target is TargetState.STOPPED:
-                self.worker.stop_connector(name)
-                self.statuses.put_connector(name, self._status(State.STOPPED))
+                self.worker.start_connector(name, snapshot.connector_config(name) or {}, TargetState.STOPPED)
             elif not self.worker.is_running(name):
                 self._start_connector_logged(name)
             else:
