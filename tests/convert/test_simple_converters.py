@@ -177,3 +177,19 @@ def test_registry_names_every_builtin_by_kafkas_simple_name() -> None:
         "BooleanConverter",
         "SimpleHeaderConverter",
     }
+
+
+def test_string_converter_reads_a_column_as_its_single_values() -> None:
+    converter = StringConverter()
+    converter.configure({}, is_key=False)
+    raw = [b"caf\xc3\xa9", None, b"bad \xff byte"]
+    schemas, values = converter.to_connect_columns("t", raw)
+    assert list(zip(schemas, values, strict=True)) == [converter.to_connect_data("t", r) for r in raw]
+    assert values == ["café", None, "bad \ufffd byte"]
+
+
+def test_byte_array_converter_reads_a_column_unchanged() -> None:
+    converter = ByteArrayConverter()
+    converter.configure({}, is_key=False)
+    schemas, values = converter.to_connect_columns("t", [b"\x00\x01", None])
+    assert (list(schemas), list(values)) == ([OPTIONAL_BYTES_SCHEMA] * 2, [b"\x00\x01", None])

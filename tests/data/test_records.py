@@ -90,3 +90,56 @@ def test_records_with_equal_fields_are_equal() -> None:
 def test_copy_gives_an_equal_record() -> None:
     record = make_source_record()
     assert copy.copy(record) == record
+
+
+def test_sink_records_from_columns_are_those_built_one_by_one() -> None:
+    records = SinkRecord.from_columns(
+        "t",
+        3,
+        [7, 8],
+        [None, STRING_SCHEMA],
+        [None, "k"],
+        [INT32_SCHEMA] * 2,
+        [1, 2],
+        [100, None],
+        TimestampType.CREATE_TIME,
+    )
+    assert records == [
+        SinkRecord(
+            "t",
+            kafka_partition=3,
+            value_schema=INT32_SCHEMA,
+            value=1,
+            kafka_offset=7,
+            timestamp=100,
+            timestamp_type="CreateTime",
+        ),
+        SinkRecord(
+            "t",
+            kafka_partition=3,
+            key_schema=STRING_SCHEMA,
+            key="k",
+            value_schema=INT32_SCHEMA,
+            value=2,
+            kafka_offset=8,
+            timestamp=None,
+            timestamp_type="CreateTime",
+        ),
+    ]
+    assert (records[1].original_topic, records[1].original_kafka_partition) == ("t", 3)
+    assert records[1].original_kafka_offset == 8
+
+
+def test_sink_records_from_columns_of_different_lengths_are_refused() -> None:
+    with pytest.raises(ValueError, match="different lengths"):
+        SinkRecord.from_columns(
+            "t",
+            0,
+            [0, 1],
+            [None] * 2,
+            [None] * 2,
+            [None] * 2,
+            ["only one"],
+            [0] * 2,
+            TimestampType.CREATE_TIME,
+        )

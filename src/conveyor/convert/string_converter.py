@@ -96,6 +96,13 @@ class StringConverter(ConfiguredConverter):
             for value in values
         ]
 
+    def to_connect_columns(
+        self, topic: str, values: Sequence[bytes | None]
+    ) -> tuple[Sequence[Schema | None], Sequence[Any]]:
+        encoding = self._encoding
+        decoded = [None if value is None else value.decode(encoding, "replace") for value in values]
+        return [OPTIONAL_STRING_SCHEMA] * len(decoded), decoded
+
 
 class ByteArrayConverter(ConfiguredConverter):
     """Passes bytes through unchanged; refuses schemas other than BYTES and values other than bytes."""
@@ -118,3 +125,8 @@ class ByteArrayConverter(ConfiguredConverter):
         self, topic: str, value: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
         return SchemaAndValue(OPTIONAL_BYTES_SCHEMA, value)
+
+    def to_connect_columns(
+        self, topic: str, values: Sequence[bytes | None]
+    ) -> tuple[Sequence[Schema | None], Sequence[Any]]:
+        return [OPTIONAL_BYTES_SCHEMA] * len(values), list(values)

@@ -63,7 +63,7 @@ class FileStreamSinkTask(SinkTask):
 
     def put(self, records: Sequence[SinkRecord]) -> None:
         if records:
-            self._require_output().write("".join(f"{_as_line(record.value)}\n" for record in records))
+            self._require_output().write(_lines([record.value for record in records]))
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         output = self._require_output()
@@ -83,5 +83,9 @@ class FileStreamSinkTask(SinkTask):
         return self._output
 
 
-def _as_line(value: Any) -> str:
-    return "null" if value is None else str(value)
+def _lines(values: list[Any]) -> str:
+    """Each value as a line of text, all in one string to be written at once."""
+    if None in values:
+        values = ["null" if value is None else value for value in values]
+    values.append("")
+    return "\n".join(map(str, values))
