@@ -31,7 +31,7 @@ from pathlib import Path
 from confluent_kafka import Consumer as KafkaConsumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from conveyor.api import BatchSinkTask
+from conveyor.api import BatchSinkTask, ColumnSinkTask
 from conveyor.api import TopicPartition as ApiPartition
 from conveyor.connectors.file.sink import FileStreamSinkTask
 from conveyor.log import Log, RecordBatch, TopicPartition, open_log
@@ -117,6 +117,10 @@ def put_alone(log_url: str, topic: str, batches: list[RecordBatch], output: Path
         for batch in batches:
             if isinstance(task, BatchSinkTask) and loop.batch_task is not None:
                 task.put_batch(batch)
+            elif isinstance(task, ColumnSinkTask) and loop.column_task is not None:
+                columns = loop.pipeline.columns_from_log(batch)
+                assert columns is not None
+                task.put_columns(columns)
             else:
                 task.put(loop.pipeline.from_log(batch))
         task.flush({ApiPartition(topic, 0): batches[-1].next_offset})
@@ -172,7 +176,7 @@ def main() -> None:
             "sink loop (SinkTaskLoop + FileStreamSinkTask)": lambda out: sink_loop(
                 log_url, topic, records, out
             ),
-            "put alone (from_log + put, batches consumed before)": lambda out: put_alone(
+            "put alone (conversion + put, batches consumed before)": lambda out: put_alone(
                 log_url, topic, batches, out
             ),
             "floor (confluent-kafka consume, decode, write)": lambda out: librdkafka_to_file(

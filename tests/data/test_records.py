@@ -6,6 +6,7 @@ from conveyor.data import (
     INT32_SCHEMA,
     STRING_SCHEMA,
     Headers,
+    SinkColumns,
     SinkRecord,
     SourceRecord,
     TimestampType,
@@ -143,3 +144,21 @@ def test_sink_records_from_columns_of_different_lengths_are_refused() -> None:
             [0] * 2,
             TimestampType.CREATE_TIME,
         )
+
+
+def test_sink_columns_give_records_with_the_headers_of_the_rows_that_have_some() -> None:
+    columns = SinkColumns(
+        "t",
+        0,
+        [0, 1],
+        [None] * 2,
+        [None] * 2,
+        [None] * 2,
+        ["a", "b"],
+        [0, 0],
+        2,
+        [None, Headers().add("h", "v")],
+    )
+    records = columns.records()
+    assert [r.value for r in records] == ["a", "b"]
+    assert [[(h.key, h.value) for h in r.headers] for r in records] == [[], [("h", "v")]]

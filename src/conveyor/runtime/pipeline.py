@@ -15,7 +15,15 @@ from typing import Any
 
 from conveyor.api import Converter, HeaderConverter
 from conveyor.convert import ByteArrayConverter
-from conveyor.data import Headers, Schema, SchemaAndValue, SinkRecord, SourceRecord, TimestampType
+from conveyor.data import (
+    Headers,
+    Schema,
+    SchemaAndValue,
+    SinkColumns,
+    SinkRecord,
+    SourceRecord,
+    TimestampType,
+)
 from conveyor.errors import ConfigError
 from conveyor.log import RecordBatch
 from conveyor.plugins import PluginKind, load_chain_plugin, load_plugin_class
@@ -214,17 +222,28 @@ class RecordPipeline:
         The batch is converted a column at a time; should that fail, record by record, so that the
         error handling sees (and reports) the very records that fail.
         """
-        try:
-            records = self._convert_columns(batch)
-        except Exception:
-            records = self._convert_each(batch)
+        columns = self.columns_from_log(batch)
+        records = self._convert_each(batch) if columns is None else columns.records()
         return self.transform(records) if self.chain else records
 
-    def _convert_columns(self, batch: RecordBatch) -> list[SinkRecord]:
+    def columns_from_log(self, batch: RecordBatch) -> SinkColumns | None:
+        """A consumed batch converted a column at a time (transforms left out), or None when some record
+        fails to convert: `from_log` then finds it."""
         topic = batch.topic
-        key_schemas, keys = self.key_converter.to_connect_columns(topic, batch.keys)
-        value_schemas, values = self.value_converter.to_connect_columns(topic, batch.values)
-        records = SinkRecord.from_columns(
+        try:
+            key_schemas, keys = self.key_converter.to_connect_columns(topic, batch.keys)
+            value_schemas, values = self.value_converter.to_connect_columns(topic, batch.values)
+            headers = (
+                [self._connect_headers(topic, h) if h else None for h in batch.headers]
+                if any(batch.headers)
+                else None
+            )
+        except Exception:
+            return None
+        columns = [key_schemas, keys, value_schemas, values, batch.timestamps]
+        if any(len(column) != len(batch.offsets) for column in columns):
+            return None
+        return SinkColumns(
             topic,
             batch.partition,
             batch.offsets,
@@ -233,13 +252,10 @@ class RecordPipeline:
             value_schemas,
             values,
             batch.timestamps,
+            batch.next_offset,
+            headers,
             TimestampType.CREATE_TIME,
         )
-        if any(batch.headers):
-            for record, headers in zip(records, batch.headers, strict=True):
-                if headers:
-                    record.headers = self._connect_headers(topic, headers)
-        return records
 
     def _convert_each(self, batch: RecordBatch) -> list[SinkRecord]:
         topic, partition = batch.topic, batch.partition
