@@ -67,7 +67,7 @@ class FileStreamSinkTask(ColumnSinkTask):
 
     def put_columns(self, batch: SinkColumns) -> None:
         if batch.values:
-            self._require_output().write(_lines(list(batch.values)))
+            self._require_output().write(_lines(batch.values))
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         output = self._require_output()
@@ -87,9 +87,11 @@ class FileStreamSinkTask(ColumnSinkTask):
         return self._output
 
 
-def _lines(values: list[Any]) -> str:
-    """Each value as a line of text, all in one string to be written at once."""
-    if None in values:
-        values = ["null" if value is None else value for value in values]
-    values.append("")
-    return "\n".join(map(str, values))
+def _lines(values: Sequence[Any]) -> str:
+    """Each value as a line of text, all in one string to be written at once; strings are joined as
+    they are, and only a batch holding something else has each value turned into its text."""
+    try:
+        text = "\n".join(values)
+    except TypeError:
+        text = "\n".join(["null" if value is None else str(value) for value in values])
+    return text + "\n"
