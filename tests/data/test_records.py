@@ -162,3 +162,9 @@ def test_sink_columns_give_records_with_the_headers_of_the_rows_that_have_some()
     records = columns.records()
     assert [r.value for r in records] == ["a", "b"]
     assert [[(h.key, h.value) for h in r.headers] for r in records] == [[], [("h", "v")]]
+
+
+def test_records_of_sink_columns_have_headers_of_their_own() -> None:
+    columns = SinkColumns("t", 0, [0], [None], [None], [None], ["a"], [0], 1, [Headers().add("h", "v")])
+    columns.records()[0].headers.add("extra", 1)
+    assert [len(r.headers) for r in columns.records()] == [1]

@@ -35,7 +35,8 @@ class SinkColumns:
         return len(self.offsets)
 
     def records(self) -> list[SinkRecord]:
-        """The same records as ``SinkRecord``s, one per row."""
+        """The same records as ``SinkRecord``s, one per row; each call gives new records, with headers of
+        their own."""
         records = SinkRecord.from_columns(
             self.topic,
             self.partition,
@@ -50,5 +51,5 @@ class SinkColumns:
         if self.headers is not None:
             for record, headers in zip(records, self.headers, strict=True):
                 if headers is not None:
-                    record.headers = headers
+                    record.headers = headers.copy()
         return records
