@@ -79,6 +79,7 @@ def test_converter_batch_forms_loop_over_the_single_value_forms() -> None:
         SchemaAndValue(INT32_SCHEMA, None),
         SchemaAndValue(INT32_SCHEMA, 30),
     ]
+    assert converter.to_connect_columns("t", encoded) == ([INT32_SCHEMA] * 3, [1, None, 30])
 
 
 def test_predicates_test_records() -> None:

@@ -9,7 +9,7 @@ from connector_contexts import DictSinkTaskContext
 
 from conveyor.api import ConnectError, TopicPartition
 from conveyor.connectors.file import FileStreamSinkConnector, FileStreamSinkTask
-from conveyor.data import STRING_SCHEMA, SinkRecord
+from conveyor.data import STRING_SCHEMA, SinkColumns, SinkRecord
 
 
 def started_task(props: dict[str, str]) -> FileStreamSinkTask:
@@ -101,3 +101,19 @@ def test_the_connector_gives_every_task_the_same_config() -> None:
 def test_the_connector_accepts_any_offsets_alteration() -> None:
     altered = FileStreamSinkConnector().alter_offsets({"topics": "lines"}, {TopicPartition("lines", 0): 5})
     assert altered is True
+
+
+def test_converted_columns_are_written_as_the_same_lines_as_records(tmp_path: Path) -> None:
+    output = tmp_path / "out.txt"
+    task = started_task({"file": str(output)})
+    values = ["alpha", 42, None]
+    columns = SinkColumns(
+        "lines", 0, [0, 1, 2], [None] * 3, [None] * 3, [None] * 3, values, [0] * 3, next_offset=3
+    )
+
+    task.put_columns(columns)
+    task.put([record(value) for value in values])
+    task.flush({})
+
+    assert output.read_text() == "alpha\n42\nnull\n" * 2
+    assert values == ["alpha", 42, None]

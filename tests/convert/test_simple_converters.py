@@ -177,3 +177,43 @@ def test_registry_names_every_builtin_by_kafkas_simple_name() -> None:
         "BooleanConverter",
         "SimpleHeaderConverter",
     }
+
+
+def test_string_converter_reads_a_column_as_its_single_values() -> None:
+    converter = StringConverter()
+    converter.configure({}, is_key=False)
+    raw = [b"caf\xc3\xa9", None, b"bad \xff byte"]
+    schemas, values = converter.to_connect_columns("t", raw)
+    assert list(zip(schemas, values, strict=True)) == [converter.to_connect_data("t", r) for r in raw]
+    assert values == ["café", None, "bad \ufffd byte"]
+
+
+def test_byte_array_converter_reads_a_column_unchanged() -> None:
+    converter = ByteArrayConverter()
+    converter.configure({}, is_key=False)
+    schemas, values = converter.to_connect_columns("t", [b"\x00\x01", None])
+    assert (list(schemas), list(values)) == ([OPTIONAL_BYTES_SCHEMA] * 2, [b"\x00\x01", None])
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        [b"plain", b"caf\xc3\xa9", b"cut \xe2\x82", b"\xf0\x9f", b"", b"bad \xff byte"],
+        [b"a NUL \x00 inside", b"\xc3", b"b"],
+        [None, None],
+        [b"\xe2\x82\xac", None, b"\x00"],
+    ],
+    ids=["invalid-utf8", "a-nul-inside", "all-null", "some-null"],
+)
+def test_string_converter_reads_a_column_as_each_value_alone(raw: list[bytes | None]) -> None:
+    converter = StringConverter()
+    converter.configure({}, is_key=False)
+    schemas, values = converter.to_connect_columns("t", raw)
+    assert list(zip(schemas, values, strict=True)) == [converter.to_connect_data("t", r) for r in raw]
+
+
+def test_string_converter_reads_a_column_in_the_configured_encoding() -> None:
+    converter = StringConverter()
+    converter.configure({"converter.encoding": "UTF-16"}, is_key=False)
+    raw = ["café".encode("utf-16"), "x".encode("utf-16")]
+    assert list(converter.to_connect_columns("t", raw)[1]) == ["café", "x"]

@@ -6,6 +6,7 @@ from conveyor.data import (
     INT32_SCHEMA,
     STRING_SCHEMA,
     Headers,
+    SinkColumns,
     SinkRecord,
     SourceRecord,
     TimestampType,
@@ -90,3 +91,80 @@ def test_records_with_equal_fields_are_equal() -> None:
 def test_copy_gives_an_equal_record() -> None:
     record = make_source_record()
     assert copy.copy(record) == record
+
+
+def test_sink_records_from_columns_are_those_built_one_by_one() -> None:
+    records = SinkRecord.from_columns(
+        "t",
+        3,
+        [7, 8],
+        [None, STRING_SCHEMA],
+        [None, "k"],
+        [INT32_SCHEMA] * 2,
+        [1, 2],
+        [100, None],
+        TimestampType.CREATE_TIME,
+    )
+    assert records == [
+        SinkRecord(
+            "t",
+            kafka_partition=3,
+            value_schema=INT32_SCHEMA,
+            value=1,
+            kafka_offset=7,
+            timestamp=100,
+            timestamp_type="CreateTime",
+        ),
+        SinkRecord(
+            "t",
+            kafka_partition=3,
+            key_schema=STRING_SCHEMA,
+            key="k",
+            value_schema=INT32_SCHEMA,
+            value=2,
+            kafka_offset=8,
+            timestamp=None,
+            timestamp_type="CreateTime",
+        ),
+    ]
+    assert (records[1].original_topic, records[1].original_kafka_partition) == ("t", 3)
+    assert records[1].original_kafka_offset == 8
+
+
+def test_sink_records_from_columns_of_different_lengths_are_refused() -> None:
+    with pytest.raises(ValueError, match="different lengths"):
+        SinkRecord.from_columns(
+            "t",
+            0,
+            [0, 1],
+            [None] * 2,
+            [None] * 2,
+            [None] * 2,
+            ["only one"],
+            [0] * 2,
+            TimestampType.CREATE_TIME,
+        )
+
+
+def test_sink_columns_give_records_with_the_headers_of_the_rows_that_have_some() -> None:
+    columns = SinkColumns(
+        "t",
+        0,
+        [0, 1],
+        [None] * 2,
+        [None] * 2,
+        [None] * 2,
+        ["a", "b"],
+        [0, 0],
+        2,
+        [None, Headers().add("h", "v")],
+    )
+    records = columns.records()
+    assert [r.value for r in records] == ["a", "b"]
+    assert [[(h.key, h.value) for h in r.headers] for r in records] == [[], [("h", "v")]]
+
+
+def test_records_of_sink_columns_have_headers_of_their_own() -> None:
+    columns = SinkColumns("t", 0, [0], [None], [None], [None], ["a"], [0], 1, [Headers().add("h", "v")])
+    columns.records()[0].headers.add("extra", 1)
+    assert [len(r.headers) for r in columns.records()] == [1]

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from conveyor.data import INT32_SCHEMA, STRING_SCHEMA, Headers, Schema, SourceRecord
+from conveyor.data import (
+    INT32_SCHEMA,
+    OPTIONAL_STRING_SCHEMA,
+    STRING_SCHEMA,
+    Headers,
+    Schema,
+    SinkRecord,
+    SourceRecord,
+    TimestampType,
+)
 from conveyor.log import RecordBatch
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.pipeline import RecordPipeline
@@ -117,3 +126,36 @@ def test_a_consumed_record_the_converter_rejects_is_dropped_alone_when_tolerated
     batch = RecordBatch("in", 0, [0, 1, 2], [None] * 3, [b"0", b"not json", b"2"], [[], [], []], [0] * 3, 3)
     records = pipeline(tolerate=True, **JSON_VALUES).from_log(batch)
     assert [(r.kafka_offset, r.value) for r in records] == [(0, 0), (2, 2)]
+
+
+def test_consumed_records_carry_every_sink_record_field() -> None:
+    batch = RecordBatch("in", 1, [4], [b"k"], [b"v"], [[]], [1000], 5)
+    assert pipeline().from_log(batch) == [
+        SinkRecord(
+            "in",
+            kafka_partition=1,
+            key_schema=OPTIONAL_STRING_SCHEMA,
+            key="k",
+            value_schema=OPTIONAL_STRING_SCHEMA,
+            value="v",
+            kafka_offset=4,
+            timestamp=1000,
+            timestamp_type=TimestampType.CREATE_TIME,
+        )
+    ]
+
+
+def test_consumed_records_go_through_the_transforms() -> None:
+    batch = RecordBatch("in", 0, [0, 1], [None] * 2, [b"a", b"b"], [[], []], [0] * 2, 2)
+    routed = pipeline(
+        transforms="route",
+        **{
+            "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+            "transforms.route.regex": "(.*)",
+            "transforms.route.replacement": "$1-routed",
+        },
+    ).from_log(batch)
+    assert [(r.topic, r.original_topic, r.value) for r in routed] == [
+        ("in-routed", "in", "a"),
+        ("in-routed", "in", "b"),
+    ]

@@ -56,7 +56,14 @@ from conveyor.api.rest_extension import (
     RestResponse,
     TaskHealth,
 )
-from conveyor.api.sink import BatchSinkTask, ConsumedBatch, ErrantRecordReporter, SinkTask, SinkTaskContext
+from conveyor.api.sink import (
+    BatchSinkTask,
+    ColumnSinkTask,
+    ConsumedBatch,
+    ErrantRecordReporter,
+    SinkTask,
+    SinkTaskContext,
+)
 from conveyor.api.source import (
     OffsetStorageReader,
     SourceTask,
@@ -72,6 +79,7 @@ __all__ = [
     "AlreadyExistsError",
     "BatchSinkTask",
     "CaseInsensitiveValidString",
+    "ColumnSinkTask",
     "CompositeValidator",
     "ConfigData",
     "ConfigDef",

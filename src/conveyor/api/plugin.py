@@ -107,6 +107,14 @@ class Converter(abc.ABC):
         """Deserialize many values read from ``topic``."""
         return [self.to_connect_data(topic, value) for value in values]
 
+    def to_connect_columns(
+        self, topic: str, values: Sequence[bytes | None]
+    ) -> tuple[Sequence[Schema | None], Sequence[Any]]:
+        """Deserialize many values read from ``topic`` into a column of schemas and one of values, as
+        ``to_connect_batch`` does: sink records are built from columns, with no ``SchemaAndValue`` each."""
+        converted = self.to_connect_batch(topic, values)
+        return [item.schema for item in converted], [item.value for item in converted]
+
     def config(self) -> ConfigDef:
         """The settings this converter accepts."""
         return ConfigDef()

@@ -12,7 +12,7 @@ from conveyor.api.task import Task
 from conveyor.positions import TopicPartition
 
 if TYPE_CHECKING:
-    from conveyor.data import SinkRecord
+    from conveyor.data import SinkColumns, SinkRecord
 
 TOPICS_CONFIG = "topics"
 TOPICS_REGEX_CONFIG = "topics.regex"
@@ -211,3 +211,18 @@ class BatchSinkTask(SinkTask):
     @abc.abstractmethod
     def put_batch(self, batch: ConsumedBatch) -> None:
         """Write (or buffer) the records of ``batch``; the same as ``put`` with them as ``SinkRecord``s."""
+
+
+class ColumnSinkTask(SinkTask):
+    """A sink task that can also take converted batches as columns, without a ``SinkRecord`` per record.
+
+    When the connector has no transforms, the runtime converts each consumed batch a column at a time
+    and calls ``put_columns`` instead of ``put`` (``put`` still gets a batch in which some record fails
+    to convert, so that the error handling deals with that record alone, and records waiting for
+    redelivery). ``put_columns`` follows ``put``'s contract, except that records a ``RetriableError``
+    sends back are redelivered to ``put``; ``batch.records()`` gives the records to report as errant.
+    """
+
+    @abc.abstractmethod
+    def put_columns(self, batch: SinkColumns) -> None:
+        """Write (or buffer) the records of ``batch``; the same as ``put`` with ``batch.records()``."""

@@ -60,6 +60,7 @@ class StringConverter(ConfiguredConverter):
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._encoding = str(settings[ENCODING_CONFIG])
+        self._utf8 = codecs.lookup(self._encoding).name == "utf-8"
 
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
@@ -96,6 +97,29 @@ class StringConverter(ConfiguredConverter):
             for value in values
         ]
 
+    def to_connect_columns(
+        self, topic: str, values: Sequence[bytes | None]
+    ) -> tuple[Sequence[Schema | None], Sequence[Any]]:
+        count = len(values)
+        nulls = values.count(None)
+        if nulls == count:
+            return [OPTIONAL_STRING_SCHEMA] * count, [None] * count
+        decoded: Sequence[str | None] | None = (
+            _decode_utf8_column(values) if nulls == 0 and self._utf8 else None
+        )
+        if decoded is None:
+            encoding = self._encoding
+            decoded = [None if value is None else value.decode(encoding, "replace") for value in values]
+        return [OPTIONAL_STRING_SCHEMA] * count, decoded
+
+
+def _decode_utf8_column(values: Sequence[bytes | None]) -> list[str] | None:
+    """UTF-8 values decoded in one call: joined by NUL, which UTF-8 never makes of other bytes and which
+    ends any invalid sequence before it, so each value decodes (replacements included) as on its own.
+    None when a value holds a NUL itself (the text then splits into more parts than there are values)."""
+    parts = b"\x00".join(values).decode("utf-8", "replace").split("\x00")  # type: ignore[arg-type]
+    return parts if len(parts) == len(values) else None
+
 
 class ByteArrayConverter(ConfiguredConverter):
     """Passes bytes through unchanged; refuses schemas other than BYTES and values other than bytes."""
@@ -118,3 +142,8 @@ class ByteArrayConverter(ConfiguredConverter):
         self, topic: str, value: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
         return SchemaAndValue(OPTIONAL_BYTES_SCHEMA, value)
+
+    def to_connect_columns(
+        self, topic: str, values: Sequence[bytes | None]
+    ) -> tuple[Sequence[Schema | None], Sequence[Any]]:
+        return [OPTIONAL_BYTES_SCHEMA] * len(values), list(values)

@@ -33,6 +33,7 @@ from conveyor.data.schema import (
     SchemaAndValue,
     Type,
 )
+from conveyor.data.sink_columns import SinkColumns
 from conveyor.data.struct import Struct, validate_value
 
 __all__ = [
@@ -66,6 +67,7 @@ __all__ = [
     "SchemaAndValue",
     "SchemaBuilder",
     "SchemaBuilderError",
+    "SinkColumns",
     "SinkRecord",
     "SourceRecord",
     "Struct",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
 from typing import Any, Final, Literal, Self
 
 from conveyor.data.headers import Header, Headers
@@ -244,3 +245,66 @@ class SinkRecord(ConnectRecord):
             kafka_partition if original_kafka_partition is None else original_kafka_partition
         )
         self.original_kafka_offset = kafka_offset if original_kafka_offset is None else original_kafka_offset
+
+    @classmethod
+    def from_columns(
+        cls,
+        topic: str,
+        kafka_partition: int,
+        offsets: Sequence[int],
+        key_schemas: Sequence[Schema | None],
+        keys: Sequence[Any],
+        value_schemas: Sequence[Schema | None],
+        values: Sequence[Any],
+        timestamps: Sequence[int | None],
+        timestamp_type: TimestampType,
+    ) -> list[SinkRecord]:
+        """One record per row of these columns, read from ``topic`` partition ``kafka_partition``, without
+        headers: what ``SinkRecord(topic, kafka_partition=..., ...)`` gives for each, built without
+        keyword handling or a timestamp type lookup per record, as sink tasks receive them by the million.
+        """
+        count = len(offsets)
+        columns = (key_schemas, keys, value_schemas, values, timestamps)
+        if any(len(column) != count for column in columns):
+            raise ValueError(f"Columns of different lengths for {count} offsets: {list(map(len, columns))}")
+        return list(
+            map(
+                _sink_record,
+                repeat(topic, count),
+                repeat(kafka_partition, count),
+                offsets,
+                *columns,
+                repeat(timestamp_type, count),
+            )
+        )
+
+
+def _sink_record(
+    topic: str,
+    kafka_partition: int,
+    offset: int,
+    key_schema: Schema | None,
+    key: Any,
+    value_schema: Schema | None,
+    value: Any,
+    timestamp: int | None,
+    timestamp_type: TimestampType,
+    new: Any = object.__new__,
+    cls: type[SinkRecord] = SinkRecord,
+) -> SinkRecord:
+    """A record with every slot set as ``SinkRecord.__init__`` sets it, from positional arguments only."""
+    record: SinkRecord = new(cls)
+    record.topic = topic
+    record.kafka_partition = kafka_partition
+    record.key_schema = key_schema
+    record.key = key
+    record.value_schema = value_schema
+    record.value = value
+    record.timestamp = timestamp
+    record._headers = None
+    record.kafka_offset = offset
+    record.timestamp_type = timestamp_type
+    record.original_topic = topic
+    record.original_kafka_partition = kafka_partition
+    record.original_kafka_offset = offset
+    return record

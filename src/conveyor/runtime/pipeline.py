@@ -15,7 +15,15 @@ from typing import Any
 
 from conveyor.api import Converter, HeaderConverter
 from conveyor.convert import ByteArrayConverter
-from conveyor.data import Headers, Schema, SinkRecord, SourceRecord
+from conveyor.data import (
+    Headers,
+    Schema,
+    SchemaAndValue,
+    SinkColumns,
+    SinkRecord,
+    SourceRecord,
+    TimestampType,
+)
 from conveyor.errors import ConfigError
 from conveyor.log import RecordBatch
 from conveyor.plugins import PluginKind, load_chain_plugin, load_plugin_class
@@ -209,32 +217,63 @@ class RecordPipeline:
         return not self.chain and all(isinstance(c, ByteArrayConverter) for c in converters)
 
     def from_log(self, batch: RecordBatch) -> list[SinkRecord]:
-        """Convert and transform a consumed batch into the records a sink task's `put` receives."""
+        """Convert and transform a consumed batch into the records a sink task's `put` receives.
+
+        The batch is converted a column at a time; should that fail, record by record, so that the
+        error handling sees (and reports) the very records that fail.
+        """
+        columns = self.columns_from_log(batch)
+        records = self._convert_each(batch) if columns is None else columns.records()
+        return self.transform(records) if self.chain else records
+
+    def columns_from_log(self, batch: RecordBatch) -> SinkColumns | None:
+        """A consumed batch converted a column at a time (transforms left out), or None when some record
+        fails to convert: `from_log` then finds it."""
+        topic = batch.topic
+        try:
+            key_schemas, keys = self.key_converter.to_connect_columns(topic, batch.keys)
+            value_schemas, values = self.value_converter.to_connect_columns(topic, batch.values)
+            headers = (
+                [self._connect_headers(topic, h) if h else None for h in batch.headers]
+                if any(batch.headers)
+                else None
+            )
+        except Exception:
+            return None
+        columns = [key_schemas, keys, value_schemas, values, batch.timestamps]
+        if any(len(column) != len(batch.offsets) for column in columns):
+            return None
+        return SinkColumns(
+            topic,
+            batch.partition,
+            batch.offsets,
+            key_schemas,
+            keys,
+            value_schemas,
+            values,
+            batch.timestamps,
+            batch.next_offset,
+            headers,
+            TimestampType.CREATE_TIME,
+        )
+
+    def _convert_each(self, batch: RecordBatch) -> list[SinkRecord]:
         topic, partition = batch.topic, batch.partition
         records: list[SinkRecord] = []
-        try:
-            keys = self.key_converter.to_connect_batch(topic, batch.keys)
-            values = self.value_converter.to_connect_batch(topic, batch.values)
-            for offset, key, value, headers, timestamp in zip(
-                batch.offsets, keys, values, batch.headers, batch.timestamps, strict=True
-            ):
-                records.append(self._sink_record(topic, partition, offset, key, value, headers, timestamp))
-        except Exception:
-            records = []
-            for offset, raw_key, raw_value, headers, timestamp in zip(
-                batch.offsets, batch.keys, batch.values, batch.headers, batch.timestamps, strict=True
-            ):
-                raw = FailedRecord(
-                    raw_key, raw_value, topic, partition, offset, f"record {topic}-{partition}@{offset}"
-                )
-                record = self.errors.execute(
-                    Stage.VALUE_CONVERTER,
-                    partial(self._convert_sink_record, raw, headers, timestamp),
-                    partial(_same, raw),
-                )
-                if record is not None:
-                    records.append(record)
-        return self.transform(records)
+        for offset, raw_key, raw_value, headers, timestamp in zip(
+            batch.offsets, batch.keys, batch.values, batch.headers, batch.timestamps, strict=True
+        ):
+            raw = FailedRecord(
+                raw_key, raw_value, topic, partition, offset, f"record {topic}-{partition}@{offset}"
+            )
+            record = self.errors.execute(
+                Stage.VALUE_CONVERTER,
+                partial(self._convert_sink_record, raw, headers, timestamp),
+                partial(_same, raw),
+            )
+            if record is not None:
+                records.append(record)
+        return records
 
     def _convert_sink_record(self, raw: FailedRecord, headers: LogHeaders, timestamp: int) -> SinkRecord:
         assert raw.topic is not None and raw.partition is not None and raw.offset is not None
@@ -247,15 +286,11 @@ class RecordPipeline:
         topic: str,
         partition: int,
         offset: int,
-        key: Any,
-        value: Any,
+        key: SchemaAndValue,
+        value: SchemaAndValue,
         headers: LogHeaders,
         timestamp: int,
     ) -> SinkRecord:
-        connect_headers = Headers()
-        for name, raw in headers:
-            converted = self.header_converter.to_connect_header(topic, name, raw)
-            connect_headers.add(name, converted.value, converted.schema)
         return SinkRecord(
             topic,
             kafka_partition=partition,
@@ -265,9 +300,16 @@ class RecordPipeline:
             value=value.value,
             kafka_offset=offset,
             timestamp=timestamp,
-            timestamp_type="CreateTime",
-            headers=connect_headers,
+            timestamp_type=TimestampType.CREATE_TIME,
+            headers=self._connect_headers(topic, headers),
         )
+
+    def _connect_headers(self, topic: str, headers: LogHeaders) -> Headers:
+        connect_headers = Headers()
+        for name, raw in headers:
+            converted = self.header_converter.to_connect_header(topic, name, raw)
+            connect_headers.add(name, converted.value, converted.schema)
+        return connect_headers
 
 
 def _batch_from_connect(

@@ -26,9 +26,16 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from conveyor.api import BatchSinkTask, ErrantRecordReporter, RetriableError, SinkTask, SinkTaskContext
+from conveyor.api import (
+    BatchSinkTask,
+    ColumnSinkTask,
+    ErrantRecordReporter,
+    RetriableError,
+    SinkTask,
+    SinkTaskContext,
+)
 from conveyor.api import TopicPartition as ApiPartition
-from conveyor.data import ConnectError, SinkRecord
+from conveyor.data import ConnectError, SinkColumns, SinkRecord
 from conveyor.log import Consumer, Log, Producer, RebalanceListener, RecordBatch
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.log.api import Closeable
@@ -165,6 +172,11 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.batch_task = (
             task if isinstance(task, BatchSinkTask) and self.pipeline.passes_bytes_through() else None
         )
+        self.column_task = (
+            task
+            if isinstance(task, ColumnSinkTask) and self.batch_task is None and not self.pipeline.chain
+            else None
+        )
         policy = self.errors.policy
         self.reporter = (
             RuntimeErrantRecordReporter(self.errors, self.pipeline)
@@ -297,6 +309,11 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             if self.batch_task is not None and self.redeliver is None:
                 self._put_batch(self.batch_task, batch, {partition: batch.next_offset})
                 continue
+            if self.column_task is not None and self.redeliver is None:
+                columns = self.pipeline.columns_from_log(batch)
+                if columns is not None:
+                    self._put_columns(self.column_task, columns, {partition: batch.next_offset})
+                    continue
             records = self.pipeline.from_log(batch)
             if self.redeliver is not None:
                 # A put of this poll failed retriably: the rest of the poll waits with it, as the
@@ -320,6 +337,13 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self._deliver(
             lambda: task.put_batch(batch), len(batch), advanced, lambda: self.pipeline.from_log(batch)
         )
+
+    def _put_columns(
+        self, task: ColumnSinkTask, columns: SinkColumns, advanced: Mapping[ApiPartition, int]
+    ) -> None:
+        """The batch converted, as columns, to the task; should it ask for them again, they come back to
+        `put` as records."""
+        self._deliver(lambda: task.put_columns(columns), len(columns), advanced, columns.records)
 
     def _deliver(
         self,

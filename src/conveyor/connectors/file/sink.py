@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from conveyor import __version__
-from conveyor.api import ConnectError, SinkConnector, SinkTask, Task, TopicPartition
+from conveyor.api import ColumnSinkTask, ConnectError, SinkConnector, Task, TopicPartition
 from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.file.config import FILE_CONFIG, SINK_CONFIG_DEF
-from conveyor.data import SinkRecord
+from conveyor.data import SinkColumns, SinkRecord
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class FileStreamSinkConnector(ConfiguredConnector, SinkConnector):
         return True
 
 
-class FileStreamSinkTask(SinkTask):
+class FileStreamSinkTask(ColumnSinkTask):
     """Appends ``str(value)`` of each record as a line (``null`` for a missing value, as Java prints it).
 
     ``flush`` flushes the writes and, for a file, fsyncs it, so committed offsets never run ahead of
@@ -63,7 +63,11 @@ class FileStreamSinkTask(SinkTask):
 
     def put(self, records: Sequence[SinkRecord]) -> None:
         if records:
-            self._require_output().write("".join(f"{_as_line(record.value)}\n" for record in records))
+            self._require_output().write(_lines([record.value for record in records]))
+
+    def put_columns(self, batch: SinkColumns) -> None:
+        if batch.values:
+            self._require_output().write(_lines(batch.values))
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         output = self._require_output()
@@ -83,5 +87,11 @@ class FileStreamSinkTask(SinkTask):
         return self._output
 
 
-def _as_line(value: Any) -> str:
-    return "null" if value is None else str(value)
+def _lines(values: Sequence[Any]) -> str:
+    """Each value as a line of text, all in one string to be written at once; strings are joined as
+    they are, and only a batch holding something else has each value turned into its text."""
+    try:
+        text = "\n".join(values)
+    except TypeError:
+        text = "\n".join(["null" if value is None else str(value) for value in values])
+    return text + "\n"
