@@ -35,6 +35,15 @@ def test_each_value_is_written_as_one_line(tmp_path: Path) -> None:
     assert output.read_text() == "alpha\nbeta\n"
 
 
+def test_put_lines_are_in_the_file_before_any_flush(tmp_path: Path) -> None:
+    output = tmp_path / "out.txt"
+    task = started_task({"file": str(output)})
+
+    task.put([record("alpha"), record("beta")])
+
+    assert output.read_text() == "alpha\nbeta\n"
+
+
 def test_values_that_are_not_strings_are_written_as_their_str(tmp_path: Path) -> None:
     output = tmp_path / "out.txt"
     task = started_task({"file": str(output)})

@@ -39,8 +39,9 @@ class FileStreamSinkConnector(ConfiguredConnector, SinkConnector):
 class FileStreamSinkTask(ColumnSinkTask):
     """Appends ``str(value)`` of each record as a line (``null`` for a missing value, as Java prints it).
 
-    ``flush`` flushes the writes and, for a file, fsyncs it, so committed offsets never run ahead of
-    what is on disk.
+    Each ``put`` hands its lines to the operating system at once, so readers of the file see them as
+    Kafka's task's are seen; ``flush`` fsyncs a file, so committed offsets never run ahead of what is on
+    disk.
     """
 
     def __init__(self) -> None:
@@ -63,11 +64,16 @@ class FileStreamSinkTask(ColumnSinkTask):
 
     def put(self, records: Sequence[SinkRecord]) -> None:
         if records:
-            self._require_output().write(_lines([record.value for record in records]))
+            self._write(_lines([record.value for record in records]))
 
     def put_columns(self, batch: SinkColumns) -> None:
         if batch.values:
-            self._require_output().write(_lines(batch.values))
+            self._write(_lines(batch.values))
+
+    def _write(self, lines: str) -> None:
+        output = self._require_output()
+        output.write(lines)
+        output.flush()
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         output = self._require_output()
