@@ -6,11 +6,6 @@ read the log back to count what arrived.
 
 from __future__ import annotations
 
-import re
-import signal
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tests.conveyor_process import ConveyorProcess, start_conveyor
 from tests.waiting import wait_until
 
-CONVEYOR = Path(sys.executable).parent / "conveyor"
 STARTUP_S = 180.0
-EXIT_S = 60.0
 GENERATOR = "conveyor.connectors.generator.connector:GeneratorSourceConnector"
 
 
@@ -50,63 +44,12 @@ def worker_properties(data_dir: Path, **overrides: str) -> str:
 
 
 @dataclass
-class WorkerProcess:
-    """One `conveyor distributed` process and the lines it has written to stderr."""
-
-    process: subprocess.Popen[str]
-    output: list[str] = field(default_factory=list)
-    url: str = ""
-    """The REST API's base URL, known once the worker says where it listens."""
-
-    @property
-    def worker_id(self) -> str:
-        return self.url.removeprefix("http://")
-
-    def read_output(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.output.append(line)
-            if not self.url and (match := re.search(r"REST API at (http://\S+)", line)):
-                self.url = match.group(1)
-
-    def serving(self) -> bool:
-        if self.process.poll() is not None:
-            raise AssertionError(f"worker {self.url} exited:\n{''.join(self.output[-50:])}")
-        if not self.url:
-            return False
-        try:
-            return httpx.get(self.url + "/connectors", timeout=5).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    def kill(self) -> None:
-        self.process.kill()
-        self.process.wait(EXIT_S)
-
-    def freeze(self) -> None:
-        self.process.send_signal(signal.SIGSTOP)
-
-    def thaw(self) -> None:
-        self.process.send_signal(signal.SIGCONT)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGCONT)
-            self.process.terminate()
-            try:
-                self.process.wait(EXIT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(EXIT_S)
-
-
-@dataclass
 class WorkerGroup:
     """Workers of one group on one embedded log under `data_dir`."""
 
     directory: Path
     overrides: dict[str, str]
-    workers: list[WorkerProcess] = field(default_factory=list)
+    workers: list[ConveyorProcess] = field(default_factory=list)
 
     @property
     def data_dir(self) -> Path:
@@ -116,36 +59,27 @@ class WorkerGroup:
     def log_url(self) -> str:
         return f"embedded:{self.data_dir / 'log'}"
 
-    def add_worker(self) -> WorkerProcess:
+    def add_worker(self) -> ConveyorProcess:
         properties = self.directory / f"worker-{len(self.workers)}.properties"
         properties.write_text(worker_properties(self.data_dir, **self.overrides))
-        process = subprocess.Popen(
-            [str(CONVEYOR), "distributed", str(properties)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=self.directory,
-        )
-        worker = WorkerProcess(process)
-        threading.Thread(target=worker.read_output, daemon=True).start()
+        worker = start_conveyor(["distributed", str(properties)], self.directory, STARTUP_S)
         self.workers.append(worker)
-        wait_until(worker.serving, f"worker {properties.name} to serve", STARTUP_S, every_s=0.5)
         return worker
 
-    def remove(self, worker: WorkerProcess) -> None:
+    def remove(self, worker: ConveyorProcess) -> None:
         self.workers.remove(worker)
 
-    def live(self) -> list[WorkerProcess]:
+    def live(self) -> list[ConveyorProcess]:
         return [w for w in self.workers if w.process.poll() is None]
 
-    def request(self, worker: WorkerProcess, method: str, path: str, body: Any = None) -> httpx.Response:
+    def request(self, worker: ConveyorProcess, method: str, path: str, body: Any = None) -> httpx.Response:
         return httpx.request(method, worker.url + path, json=body, timeout=120)
 
-    def leader(self) -> WorkerProcess:
+    def leader(self) -> ConveyorProcess:
         """The worker that serves a leader-only request itself when told not to forward it: deleting an
         unknown connector with `forward=false` is a 404 there and a 409 on every follower."""
 
-        def find() -> WorkerProcess | None:
+        def find() -> ConveyorProcess | None:
             for worker in self.live():
                 response = self.request(worker, "DELETE", "/connectors/no-such-connector?forward=false")
                 if response.status_code == 404:
@@ -154,11 +88,11 @@ class WorkerGroup:
 
         return wait_until(find, "a worker that is the leader", 60.0, every_s=0.5)
 
-    def status(self, connector: str, worker: WorkerProcess | None = None) -> dict[str, Any]:
+    def status(self, connector: str, worker: ConveyorProcess | None = None) -> dict[str, Any]:
         response = self.request(worker or self.live()[0], "GET", f"/connectors/{connector}/status")
         return response.json() if response.status_code == 200 else {}
 
-    def tasks_running_on(self, connector: str, task_count: int, workers: list[WorkerProcess]) -> bool:
+    def tasks_running_on(self, connector: str, task_count: int, workers: list[ConveyorProcess]) -> bool:
         """Every task RUNNING, each on one of `workers` (the first of which is asked)."""
         ids = {w.worker_id for w in workers}
         tasks = self.status(connector, workers[0]).get("tasks", [])

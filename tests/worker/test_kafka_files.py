@@ -8,24 +8,18 @@ test; `bootstrap.servers` puts the worker on the test's Apache Kafka broker. The
 from __future__ import annotations
 
 import json
-import re
 import signal
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
+from tests.conveyor_process import EXIT_S, ConveyorProcess, start_conveyor
 
 from conveyor.log import open_log
 
 from .support import file_lines, read_values, wait_until
 
-CONVEYOR = Path(sys.executable).parent / "conveyor"
 STARTUP_S = 120.0
-EXIT_S = 60.0
 
 # Kafka's config/connect-standalone.properties, comments shortened; only the offsets path is a tmp path.
 CONNECT_STANDALONE = """\
@@ -59,37 +53,6 @@ topic=connect-test
 LINES = ["hello", "from", "kafka's own files"]
 
 
-class WorkerProcess:
-    """`conveyor standalone` in a child process, its stderr collected as it runs."""
-
-    def __init__(self, worker_properties: Path, connector_properties: Path) -> None:
-        self.process = subprocess.Popen(
-            [str(CONVEYOR), "standalone", str(worker_properties), str(connector_properties), "--no-status"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=worker_properties.parent,
-        )
-        self.output: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.output.append(line)
-
-    @property
-    def log(self) -> str:
-        return "".join(self.output)
-
-    def rest_url(self) -> str | None:
-        match = re.search(r"REST API at (http://\S+)", self.log)
-        if match is None and self.process.poll() is not None:
-            raise AssertionError(f"the worker exited with {self.process.returncode}:\n{self.log}")
-        return match.group(1) if match else None
-
-
 @pytest.fixture
 def kafka_files(tmp_path: Path, kafka_bootstrap: str) -> tuple[Path, Path, Path]:
     """The worker and connector files (pointed at the test broker), the source file, the worker's data dir."""
@@ -108,15 +71,17 @@ def kafka_files(tmp_path: Path, kafka_bootstrap: str) -> tuple[Path, Path, Path]
 
 
 @pytest.fixture
-def worker_process(kafka_files: tuple[Path, Path, Path]) -> Iterator[WorkerProcess]:
+def worker_process(kafka_files: tuple[Path, Path, Path]) -> Iterator[ConveyorProcess]:
     worker_properties, connector_properties, _ = kafka_files
-    worker = WorkerProcess(worker_properties, connector_properties)
+    worker = start_conveyor(
+        ["standalone", str(worker_properties), str(connector_properties), "--no-status"],
+        worker_properties.parent,
+        STARTUP_S,
+    )
     try:
         yield worker
     finally:
-        if worker.process.poll() is None:
-            worker.process.kill()
-            worker.process.wait(EXIT_S)
+        worker.stop()
 
 
 def payloads(values: list[bytes | None]) -> list[object]:
@@ -124,10 +89,9 @@ def payloads(values: list[bytes | None]) -> list[object]:
 
 
 def test_kafkas_standalone_files_run_the_file_source_and_stop_cleanly_on_sigterm(
-    kafka_files: tuple[Path, Path, Path], worker_process: WorkerProcess, kafka_bootstrap: str
+    kafka_files: tuple[Path, Path, Path], worker_process: ConveyorProcess, kafka_bootstrap: str
 ) -> None:
-    url = wait_until(worker_process.rest_url, "the worker's REST API", STARTUP_S, every_s=0.5)
-    with httpx.Client(base_url=url, timeout=30.0) as client:
+    with worker_process.client() as client:
         wait_until(
             lambda: client.get("/connectors").json() == ["local-file-source"], "the connector to be created"
         )

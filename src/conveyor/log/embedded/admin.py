@@ -13,6 +13,7 @@ from conveyor.log.api import (
     PartitionOffsets,
     TopicDescription,
 )
+from conveyor.log.arguments import check_new_topic
 from conveyor.log.embedded import group_offsets, transactions
 from conveyor.log.embedded import topics as topic_store
 from conveyor.log.embedded.cleaner import clean_topic
@@ -37,7 +38,7 @@ class EmbeddedAdmin(Admin):
         exist_ok: bool = False,
         replication_factor: int = -1,
     ) -> None:
-        topic_store.validate_topic_name(name)
+        check_new_topic(name, partitions, config)
         complete_config = topic_store.topic_config(name, config)
         with self._database.write() as conn:
             topic_store.create_topic(conn, name, partitions, complete_config, exist_ok)

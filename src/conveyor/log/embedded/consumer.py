@@ -19,8 +19,8 @@ from conveyor.log.api import (
     RebalanceListener,
     RecordBatch,
 )
+from conveyor.log.arguments import ConsumerSettings, check_isolation_level
 from conveyor.log.assignment_strategy import assignors_from_config
-from conveyor.log.client_config import choice_setting, int_setting
 from conveyor.log.embedded import group_offsets
 from conveyor.log.embedded.batch_slicing import PositionedBatch
 from conveyor.log.embedded.codec import DecodedBatch, decode_batch
@@ -31,7 +31,6 @@ from conveyor.log.embedded.topics import require_partition
 from conveyor.log.embedded.visibility import abort_expired_if_any
 from conveyor.log.errors import (
     IllegalStateError,
-    InvalidConfigError,
     NoOffsetForPartitionError,
     OffsetOutOfRangeError,
 )
@@ -51,17 +50,13 @@ class EmbeddedConsumer(ConsumerInterface):
         isolation_level: IsolationLevel,
         config: Mapping[str, object],
     ) -> None:
-        if isolation_level not in ("read_committed", "read_uncommitted"):
-            raise InvalidConfigError(
-                f"isolation_level={isolation_level!r} is not read_committed or read_uncommitted"
-            )
+        check_isolation_level(isolation_level)
+        settings = ConsumerSettings.read(config)
         self._database = database
         self._group_id = group_id
         self._read_committed = isolation_level == "read_committed"
-        self._auto_offset_reset = choice_setting(
-            config, "auto.offset.reset", "latest", ("earliest", "latest", "none")
-        )
-        self._max_poll_records = int_setting(config, "max.poll.records", 500, minimum=1)
+        self._auto_offset_reset = settings.auto_offset_reset
+        self._max_poll_records = settings.max_poll_records
         assignors_from_config(config)  # a wrong partition.assignment.strategy fails here, as in Kafka
         self._positions: dict[TopicPartition, int | None] = {}
         self._order: list[TopicPartition] = []

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Concatenate, ParamSpec, TypeVar
 
 from conveyor.log.api import Headers, OffsetAndMetadata, OffsetsToCommit, Producer
+from conveyor.log.arguments import require_transactional
 from conveyor.log.client_config import int_setting
 from conveyor.log.embedded import group_offsets, transactions
 from conveyor.log.embedded.database import Database, now_ms
@@ -484,9 +485,7 @@ class EmbeddedProducer(Producer):
             transaction.started_ms = now_ms()
 
     def _require_transactional(self) -> str:
-        if self._transactional_id is None:
-            raise IllegalStateError("Transactional method called on a producer without transactional id")
-        return self._transactional_id
+        return require_transactional(self._transactional_id)
 
     def _require_transaction(self, method: str) -> _Transaction:
         transactional_id = self._require_transactional()

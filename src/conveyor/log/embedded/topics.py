@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,15 +10,11 @@ from dataclasses import dataclass
 from conveyor.log.api import TopicDescription
 from conveyor.log.errors import (
     InvalidConfigError,
-    InvalidPartitionsError,
-    InvalidTopicError,
     TopicExistsError,
     UnknownTopicOrPartitionError,
 )
 from conveyor.positions import TopicPartition
 
-_LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
-_MAX_NAME_LENGTH = 249
 DEFAULT_TOPIC_CONFIG: Mapping[str, str] = {
     "cleanup.policy": "delete",
     "retention.ms": str(7 * 24 * 3600 * 1000),
@@ -44,21 +39,10 @@ class TopicInfo:
         return TopicDescription(self.name, self.partitions, dict(self.config))
 
 
-def validate_topic_name(name: str) -> None:
-    """Kafka's rules: 1-249 characters of ``[a-zA-Z0-9._-]``, not ``.`` or ``..``."""
-    if not name or name in (".", "..") or len(name) > _MAX_NAME_LENGTH or not _LEGAL_NAME.fullmatch(name):
-        raise InvalidTopicError(f"Topic name {name!r} is illegal: use 1-249 characters of [a-zA-Z0-9._-]")
-
-
 def topic_config(name: str, config: Mapping[str, str | int] | None) -> dict[str, str]:
-    """Complete a topic's settings with defaults and check the ones Conveyor acts on."""
+    """Complete a topic's settings with defaults and check the numeric ones the cleaner acts on."""
     merged = dict(DEFAULT_TOPIC_CONFIG)
     merged.update({key: str(value) for key, value in (config or {}).items()})
-    policies = merged["cleanup.policy"].split(",")
-    if not policies or any(policy not in ("delete", "compact") for policy in policies):
-        raise InvalidConfigError(
-            f"Topic {name}: cleanup.policy={merged['cleanup.policy']!r} must be delete, compact or both"
-        )
     for setting in _NUMERIC_SETTINGS:
         try:
             int(merged[setting])
@@ -73,8 +57,6 @@ def create_topic(
     conn: sqlite3.Connection, name: str, partitions: int, config: Mapping[str, str], exist_ok: bool
 ) -> None:
     """Insert a topic and its empty partitions (inside the caller's write transaction)."""
-    if partitions < 1:
-        raise InvalidPartitionsError(f"Topic {name}: partition count must be at least 1, got {partitions}")
     if find_topic(conn, name) is not None:
         if exist_ok:
             return

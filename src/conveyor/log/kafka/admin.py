@@ -23,9 +23,8 @@ from conveyor.log.api import (
     PartitionOffsets,
     TopicDescription,
 )
+from conveyor.log.arguments import check_new_topic
 from conveyor.log.errors import (
-    InvalidConfigError,
-    InvalidPartitionsError,
     InvalidTopicError,
     LogError,
     NonEmptyGroupError,
@@ -41,7 +40,6 @@ from conveyor.positions import TopicPartition
 #: How long an admin call may take before it fails (seconds).
 REQUEST_TIMEOUT_S = 30.0
 _METADATA_WAIT_S = 30.0
-_CLEANUP_POLICIES = ("delete", "compact", "compact,delete", "delete,compact")
 
 
 class KafkaAdmin(Admin):
@@ -61,13 +59,7 @@ class KafkaAdmin(Admin):
         replication_factor: int = -1,
     ) -> None:
         settings = {key: str(value) for key, value in (config or {}).items()}
-        if settings.get("cleanup.policy", "delete") not in _CLEANUP_POLICIES:
-            policy = settings["cleanup.policy"]
-            raise InvalidConfigError(f"Topic {name}: cleanup.policy={policy!r} is unknown")
-        if partitions < 1:
-            raise InvalidPartitionsError(f"Topic {name}: {partitions} partitions; at least 1 is needed")
-        if not name or name in (".", ".."):
-            raise InvalidTopicError(f"Topic name {name!r} is not a legal Kafka topic name")
+        check_new_topic(name, partitions, settings)
         outer = self._names.outer(name)
         new_topic = NewTopic(outer, partitions, replication_factor, config=settings)
         try:

@@ -32,8 +32,9 @@ from conveyor.log.api import (
     RebalanceListener,
     RecordBatch,
 )
+from conveyor.log.arguments import ConsumerSettings, check_isolation_level
 from conveyor.log.assignment_strategy import STRATEGY_SETTING, RebalanceProtocol
-from conveyor.log.client_config import choice_setting, int_setting, normalize_config
+from conveyor.log.client_config import normalize_config
 from conveyor.log.errors import (
     IllegalStateError,
     InvalidConfigError,
@@ -149,8 +150,7 @@ class KafkaLogConsumer(Consumer):
         isolation_level: IsolationLevel,
         config: dict[str, object],
     ) -> None:
-        if isolation_level not in ("read_committed", "read_uncommitted"):
-            raise InvalidConfigError(f"isolation_level={isolation_level!r} is not a Kafka isolation level")
+        check_isolation_level(isolation_level)
         if group_id == "":
             raise InvalidGroupIdError("A consumer group id must not be empty")
         own = normalize_config(config)
@@ -158,8 +158,9 @@ class KafkaLogConsumer(Consumer):
         self._admin = admin
         self._read_committed = isolation_level == "read_committed"
         self._group_id = group_id
-        self._reset = choice_setting(own, "auto.offset.reset", "latest", ("earliest", "latest", "none"))
-        self._max_poll_records = int_setting(own, "max.poll.records", 500, minimum=1)
+        own_settings = ConsumerSettings.read(own)
+        self._reset = own_settings.auto_offset_reset
+        self._max_poll_records = own_settings.max_poll_records
         strategy = librdkafka_strategy(own)
         self._cooperative = strategy.protocol is RebalanceProtocol.COOPERATIVE
         passed = {key: value for key, value in own.items() if key not in _OWN_SETTINGS}

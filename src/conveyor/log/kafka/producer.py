@@ -11,6 +11,7 @@ from confluent_kafka import KafkaError, KafkaException, Message
 from confluent_kafka import Producer as KafkaProducer
 
 from conveyor.log.api import Headers, OffsetsToCommit, Producer
+from conveyor.log.arguments import require_transactional
 from conveyor.log.client_config import int_setting, normalize_config
 from conveyor.log.errors import (
     IllegalStateError,
@@ -275,8 +276,7 @@ class KafkaLogProducer(Producer):
 
     def _require_transactional(self) -> None:
         self._ensure_open()
-        if self._transactional_id is None:
-            raise IllegalStateError("This producer has no transactional id")
+        require_transactional(self._transactional_id)
 
     def _call(self, call: Callable[[], object], what: str) -> None:
         try:
