@@ -122,6 +122,16 @@ def test_init_transactions_fences_the_previous_producer_on_commit(log: Log, topi
     assert read_all(log, topic, isolation) == []
 
 
+def test_a_fenced_producers_timestamped_batch_fails_its_commit(log: Log, topic: str) -> None:
+    old = transactional(log, "task-3")
+    old.begin_transaction()
+    old.send_batch(topic, [b"zombie-1", b"zombie-2"], partition=0, timestamps=[5, 6])
+    transactional(log, "task-3")
+    with pytest.raises(ProducerFencedError, match="task-3"):
+        old.commit_transaction()
+    assert read_all(log, topic, "read_committed") == []
+
+
 def test_fenced_producer_stays_fenced(log: Log, topic: str) -> None:
     old = transactional(log, "task-2")
     old.begin_transaction()
