@@ -180,25 +180,40 @@ class FileStreamSourceTask(SourceTask):
 
     def _read_records(self) -> list[SourceRecord]:
         assert self._lines is not None
-        lines = self._lines.take(self._batch_size)
-        while len(lines) < self._batch_size:
+        texts, ends = self._lines.take_columns(self._batch_size)
+        while len(texts) < self._batch_size:
             chunk = self._read_available()
             if not chunk:
                 break
             self._lines.feed(chunk)
-            lines.extend(self._lines.take(self._batch_size - len(lines)))
+            more_texts, more_ends = self._lines.take_columns(self._batch_size - len(texts))
+            texts += more_texts
+            ends += more_ends
         partition = self._source_partition()
         timestamp = int(time.time() * 1000)
+        topic = self._topic
+        if not self._tracks_position:
+            return [
+                SourceRecord(
+                    topic,
+                    source_partition=partition,
+                    source_offset={POSITION_FIELD: None},
+                    value_schema=STRING_SCHEMA,
+                    value=text,
+                    timestamp=timestamp,
+                )
+                for text in texts
+            ]
         return [
             SourceRecord(
-                self._topic,
+                topic,
                 source_partition=partition,
-                source_offset={POSITION_FIELD: line.end_position if self._tracks_position else None},
+                source_offset={POSITION_FIELD: end},
                 value_schema=STRING_SCHEMA,
-                value=line.text,
+                value=text,
                 timestamp=timestamp,
             )
-            for line in lines
+            for text, end in zip(texts, ends, strict=True)
         ]
 
     def _read_available(self) -> bytes:
