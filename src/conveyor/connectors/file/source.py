@@ -189,32 +189,19 @@ class FileStreamSourceTask(SourceTask):
             more_texts, more_ends = self._lines.take_columns(self._batch_size - len(texts))
             texts += more_texts
             ends += more_ends
-        partition = self._source_partition()
-        timestamp = int(time.time() * 1000)
-        topic = self._topic
-        if not self._tracks_position:
-            return [
-                SourceRecord(
-                    topic,
-                    source_partition=partition,
-                    source_offset={POSITION_FIELD: None},
-                    value_schema=STRING_SCHEMA,
-                    value=text,
-                    timestamp=timestamp,
-                )
-                for text in texts
-            ]
-        return [
-            SourceRecord(
-                topic,
-                source_partition=partition,
-                source_offset={POSITION_FIELD: end},
-                value_schema=STRING_SCHEMA,
-                value=text,
-                timestamp=timestamp,
-            )
-            for text, end in zip(texts, ends, strict=True)
-        ]
+        offsets: list[dict[str, Any]] = (
+            [{POSITION_FIELD: end} for end in ends]
+            if self._tracks_position
+            else [{POSITION_FIELD: None} for _ in ends]
+        )
+        return SourceRecord.for_values(
+            self._topic,
+            texts,
+            offsets,
+            source_partition=self._source_partition(),
+            value_schema=STRING_SCHEMA,
+            timestamp=int(time.time() * 1000),
+        )
 
     def _read_available(self) -> bytes:
         """The bytes readable now without blocking; empty at the end of the input."""
