@@ -52,6 +52,18 @@ def test_send_batch_keeps_each_records_headers_and_timestamp(log: Log, topic: st
     assert (second.key, second.value, second.headers, second.timestamp) == (None, b"b", [], 6)
 
 
+def test_send_batch_larger_than_the_clients_queue_waits_for_room_and_loses_nothing(
+    log: Log, topic: str
+) -> None:
+    values = [str(n).encode() for n in range(50)]
+    timestamps = list(range(1000, 1050))
+    with log.producer(**{"queue.buffering.max.messages": 5}) as producer:
+        producer.send_batch(topic, values, partition=0, timestamps=timestamps)
+    assert [(record.value, record.timestamp) for record in read_all(log, topic)] == list(
+        zip(values, timestamps, strict=True)
+    )
+
+
 def test_send_batch_refuses_a_column_whose_length_is_not_the_values(log: Log, topic: str) -> None:
     with log.producer() as producer, pytest.raises(ValueError, match="1 timestamps for 2 values"):
         producer.send_batch(topic, [b"a", b"b"], timestamps=[5])
