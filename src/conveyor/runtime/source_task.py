@@ -16,6 +16,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from conveyor.api import (
@@ -68,6 +69,9 @@ class RuntimeSourceTaskContext(SourceTaskContext):
 
     def transaction_context(self) -> TransactionContext | None:
         return self._transactions
+
+
+_SOURCE_PARTITION = attrgetter("source_partition")
 
 
 def _partition_key(partition: Mapping[str, Any]) -> str:
@@ -244,12 +248,19 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self._track_offsets(records)
 
     def _track_offsets(self, records: Sequence[SourceRecord]) -> None:
-        """Keep the latest offset of each source partition; keys are computed once per partition object."""
+        """Keep the latest offset of each source partition; keys are computed once per partition object.
+
+        A batch whose records all share one partition (a file, a table) keeps its last record's offset
+        without a look at the others."""
         pending = self.pending_offsets
+        partitions = list(map(_SOURCE_PARTITION, records))
+        first = partitions[0] if partitions else None
+        if first is not None and partitions.count(first) == len(partitions):
+            pending[_partition_key(first)] = (first, records[-1].source_offset)
+            return
         last_partition: Mapping[str, Any] | None = None
         last_key = ""
-        for record in records:
-            partition = record.source_partition
+        for partition, record in zip(partitions, records, strict=True):
             if partition is None:
                 continue
             if partition is not last_partition:
