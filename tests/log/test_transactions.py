@@ -48,6 +48,17 @@ def test_committed_transaction_becomes_visible_across_partitions_at_once(log: Lo
     assert {record.value for record in read_all(log, topic)} == {b"p0", b"p1", b"p2"}
 
 
+def test_a_commit_that_does_not_wait_for_visibility_still_commits_and_the_next_transaction_follows(
+    log: Log, topic: str
+) -> None:
+    producer = transactional(log, "no-wait")
+    for value in (b"first", b"second"):
+        producer.begin_transaction()
+        producer.send(topic, value, partition=0)
+        producer.commit_transaction_nowait()
+    wait_until(lambda: values_of(read_all(log, topic)) == [b"first", b"second"], "both transactions")
+
+
 def test_read_committed_skips_aborted_records(log: Log, topic: str) -> None:
     producer = transactional(log, "aborter")
     producer.begin_transaction()

@@ -285,7 +285,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             elif request == "commit":
                 self._commit()
 
-    def _commit(self) -> None:
+    def _commit(self, visible: bool = False) -> None:
         """Make what was sent durable together with its offsets, in an order that never loses a record.
 
         At-least-once:
@@ -302,13 +302,17 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         Both:
          3. Tell the task (`commit_record`, then `commit`) only after the offsets are durable: a task
             may acknowledge its source then, and that must never run ahead of what Conveyor keeps.
+        A transaction is durable once the log has decided its commit; only the last one before a pause
+        or stop (``visible``) also waits until read_committed readers see it, as Kafka Connect's tasks
+        do not wait at all. The next incarnation of the task claims its transactional id before it
+        reads its offsets, and that claim waits for the commit to complete.
         """
         self.last_commit = time.monotonic()
         if not self.transaction_open and not self.pending_offsets and not self.uncommitted_records:
             return
         started = self.metrics.now()
         try:
-            self._make_durable()
+            self._make_durable(visible)
         except Exception:
             self.metrics.record_commit(self.metrics.since(started), succeeded=False)
             raise
@@ -320,12 +324,15 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.uncommitted_records.clear()
         self.task.commit()
 
-    def _make_durable(self) -> None:
+    def _make_durable(self, visible: bool) -> None:
         if self.exactly_once:
             if not self.transaction_open:
                 self.producer.begin_transaction()
             self._write_offsets()
-            self.producer.commit_transaction()
+            if visible:
+                self.producer.commit_transaction()
+            else:
+                self.producer.commit_transaction_nowait()
             self.transaction_open = False
             self.counters["transactions-committed"] += 1
             self.metrics.record_transaction_committed()
@@ -362,11 +369,11 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         if self.exactly_once and self.boundary is TransactionBoundary.CONNECTOR and self.requests is not None:
             request = self.requests.take_batch_request()
             if request == "commit":
-                self._commit()
+                self._commit(visible=True)
             elif self.transaction_open:
                 self._abort()
             return
-        self._commit()
+        self._commit(visible=True)
 
     def _report(self, force: bool = False) -> None:
         self.metrics.track_state(self.state is TargetState.PAUSED)

@@ -230,10 +230,13 @@ class KafkaLogProducer(Producer):
         )
 
     def commit_transaction(self) -> None:
+        self.commit_transaction_nowait()
+        self._await_markers()
+
+    def commit_transaction_nowait(self) -> None:
         self._require_transactional()
         self._call(lambda: self._producer.commit_transaction(REQUEST_TIMEOUT_S), "commit_transaction")
         self._in_transaction = False
-        self._await_markers()
 
     def abort_transaction(self) -> None:
         self._require_transactional()
