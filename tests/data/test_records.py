@@ -168,3 +168,48 @@ def test_records_of_sink_columns_have_headers_of_their_own() -> None:
     columns = SinkColumns("t", 0, [0], [None], [None], [None], ["a"], [0], 1, [Headers().add("h", "v")])
     columns.records()[0].headers.add("extra", 1)
     assert [len(r.headers) for r in columns.records()] == [1]
+
+
+def test_for_values_builds_the_records_the_constructor_builds_for_each_value_and_offset() -> None:
+    records = SourceRecord.for_values(
+        "lines",
+        ["one", "two"],
+        [{"position": 4}, {"position": 8}],
+        source_partition={"file": "a.txt"},
+        value_schema=STRING_SCHEMA,
+        timestamp=1000,
+    )
+    assert records == [
+        SourceRecord(
+            "lines",
+            source_partition={"file": "a.txt"},
+            source_offset={"position": end},
+            value_schema=STRING_SCHEMA,
+            value=value,
+            timestamp=1000,
+        )
+        for value, end in (("one", 4), ("two", 8))
+    ]
+    assert not records[0].has_headers
+
+
+def test_for_values_refuses_values_and_offsets_of_different_lengths() -> None:
+    with pytest.raises(ValueError, match="2 values but 1 source offsets"):
+        SourceRecord.for_values("lines", ["one", "two"], [{"position": 4}])
+
+
+class CountedSourceRecord(SourceRecord):
+    """A record class whose own constructor counts the records it built."""
+
+    __slots__ = ()
+    built = 0
+
+    def __init__(self, topic: str, **fields: object) -> None:
+        super().__init__(topic, **fields)  # type: ignore[arg-type]
+        type(self).built += 1
+
+
+def test_for_values_of_a_subclass_builds_each_record_with_its_constructor() -> None:
+    records = CountedSourceRecord.for_values("lines", ["one", "two"], [None, None])
+    assert CountedSourceRecord.built == 2
+    assert [type(record) for record in records] == [CountedSourceRecord, CountedSourceRecord]

@@ -41,6 +41,35 @@ def test_records_keep_key_value_headers_and_timestamp(log: Log, topic: str) -> N
     assert (second.key, second.value, second.headers, second.timestamp) == (b"gone", None, [], 99)
 
 
+def test_send_batch_keeps_each_records_headers_and_timestamp(log: Log, topic: str) -> None:
+    headers = [("trace", b"abc")]
+    with log.producer() as producer:
+        producer.send_batch(
+            topic, [b"a", b"b"], keys=[b"1", None], partition=0, headers=[headers, None], timestamps=[5, 6]
+        )
+    first, second = read_all(log, topic)
+    assert (first.key, first.value, first.headers, first.timestamp) == (b"1", b"a", headers, 5)
+    assert (second.key, second.value, second.headers, second.timestamp) == (None, b"b", [], 6)
+
+
+def test_send_batch_larger_than_the_clients_queue_waits_for_room_and_loses_nothing(
+    log: Log, topic: str
+) -> None:
+    values = [str(n).encode() for n in range(50)]
+    timestamps = list(range(1000, 1050))
+    with log.producer(**{"queue.buffering.max.messages": 5}) as producer:
+        producer.send_batch(topic, values, partition=0, timestamps=timestamps)
+    assert [(record.value, record.timestamp) for record in read_all(log, topic)] == list(
+        zip(values, timestamps, strict=True)
+    )
+
+
+def test_send_batch_refuses_a_column_whose_length_is_not_the_values(log: Log, topic: str) -> None:
+    with log.producer() as producer, pytest.raises(ValueError, match="1 timestamps for 2 values"):
+        producer.send_batch(topic, [b"a", b"b"], timestamps=[5])
+    assert read_all(log, topic) == []
+
+
 def test_records_of_one_partition_are_read_in_send_order(log: Log, topic: str) -> None:
     values = [str(i).encode() for i in range(1000)]
     with log.producer(batch_size=1000) as producer:

@@ -48,6 +48,17 @@ def test_committed_transaction_becomes_visible_across_partitions_at_once(log: Lo
     assert {record.value for record in read_all(log, topic)} == {b"p0", b"p1", b"p2"}
 
 
+def test_a_commit_that_does_not_wait_for_visibility_still_commits_and_the_next_transaction_follows(
+    log: Log, topic: str
+) -> None:
+    producer = transactional(log, "no-wait")
+    for value in (b"first", b"second"):
+        producer.begin_transaction()
+        producer.send(topic, value, partition=0)
+        producer.commit_transaction_nowait()
+    wait_until(lambda: values_of(read_all(log, topic)) == [b"first", b"second"], "both transactions")
+
+
 def test_read_committed_skips_aborted_records(log: Log, topic: str) -> None:
     producer = transactional(log, "aborter")
     producer.begin_transaction()
@@ -120,6 +131,16 @@ def test_init_transactions_fences_the_previous_producer_on_commit(log: Log, topi
     # was aborted then), so only read_committed is sure not to show it.
     isolation = "read_committed" if backend_of(log) == "kafka" else "read_uncommitted"
     assert read_all(log, topic, isolation) == []
+
+
+def test_a_fenced_producers_timestamped_batch_fails_its_commit(log: Log, topic: str) -> None:
+    old = transactional(log, "task-3")
+    old.begin_transaction()
+    old.send_batch(topic, [b"zombie-1", b"zombie-2"], partition=0, timestamps=[5, 6])
+    transactional(log, "task-3")
+    with pytest.raises(ProducerFencedError, match="task-3"):
+        old.commit_transaction()
+    assert read_all(log, topic, "read_committed") == []
 
 
 def test_fenced_producer_stays_fenced(log: Log, topic: str) -> None:

@@ -92,6 +92,22 @@ def test_a_stop_commits_the_offsets_of_what_was_polled(log: Log) -> None:
     assert task.commits == 1
 
 
+def test_a_batch_from_several_source_partitions_commits_the_latest_offset_of_each(log: Log) -> None:
+    unpartitioned = SourceRecord(TOPIC, value="no offset")
+    batch = [
+        source_record(TOPIC, 0, file="a"),
+        source_record(TOPIC, 0, file="b"),
+        unpartitioned,
+        source_record(TOPIC, 1, file="a"),
+    ]
+    task = ScriptedSourceTask([batch])
+    loop, control = source_loop(log, task)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.batches_returned == 1, "the batch polled")
+        handle.stop()
+    assert committed_source_offsets(log) == {"a": {"position": 2}, "b": {"position": 1}}
+
+
 def test_committed_offsets_never_run_ahead_of_the_records_in_the_log(log: Log) -> None:
     """At every commit (the task's `commit()` follows the offset write) the records are in the log."""
     observed: list[tuple[int, int]] = []

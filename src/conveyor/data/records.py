@@ -207,6 +207,56 @@ class SourceRecord(ConnectRecord):
         self.source_partition = source_partition
         self.source_offset = source_offset
 
+    @classmethod
+    def for_values(
+        cls,
+        topic: str,
+        values: Sequence[Any],
+        source_offsets: Sequence[Mapping[str, Any] | None],
+        *,
+        source_partition: Mapping[str, Any] | None = None,
+        value_schema: Schema | None = None,
+        timestamp: int | None = None,
+    ) -> list[Self]:
+        """One record per value and its source offset, alike in every other field (no key, no headers).
+
+        The same records as ``SourceRecord(topic, source_partition=..., source_offset=offset,
+        value_schema=..., value=value, timestamp=...)`` for each pair, built without a call with
+        keywords per record: a source reading lines or rows builds them by the thousand. A subclass with
+        an ``__init__`` of its own gets its records from that ``__init__``.
+        """
+        if len(values) != len(source_offsets):
+            raise ValueError(f"{len(values)} values but {len(source_offsets)} source offsets")
+        if cls.__init__ is not SourceRecord.__init__:
+            return [
+                cls(
+                    topic,
+                    source_partition=source_partition,
+                    source_offset=offset,
+                    value_schema=value_schema,
+                    value=value,
+                    timestamp=timestamp,
+                )
+                for value, offset in zip(values, source_offsets, strict=True)
+            ]
+        records: list[Self] = []
+        append = records.append
+        new = object.__new__
+        for value, offset in zip(values, source_offsets, strict=True):
+            record = new(cls)
+            record.topic = topic
+            record.kafka_partition = None
+            record.key_schema = None
+            record.key = None
+            record.value_schema = value_schema
+            record.value = value
+            record.timestamp = timestamp
+            record._headers = None
+            record.source_partition = source_partition
+            record.source_offset = offset
+            append(record)
+        return records
+
 
 class SinkRecord(ConnectRecord):
     """A record delivered to a sink task, with its offset in the log and, per KIP-793, where it was

@@ -260,6 +260,13 @@ class Producer(Closeable):
     def commit_transaction(self) -> None:
         """Make the transaction's records and offsets visible, atomically."""
 
+    def commit_transaction_nowait(self) -> None:
+        """Commit as ``commit_transaction`` does, as durably, but return once the log has decided the
+        commit rather than once it is visible: Kafka writes the markers that show it to read_committed
+        readers a moment later, and Java's producer does not wait for them either. A log whose commits
+        are visible at once simply commits."""
+        self.commit_transaction()
+
     @abstractmethod
     def abort_transaction(self) -> None:
         """Discard the transaction's records and offsets."""

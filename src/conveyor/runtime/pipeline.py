@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from operator import attrgetter
 from typing import Any
 
 from conveyor.api import Converter, HeaderConverter
@@ -32,6 +33,15 @@ from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.transforms import TransformationChain
 
 LogHeaders = list[tuple[str, bytes | None]]
+
+# Field readers that run in C over a whole batch: a source hands over records by the thousand.
+_TARGET = attrgetter("topic", "kafka_partition")
+_KEY_SCHEMA = attrgetter("key_schema")
+_KEY = attrgetter("key")
+_VALUE_SCHEMA = attrgetter("value_schema")
+_VALUE = attrgetter("value")
+_TIMESTAMP = attrgetter("timestamp")
+_HAS_HEADERS = attrgetter("has_headers")
 
 
 @dataclass
@@ -137,9 +147,15 @@ class RecordPipeline:
 
     def to_log(self, records: Sequence[SourceRecord]) -> list[OutgoingBatch]:
         """Transform and convert a polled batch, grouped by destination topic and partition."""
-        groups: dict[tuple[str, int | None], list[SourceRecord]] = {}
-        for record in self.transform(records):
-            groups.setdefault((record.topic, record.kafka_partition), []).append(record)
+        transformed = self.transform(records)
+        targets = list(map(_TARGET, transformed))
+        groups: dict[tuple[str, int | None], list[SourceRecord]]
+        if targets and targets.count(targets[0]) == len(targets):
+            groups = {targets[0]: transformed}
+        else:
+            groups = {}
+            for target, record in zip(targets, transformed, strict=True):
+                groups.setdefault(target, []).append(record)
         now = int(time.time() * 1000)
         return [
             self._convert_group(topic, partition, group, now) for (topic, partition), group in groups.items()
@@ -151,10 +167,10 @@ class RecordPipeline:
         batch = OutgoingBatch(topic, partition)
         try:
             keys = _batch_from_connect(
-                self.key_converter, topic, [r.key_schema for r in group], [r.key for r in group]
+                self.key_converter, topic, list(map(_KEY_SCHEMA, group)), list(map(_KEY, group))
             )
             values = _batch_from_connect(
-                self.value_converter, topic, [r.value_schema for r in group], [r.value for r in group]
+                self.value_converter, topic, list(map(_VALUE_SCHEMA, group)), list(map(_VALUE, group))
             )
             batch.keys, batch.values, batch.records = keys, values, group
         except Exception:
@@ -164,8 +180,11 @@ class RecordPipeline:
                     batch.keys.append(converted[0])
                     batch.values.append(converted[1])
                     batch.records.append(record)
-        batch.timestamps = [now if r.timestamp is None else r.timestamp for r in batch.records]
-        if any(r.has_headers for r in batch.records):
+        timestamps = list(map(_TIMESTAMP, batch.records))
+        if None in timestamps:
+            timestamps = [now if timestamp is None else timestamp for timestamp in timestamps]
+        batch.timestamps = timestamps
+        if any(map(_HAS_HEADERS, batch.records)):
             batch.headers = [self._headers_to_log(r) for r in batch.records]
         return batch
 

@@ -16,6 +16,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from conveyor.api import (
@@ -73,6 +74,9 @@ class RuntimeSourceTaskContext(SourceTaskContext):
 
     def transaction_context(self) -> TransactionContext | None:
         return self._transactions
+
+
+_SOURCE_PARTITION = attrgetter("source_partition")
 
 
 def _partition_key(partition: Mapping[str, Any]) -> str:
@@ -257,12 +261,19 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self._track_offsets(records)
 
     def _track_offsets(self, records: Sequence[SourceRecord]) -> None:
-        """Keep the latest offset of each source partition; keys are computed once per partition object."""
+        """Keep the latest offset of each source partition; keys are computed once per partition object.
+
+        A batch whose records all share one partition (a file, a table) keeps its last record's offset
+        without a look at the others."""
         pending = self.pending_offsets
+        partitions = list(map(_SOURCE_PARTITION, records))
+        first = partitions[0] if partitions else None
+        if first is not None and partitions.count(first) == len(partitions):
+            pending[_partition_key(first)] = (first, records[-1].source_offset)
+            return
         last_partition: Mapping[str, Any] | None = None
         last_key = ""
-        for record in records:
-            partition = record.source_partition
+        for partition, record in zip(partitions, records, strict=True):
             if partition is None:
                 continue
             if partition is not last_partition:
@@ -287,7 +298,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             elif request == "commit":
                 self._commit()
 
-    def _commit(self) -> None:
+    def _commit(self, visible: bool = False) -> None:
         """Make what was sent durable together with its offsets, in an order that never loses a record.
 
         At-least-once:
@@ -304,13 +315,17 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         Both:
          3. Tell the task (`commit_record`, then `commit`) only after the offsets are durable: a task
             may acknowledge its source then, and that must never run ahead of what Conveyor keeps.
+        A transaction is durable once the log has decided its commit; only the last one before a pause
+        or stop (``visible``) also waits until read_committed readers see it, as Kafka Connect's tasks
+        do not wait at all. The next incarnation of the task claims its transactional id before it
+        reads its offsets, and that claim waits for the commit to complete.
         """
         self.last_commit = time.monotonic()
         if not self.transaction_open and not self.pending_offsets and not self.uncommitted_records:
             return
         started = self.metrics.now()
         try:
-            self._make_durable()
+            self._make_durable(visible)
         except Exception:
             self.metrics.record_commit(self.metrics.since(started), succeeded=False)
             raise
@@ -322,12 +337,15 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.uncommitted_records.clear()
         self.task.commit()
 
-    def _make_durable(self) -> None:
+    def _make_durable(self, visible: bool) -> None:
         if self.exactly_once:
             if not self.transaction_open:
                 self.producer.begin_transaction()
             self._write_offsets()
-            self.producer.commit_transaction()
+            if visible:
+                self.producer.commit_transaction()
+            else:
+                self.producer.commit_transaction_nowait()
             self.transaction_open = False
             self.counters["transactions-committed"] += 1
             self.metrics.record_transaction_committed()
@@ -364,11 +382,11 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         if self.exactly_once and self.boundary is TransactionBoundary.CONNECTOR and self.requests is not None:
             request = self.requests.take_batch_request()
             if request == "commit":
-                self._commit()
+                self._commit(visible=True)
             elif self.transaction_open:
                 self._abort()
             return
-        self._commit()
+        self._commit(visible=True)
 
     def _report(self, force: bool = False) -> None:
         self.metrics.track_state(self.state is TargetState.PAUSED)

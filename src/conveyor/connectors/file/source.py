@@ -180,26 +180,28 @@ class FileStreamSourceTask(SourceTask):
 
     def _read_records(self) -> list[SourceRecord]:
         assert self._lines is not None
-        lines = self._lines.take(self._batch_size)
-        while len(lines) < self._batch_size:
+        texts, ends = self._lines.take_columns(self._batch_size)
+        while len(texts) < self._batch_size:
             chunk = self._read_available()
             if not chunk:
                 break
             self._lines.feed(chunk)
-            lines.extend(self._lines.take(self._batch_size - len(lines)))
-        partition = self._source_partition()
-        timestamp = int(time.time() * 1000)
-        return [
-            SourceRecord(
-                self._topic,
-                source_partition=partition,
-                source_offset={POSITION_FIELD: line.end_position if self._tracks_position else None},
-                value_schema=STRING_SCHEMA,
-                value=line.text,
-                timestamp=timestamp,
-            )
-            for line in lines
-        ]
+            more_texts, more_ends = self._lines.take_columns(self._batch_size - len(texts))
+            texts += more_texts
+            ends += more_ends
+        offsets: list[dict[str, Any]] = (
+            [{POSITION_FIELD: end} for end in ends]
+            if self._tracks_position
+            else [{POSITION_FIELD: None} for _ in ends]
+        )
+        return SourceRecord.for_values(
+            self._topic,
+            texts,
+            offsets,
+            source_partition=self._source_partition(),
+            value_schema=STRING_SCHEMA,
+            timestamp=int(time.time() * 1000),
+        )
 
     def _read_available(self) -> bytes:
         """The bytes readable now without blocking; empty at the end of the input."""

@@ -70,6 +70,11 @@ class KafkaLogProducer(Producer):
         self._closed = False
         self._error: KafkaError | None = None
         self._group_metadata: dict[str, Any] = {}
+        # A transaction's commit fails if any of its records failed, so a transactional producer needs no
+        # Python call per delivered record; a plain one learns its failures from the delivery reports.
+        self._quiet_report: Callable[[KafkaError | None, Message], None] | None = (
+            None if transactional_id is not None else self._on_failure
+        )
 
     @property
     def transactional_id(self) -> str | None:
@@ -86,17 +91,10 @@ class KafkaLogProducer(Producer):
         on_delivery: DeliveryCallback | None = None,
     ) -> None:
         self._check_target(topic, partition)
-        arguments: dict[str, Any] = {"value": value, "key": key}
-        if partition is not None:
-            arguments["partition"] = partition
-        if headers:
-            arguments["headers"] = headers
-        if timestamp is not None:
-            arguments["timestamp"] = timestamp
-        arguments["on_delivery"] = (
-            self._on_batch_error if on_delivery is None else self._delivery_report(topic, on_delivery)
+        report = self._quiet_report if on_delivery is None else self._delivery_report(topic, on_delivery)
+        self._produce_each(
+            topic, [value], [key], partition, [headers] if headers else None, [timestamp or 0], report
         )
-        self._produce(lambda: self._producer.produce(self._names.outer(topic), **arguments))
 
     def send_batch(
         self,
@@ -108,17 +106,13 @@ class KafkaLogProducer(Producer):
         timestamps: Sequence[int] | None = None,
     ) -> None:
         self._check_target(topic, partition)
-        if (headers is not None and any(headers)) or timestamps is not None:
-            # librdkafka's batch call takes neither headers nor timestamps: one call per record then.
-            for index, value in enumerate(values):
-                self.send(
-                    topic,
-                    value,
-                    keys[index] if keys is not None else None,
-                    partition,
-                    headers[index] if headers is not None else None,
-                    timestamps[index] if timestamps is not None else None,
-                )
+        count = len(values)
+        for name, column in (("keys", keys), ("headers", headers), ("timestamps", timestamps)):
+            if column is not None and len(column) != count:
+                raise ValueError(f"send_batch to {topic}: {len(column)} {name} for {count} values")
+        if timestamps is not None or (headers is not None and any(headers)):
+            # librdkafka's batch call takes neither headers nor timestamps: one produce call per record.
+            self._produce_each(topic, values, keys, partition, headers, timestamps, self._quiet_report)
             return
         messages: list[dict[str, Any]]
         if keys is None:
@@ -126,9 +120,9 @@ class KafkaLogProducer(Producer):
         else:
             messages = [{"value": value, "key": key} for value, key in zip(values, keys, strict=True)]
         outer = self._names.outer(topic)
-        # A transaction's commit fails if any of its records failed, so a transactional producer needs no
-        # Python call per delivered record; a plain one learns its failures from the delivery reports.
-        reports: dict[str, Any] = {} if self._transactional_id else {"on_delivery": self._on_batch_error}
+        reports: dict[str, Any] = {}
+        if self._quiet_report is not None:
+            reports["on_delivery"] = self._quiet_report
         if partition is not None:
             reports["partition"] = partition
         while messages:
@@ -142,6 +136,58 @@ class KafkaLogProducer(Producer):
             messages = [{k: v for k, v in message.items() if k != "_error"} for message in failed]
         self._producer.poll(0)
         self._raise_pending()
+
+    def _produce_each(
+        self,
+        topic: str,
+        values: Sequence[bytes | None],
+        keys: Sequence[bytes | None] | None,
+        partition: int | None,
+        headers: Sequence[Headers | None] | None,
+        timestamps: Sequence[int] | None,
+        report: Callable[[KafkaError | None, Message], None] | None,
+    ) -> None:
+        """One ``produce`` call per record, in a loop with no other per-record work, then one ``poll``.
+
+        A timestamp of 0 and a partition of -1 are librdkafka's "none": the broker's clock and the
+        partitioner then decide, as when the argument is left out.
+        """
+        outer = self._names.outer(topic)
+        produce = self._producer.produce
+        target = -1 if partition is None else partition
+        count = len(values)
+        keyed: Sequence[bytes | None] = keys if keys is not None else [None] * count
+        stamps: Sequence[int] = timestamps if timestamps is not None else [0] * count
+        try:
+            # Positional arguments, as confluent-kafka orders them: (topic, value, key, partition,
+            # on_delivery, callback, timestamp, headers); parsing keywords cost a fifth of each call.
+            if headers is None:
+                for value, key, stamp in zip(values, keyed, stamps, strict=True):
+                    try:
+                        produce(outer, value, key, target, report, None, stamp)
+                    except BufferError:
+                        self._when_room(produce, (outer, value, key, target, report, None, stamp))
+            else:
+                for value, key, stamp, header in zip(values, keyed, stamps, headers, strict=True):
+                    arguments = (outer, value, key, target, report, None, stamp, header or None)
+                    try:
+                        produce(*arguments)
+                    except BufferError:
+                        self._when_room(produce, arguments)
+        except KafkaException as error:
+            raise log_error(error, f"Sending to {topic}") from error
+        self._producer.poll(0)
+        self._raise_pending()
+
+    def _when_room(self, produce: Callable[..., None], arguments: tuple[Any, ...]) -> None:
+        """Produce a record that found librdkafka's queue full, once deliveries have made room for it."""
+        while True:
+            self._producer.poll(0.05)
+            try:
+                produce(*arguments)
+                return
+            except BufferError:
+                continue
 
     def flush(self) -> None:
         self._ensure_open()
@@ -185,10 +231,13 @@ class KafkaLogProducer(Producer):
         )
 
     def commit_transaction(self) -> None:
+        self.commit_transaction_nowait()
+        self._await_markers()
+
+    def commit_transaction_nowait(self) -> None:
         self._require_transactional()
         self._call(lambda: self._producer.commit_transaction(REQUEST_TIMEOUT_S), "commit_transaction")
         self._in_transaction = False
-        self._await_markers()
 
     def abort_transaction(self) -> None:
         self._require_transactional()
@@ -229,18 +278,6 @@ class KafkaLogProducer(Producer):
         if partition is not None and not 0 <= partition < count:
             raise UnknownTopicOrPartitionError(f"Partition {topic}-{partition} does not exist")
 
-    def _produce(self, produce: Callable[[], None]) -> None:
-        while True:
-            try:
-                produce()
-                break
-            except BufferError:
-                self._producer.poll(0.05)
-            except KafkaException as error:
-                raise log_error(error, "Sending") from error
-        self._producer.poll(0)
-        self._raise_pending()
-
     def _delivery_report(
         self, topic: str, on_delivery: DeliveryCallback | None
     ) -> Callable[[KafkaError | None, Message], None]:
@@ -253,7 +290,7 @@ class KafkaLogProducer(Producer):
 
         return report
 
-    def _on_batch_error(self, error: KafkaError | None, message: Message) -> None:
+    def _on_failure(self, error: KafkaError | None, message: Message) -> None:
         """The delivery report of a record nobody asked to hear about: only its failure matters."""
         if error is not None:
             self._remember(error)
