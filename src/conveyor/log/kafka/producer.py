@@ -252,8 +252,10 @@ class KafkaLogProducer(Producer):
         self._closed = True
         try:
             if self._in_transaction:
-                with contextlib.suppress(KafkaException):
+                with contextlib.suppress(KafkaException, LogError):
                     self._producer.abort_transaction(REQUEST_TIMEOUT_S)
+                    # As after abort_transaction: once closed, the abort is visible to readers.
+                    self._await_markers()
             else:
                 undelivered = self._producer.flush(REQUEST_TIMEOUT_S)
                 self._raise_pending()
