@@ -24,31 +24,19 @@ def test_python_workers_are_forked_from_the_conveyor_daemon(spark: SparkSession)
     assert f"-m {EXECUTOR_DAEMON_MODULE}" in parent
 
 
-def test_the_daemon_imports_the_task_host_before_it_forks() -> None:
-    imported = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            f"import sys, {EXECUTOR_DAEMON_MODULE}; print('conveyor.spark.task_partition' in sys.modules)",
-        ],
+def _after_importing_the_daemon(expression: str) -> str:
+    """What ``expression`` prints in a fresh interpreter that has imported the daemon module."""
+    return subprocess.run(
+        [sys.executable, "-c", f"import sys, threading, {EXECUTOR_DAEMON_MODULE}; print({expression})"],
         capture_output=True,
         text=True,
         check=True,
-    )
+    ).stdout.strip()
 
-    assert imported.stdout.strip() == "True"
+
+def test_the_daemon_imports_the_task_host_before_it_forks() -> None:
+    assert _after_importing_the_daemon("'conveyor.spark.task_partition' in sys.modules") == "True"
 
 
 def test_the_daemon_starts_no_thread_before_it_forks() -> None:
-    threads = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            f"import threading, {EXECUTOR_DAEMON_MODULE}; print(threading.active_count())",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-
-    assert threads.stdout.strip() == "1"
+    assert _after_importing_the_daemon("threading.active_count()") == "1"
