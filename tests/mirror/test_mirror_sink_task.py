@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
+from conveyor.api import ConnectError
 from conveyor.connectors.mirror import MirrorSinkTask
 from conveyor.connectors.mirror.offset_syncs import OffsetSync
 from conveyor.connectors.mirror.sink import transactional_id
@@ -238,23 +239,38 @@ def test_a_failed_send_aborts_the_transaction_and_sends_the_whole_batch_again(
         running.task.stop()
 
 
-def test_a_fenced_task_takes_a_new_producer_and_rewinds_to_the_targets_offsets_instead_of_writing(
+def test_a_fenced_task_fails_instead_of_claiming_its_transactional_id_back(
     cluster_a: Log, cluster_b: Log, started: Started
 ) -> None:
     started.put(sink_records(cluster_a, TOPIC, 0)[:4])
     with cluster_b.producer(transactional_id=transactional_id("mirror", 0)) as newer:
         newer.init_transactions()
-    started.context.rewinds.clear()
-    started.put(sink_records(cluster_a, TOPIC, 0, start=4))
-    assert started.context.rewinds == {PARTITION: 4}
+        with pytest.raises(ConnectError):
+            started.put(sink_records(cluster_a, TOPIC, 0, start=4))
+        newer.begin_transaction()
+        newer.send_offsets_to_transaction({PARTITION: 4}, GROUP)
+        newer.commit_transaction()
     assert len(read_partition(cluster_b, REMOTE, 0)) == 4
-    started.put(sink_records(cluster_a, TOPIC, 0, start=4))
-    assert len(read_partition(cluster_b, REMOTE, 0)) == 10
 
 
-def test_closed_partitions_take_the_producer_with_them_and_the_next_put_gets_a_new_one(
+def test_partitions_closed_and_opened_again_keep_the_transactional_producer_and_fence_no_newer_incarnation(
     cluster_a: Log, cluster_b: Log, started: Started
 ) -> None:
+    with cluster_b.producer(transactional_id=transactional_id("mirror", 0)) as newer:
+        newer.init_transactions()
+        started.task.close([PARTITION])
+        started.task.open([PARTITION])
+        newer.begin_transaction()
+        newer.send_offsets_to_transaction({PARTITION: 4}, GROUP)
+        newer.commit_transaction()
+
+
+def test_without_transactions_closed_partitions_take_the_producer_and_the_next_put_gets_a_new_one(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    started = Started(
+        MirrorSinkTask(), task_config(cluster_a, cluster_b, **{"transactional.producer": "false"})
+    )
     records = sink_records(cluster_a, TOPIC, 0)
     started.put(records[:5])
     first = started.task._producer
@@ -263,3 +279,4 @@ def test_closed_partitions_take_the_producer_with_them_and_the_next_put_gets_a_n
     started.put(records[5:])
     assert started.task._producer is not None and started.task._producer is not first
     assert len(read_partition(cluster_b, REMOTE, 0)) == 10
+    started.task.stop()

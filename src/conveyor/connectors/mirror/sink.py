@@ -4,8 +4,10 @@ The runtime's consumer reads the source cluster (``consumer.override.log.url``);
 target with a producer of its own. In transactional mode (the default) each ``put_batch`` (or ``put``)
 is one transaction on the target holding the batch, its offset syncs and the source consumer group's
 offsets (the next offset to read, one past the last record), so records and progress commit together;
-``pre_commit`` returns nothing, and the task resumes from the offsets on the target. The task takes the
-consumed batches as the log's columns (``BatchSinkTask``), so no record object is made per record.
+``pre_commit`` returns nothing, and the task resumes from the offsets on the target. The task claims its
+transactional id once, in ``start``: fenced by a newer incarnation it fails, as Kafka's tasks do, since
+claiming the id back would fence the live incarnation and write from offsets it has moved since. The task
+takes the consumed batches as the log's columns (``BatchSinkTask``), so no record object is made per record.
 """
 
 from __future__ import annotations
@@ -136,19 +138,17 @@ class MirrorSinkTask(BatchSinkTask):
         }
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
-        """After a rebalance: a producer unless ``start`` took one (a new one fences this task's earlier
-        incarnations), remote topics that exist before the first send, and in transactional mode the
-        partitions resume from the target's offsets (another task may have moved them since ``start``)."""
-        if self._producer is None:
-            self._producer = self._new_producer()
+        """After a rebalance: remote topics that exist before the first send, and in transactional mode
+        the partitions resume from the target's offsets (another task may have moved them since
+        ``start``). The producer stays the one ``start`` claimed: another would fence a newer incarnation."""
         self._ensure_remote_topics({p.topic for p in partitions})
         if self._transactional:
             self.context.offset(self._offsets_on_target(partitions))
 
     def close(self, partitions: Collection[TopicPartition]) -> None:
-        """Partitions taken away: the producer goes with them (nothing is open between two puts); the
-        next ``open`` or ``put`` takes a new one, so a stop does not claim one for nothing."""
-        if self._producer is not None:
+        """Partitions taken away: a plain producer goes with them (the next ``put`` takes a new one); the
+        transactional one stays, nothing is open between two puts and only ``start`` claims the id."""
+        if not self._transactional and self._producer is not None:
             self._producer.close()
             self._producer = None
 
@@ -170,19 +170,17 @@ class MirrorSinkTask(BatchSinkTask):
             self._replicate([batch])
 
     def _replicate(self, runs: Sequence[Run]) -> None:
-        """Send the runs; a failed send aborts the transaction and sends them all again. A fenced
-        producer is replaced and the task rewinds to the target's offsets, so nothing is written twice."""
+        """Send the runs; a failed send aborts the transaction and sends them all again. A fenced task
+        fails: a newer incarnation owns the transactional id and the offsets, and claiming the id back
+        would fence it, then send from offsets it has moved since."""
         for attempt in range(1, SEND_ATTEMPTS + 1):
             try:
                 self._send_runs(runs)
                 return
-            except ProducerFencedError:
-                logger.warning("%s was fenced; starting a new producer and rewinding", self._transactional_id)
-                self._producer = self._new_producer()
-                self.context.offset(
-                    self._offsets_on_target({TopicPartition(r.topic, r.partition) for r in runs})
-                )
-                return
+            except ProducerFencedError as fenced:
+                raise ConnectError(
+                    f"{self._transactional_id} was fenced by a newer incarnation of this task"
+                ) from fenced
             except Exception as error:
                 self._abort()
                 if attempt == SEND_ATTEMPTS:
@@ -192,6 +190,8 @@ class MirrorSinkTask(BatchSinkTask):
     def _send_runs(self, runs: Sequence[Run]) -> None:
         assert self._settings is not None
         if self._producer is None:
+            if self._transactional:
+                raise ConnectError(f"{self._transactional_id}: the task has no producer (it was stopped)")
             self._producer = self._new_producer()
         producer, settings = self._producer, self._settings
         if self._transactional:
@@ -240,10 +240,9 @@ class MirrorSinkTask(BatchSinkTask):
             return
         try:
             self._producer.abort_transaction()
-            self.transactions_aborted += 1
         except Exception as error:
-            logger.warning("Aborting failed; starting a new producer: %s", error)
-            self._producer = self._new_producer()
+            raise ConnectError(f"{self._transactional_id}: aborting a transaction failed") from error
+        self.transactions_aborted += 1
 
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
         """Transactional: nothing, the offsets were committed with the records on the target. Otherwise
