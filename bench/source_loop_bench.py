@@ -13,26 +13,23 @@ Starts a broker with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from confluent_kafka import Producer
 
 from conveyor.connectors.file.source import FileStreamSourceTask
 from conveyor.data import SourceRecord
-from conveyor.kafka_broker import KafkaBroker
 from conveyor.log import Log, open_log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.runtime.worker_config import WorkerConfig
+from kafka_bench import broker
 
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 BATCH_SIZE = 2000
@@ -40,19 +37,6 @@ BATCH_SIZE = 2000
 CONVEYOR = "Conveyor FileStreamSource loop, exactly-once"
 CONVEYOR_THREAD = "  of which the task loop's own thread"
 BASELINE = "confluent-kafka produce, transactional"
-
-
-@contextmanager
-def broker() -> Iterator[str]:
-    external = os.environ.get("CONVEYOR_KAFKA_BOOTSTRAP")
-    if external:
-        yield external
-        return
-    with (
-        tempfile.TemporaryDirectory(prefix="source-loop-bench-") as directory,
-        KafkaBroker(Path(directory), heap="1g") as running,
-    ):
-        yield running.bootstrap_servers
 
 
 def write_input(path: Path, lines: int) -> None:

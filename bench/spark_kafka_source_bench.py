@@ -20,41 +20,25 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable
 
 import pyspark
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from pyspark.sql import DataFrame, SparkSession
 
-from conveyor.kafka_broker import KafkaBroker
 from conveyor.kafka_broker.fetch import default_cache_dir
 from conveyor.spark.datasource import register
 from conveyor.spark.session import get_or_create_session
+from kafka_bench import broker
 
 SCALA_BINARY = "2.13"
 """The Scala version of the installed pyspark's jars (``scala-library-2.13.*``)."""
 
 SPARK_KAFKA_VERSION = "4.2.0"
 """The newest spark-sql-kafka that Maven Central serves (the installed pyspark is 4.3.0)."""
-
-
-@contextmanager
-def broker() -> Iterator[str]:
-    external = os.environ.get("CONVEYOR_KAFKA_BOOTSTRAP")
-    if external:
-        yield external
-        return
-    with (
-        tempfile.TemporaryDirectory(prefix="spark-kafka-bench-") as directory,
-        KafkaBroker(Path(directory), heap="1g") as running,
-    ):
-        yield running.bootstrap_servers
 
 
 def fill(bootstrap: str, topic: str, records: int, size: int, partitions: int) -> None:
