@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tests.herder.distributed.cluster import Member, group, group_props, settled, start_member
 from tests.waiting import wait_until
 
@@ -87,6 +88,24 @@ def test_under_cooperative_a_join_stops_only_the_tasks_that_move_to_the_new_work
             assert len(stopped) < TASKS
         finally:
             joining.stop()
+
+
+@pytest.mark.parametrize("protocol", ["eager", "compatible"])
+def test_a_late_notice_of_the_task_configs_the_tasks_started_with_stops_nothing_and_rebalances_nothing(
+    tmp_path: Path, protocol: str
+) -> None:
+    """A worker can read a task config commit while catching up for the very assignment that starts
+    those tasks; the listener's notice then arrives after they run, and must not restart them."""
+    with group(tmp_path, 2, **{"connect.protocol": protocol}) as members:
+        create_and_wait(members)
+        wait_until(lambda: settled(members), "both workers settled")
+        before = [(m.herder.generation, len(m.runner.stops)) for m in members]
+        for member in members:
+            member.herder._changes.on_task_configs_committed("gen", list(range(TASKS)))
+        for member in members:
+            wait_until(lambda m=member: not m.herder._changes.needs_rebalance, "the notice taken")
+        after = [(m.herder._submit(lambda m=m: m.herder.generation), len(m.runner.stops)) for m in members]
+        assert after == before
 
 
 def test_under_cooperative_the_work_of_a_departed_worker_waits_for_the_delay_then_moves(

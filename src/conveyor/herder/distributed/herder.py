@@ -226,6 +226,9 @@ class DistributedHerder(BaseHerder):
         increments less revocations): what it tells the leader it runs."""
         self._running = ConnectorsAndTasks()
         """What this worker has actually started of `_owned`."""
+        self._started_generations: dict[TaskId, int | None] = {}
+        """The task config generation each task was last started with, to tell a task that must restart
+        for new task configs from one that started with them already."""
         self._start_lock = threading.Lock()
         self._config_state = ClusterConfigState()
         """The config this worker acts on: refreshed when it catches up or when changes arrive, not at
@@ -354,17 +357,22 @@ class DistributedHerder(BaseHerder):
             future.set_exception(error)
 
     def _take_config_changes(self) -> bool:
-        """Apply what the config listener collected; True if a rebalance must come first."""
+        """Apply what the config listener collected; True if a rebalance must come first. Under eager
+        rebalancing the rebalance restarts everything, so the rest waits; under cooperative rebalancing
+        connector updates and target changes are applied first, as Kafka's herder does."""
+        rebalance = False
         with self._changes.lock:
             if self._changes.needs_rebalance:
                 self._changes.needs_rebalance = False
                 self._config_state = self.configs.snapshot()
-                self._changes.connector_updates.clear()
-                self._changes.target_changes.clear()
                 reconfigured, self._changes.task_config_updates = self._changes.task_config_updates, set()
-                self._stop_reconfigured_tasks(reconfigured)
-                self._member.request_rejoin()
-                return True
+                stopped = self._stop_reconfigured_tasks(reconfigured)
+                rebalance = stopped or not self._assignment_covers_config()
+                if rebalance and self._protocol is ConnectProtocolCompatibility.EAGER:
+                    self._changes.connector_updates.clear()
+                    self._changes.target_changes.clear()
+                    self._member.request_rejoin()
+                    return True
             if self._changes.connector_updates or self._changes.target_changes or self._changes.restarts:
                 self._config_state = self.configs.snapshot()
                 self._known_connectors = frozenset(self._config_state.connectors())
@@ -377,20 +385,44 @@ class DistributedHerder(BaseHerder):
             self._process_target_change(name)
         for request in restarts.values():
             self._process_restart_request(request)
-        return False
+        if rebalance:
+            self._member.request_rejoin()
+        return rebalance
 
-    def _stop_reconfigured_tasks(self, connectors: set[str]) -> None:
+    def _stop_reconfigured_tasks(self, connectors: set[str]) -> bool:
         """Stop the local tasks of connectors with new task configs before rejoining: they start again
         with the new configs once the rebalance settles, if they are still this worker's (Kafka's
         `processTaskConfigUpdatesWithIncrementalCooperative`; for exactly-once sources this is KIP-618's
-        preemptive stop). Under the eager protocol the rebalance stops everything anyway."""
-        stopping = ConnectorsAndTasks.of(tasks=(t for t in self._running.tasks if t.connector in connectors))
+        preemptive stop). A task started with its connector's latest task configs already (the notice
+        was read while catching up for the assignment that started it) keeps running. True if any
+        task stopped."""
+        snapshot = self._config_state
+        stopping = ConnectorsAndTasks.of(
+            tasks=(
+                t
+                for t in self._running.tasks
+                if t.connector in connectors
+                and self._started_generations.get(t) != snapshot.task_config_generation(t.connector)
+            )
+        )
         if stopping.is_empty():
-            return
+            return False
         logger.info(
             "Stopping tasks %s, whose connector has new task configs", [str(t) for t in stopping.tasks]
         )
         self._release(stopping)
+        return True
+
+    def _assignment_covers_config(self) -> bool:
+        """Whether the assignment in force was made from this worker's config or a later one: then the
+        changes just read are in it already, and rejoining would only stop work under eager rebalancing."""
+        assignment = self._assignment
+        return (
+            assignment is not None
+            and not assignment.failed
+            and self._rebalance_resolved
+            and assignment.config_offset >= self._config_state.offset
+        )
 
     def _read_config_to_end(self) -> bool:
         """Catch up with the config topic within `worker.sync.timeout.ms`; on failure leave the group and
@@ -624,6 +656,7 @@ class DistributedHerder(BaseHerder):
             logger.warning("Not starting task %s: its configs are gone", task)
             return
         generation = snapshot.task_config_generation(task.connector)
+        self._started_generations[task] = generation
         self.worker.start_task(
             task,
             config,
