@@ -415,14 +415,10 @@ class DistributedHerder(BaseHerder):
 
     def _assignment_covers_config(self) -> bool:
         """Whether the assignment in force was made from this worker's config or a later one: then the
-        changes just read are in it already, and rejoining would only stop work under eager rebalancing."""
+        changes just read are in it already, and rejoining would only stop work under eager rebalancing.
+        Called only once the assignment is in force, so it is neither missing nor failed."""
         assignment = self._assignment
-        return (
-            assignment is not None
-            and not assignment.failed
-            and self._rebalance_resolved
-            and assignment.config_offset >= self._config_state.offset
-        )
+        return assignment is not None and assignment.config_offset >= self._config_state.offset
 
     def _read_config_to_end(self) -> bool:
         """Catch up with the config topic within `worker.sync.timeout.ms`; on failure leave the group and
