@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell test "$$(id -u)" = 0 || echo sudo)
 
-.PHONY: demo test lint bench clean kafka
+.PHONY: demo test lint bench clean kafka postgres postgresql-server
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,16 @@ demo: $(STAMP)
 kafka: $(STAMP)
 	$(PY) -m conveyor.kafka_broker --port $${KAFKA_PORT:-9092}
 
+# PostgreSQL's server binaries (Debian's package); the tests start their own server from them as the
+# `postgres` OS user, as PostgreSQL refuses to run as root.
+postgresql-server:
+	test -n "$$(ls /usr/lib/postgresql/*/bin/postgres 2>/dev/null)" || { $(SUDO) apt-get update && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends postgresql; }
+
+# A PostgreSQL server with wal_level=logical on 127.0.0.1:5432 (user and password `conveyor`).
+postgres: $(STAMP) postgresql-server
+	$(PY) -m conveyor.postgres_server --port $${POSTGRES_PORT:-5432}
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
@@ -30,7 +40,7 @@ $(CHROMIUM):
 	$(SUDO) apt-get update
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends chromium
 
-test: lint $(CHROMIUM)
+test: lint $(CHROMIUM) postgresql-server
 	$(VENV)/bin/pytest
 
 bench: $(STAMP)

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, settings
 
 from conveyor.kafka_broker import KafkaBroker
 from conveyor.log import Log, open_log
+from conveyor.postgres_server import PostgresServer
 
 # A busy CI machine must not fail a property: no per-example deadline, and a bounded example count
 # so that the suite's length does not depend on hypothesis' defaults. Tests may ask for fewer.
@@ -48,3 +49,13 @@ def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     with KafkaBroker(tmp_path_factory.mktemp("kafka-broker")) as broker:
         yield broker.bootstrap_servers
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One real PostgreSQL server (``wal_level=logical``) for the whole test session.
+
+    Tests that need a database of their own create one (``CREATE DATABASE``) rather than share ``postgres``.
+    """
+    with PostgresServer() as server:
+        yield server

@@ -1,0 +1,298 @@
+"""One PostgreSQL server with logical replication on, in its own directory, on a free loopback port.
+
+PostgreSQL refuses to run as root, so a root process starts it as the ``postgres`` OS user that
+Debian's package creates; its directory then lives under the system's temporary directory, which that
+user can reach (pytest's own temporary directories are private to root).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from conveyor.errors import ConnectError
+from conveyor.kafka_broker.jvm import die_with_parent, free_port
+
+#: Settings for a test or demo server: logical replication on with room for many slots, and no fsync
+#: (a killed server still recovers from its WAL; only a crash of the machine would lose data).
+SERVER_DEFAULTS: Mapping[str, str] = {
+    "wal_level": "logical",
+    "max_replication_slots": "40",
+    "max_wal_senders": "40",
+    "max_connections": "200",
+    "fsync": "off",
+    "full_page_writes": "off",
+    "shared_buffers": "128MB",
+    "wal_sender_timeout": "60s",
+    "log_min_messages": "warning",
+}
+
+_BINARY_ROOT = Path("/usr/lib/postgresql")
+_OS_USER = "postgres"
+
+
+class PostgresServerError(ConnectError):
+    """The server's binaries are missing, or it could not be set up or did not start."""
+
+
+def find_binaries() -> Path:
+    """The ``bin`` directory of the newest PostgreSQL server installed, or ``CONVEYOR_POSTGRES_BIN``."""
+    configured = os.environ.get("CONVEYOR_POSTGRES_BIN")
+    if configured:
+        return Path(configured)
+    candidates = sorted(
+        (path.parent for path in _BINARY_ROOT.glob("*/bin/postgres")),
+        key=lambda path: int(path.parent.name) if path.parent.name.isdigit() else 0,
+    )
+    if not candidates:
+        raise PostgresServerError(
+            f"No PostgreSQL server under {_BINARY_ROOT}: install Debian's 'postgresql' package "
+            "(`make postgres` does) or set CONVEYOR_POSTGRES_BIN to the directory holding `postgres`"
+        )
+    return candidates[-1]
+
+
+@dataclass(frozen=True)
+class _RunAs:
+    """The OS user the server's programs run as: the current one, or ``postgres`` when we are root."""
+
+    uid: int | None
+    gid: int | None
+
+    @classmethod
+    def for_this_process(cls) -> _RunAs:
+        if os.geteuid() != 0:
+            return cls(None, None)
+        try:
+            entry = pwd.getpwnam(_OS_USER)
+        except KeyError:
+            raise PostgresServerError(
+                f"PostgreSQL refuses to run as root and there is no '{_OS_USER}' OS user to run it as: "
+                "install Debian's 'postgresql' package, which creates it, or run as another user"
+            ) from None
+        return cls(entry.pw_uid, entry.pw_gid)
+
+    def own(self, path: Path) -> None:
+        if self.uid is not None and self.gid is not None:
+            os.chown(path, self.uid, self.gid)
+
+    def run(self, command: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            command, capture_output=True, text=True, check=False, user=self.uid, group=self.gid
+        )
+
+
+class PostgresServer:
+    """A PostgreSQL cluster that ``start`` creates on first use and keeps across ``stop``/``start``.
+
+    ``user``/``password`` name a superuser that password authentication (SCRAM) admits over TCP;
+    ``with PostgresServer() as server:`` stops it and removes its files on the way out.
+    """
+
+    def __init__(
+        self,
+        port: int = 0,
+        user: str = "conveyor",
+        password: str = "conveyor",
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
+        self.user = user
+        self.password = password
+        self.host = "127.0.0.1"
+        self.port = port or free_port()
+        self._settings = {**SERVER_DEFAULTS, **(settings or {})}
+        self._binaries = find_binaries()
+        self._run_as = _RunAs.for_this_process()
+        self.directory = Path(tempfile.mkdtemp(prefix="conveyor-postgres-"))
+        self._run_as.own(self.directory)
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def data_directory(self) -> Path:
+        return self.directory / "data"
+
+    @property
+    def log_file(self) -> Path:
+        return self.directory / "server.log"
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def dsn(self, dbname: str = "postgres") -> str:
+        """A libpq connection string for ``dbname``."""
+        return f"host={self.host} port={self.port} dbname={dbname} user={self.user} password={self.password}"
+
+    def jdbc_url(self, dbname: str = "postgres") -> str:
+        """The JDBC URL of ``dbname``, as Kafka Connect's JDBC connectors take it."""
+        return f"jdbc:postgresql://{self.host}:{self.port}/{dbname}"
+
+    def start(self, timeout_s: float = 60.0) -> None:
+        """Create the cluster if it does not exist yet, start the server and return once it accepts logins."""
+        if self.running:
+            return
+        if not (self.data_directory / "PG_VERSION").exists():
+            self._initdb()
+        self._launch()
+        try:
+            self._wait_until_ready(timeout_s)
+        except BaseException:
+            self.stop(mode="immediate")
+            raise
+
+    def stop(self, mode: str = "fast", timeout_s: float = 60.0) -> None:
+        """Stop the server: ``fast`` (disconnect clients, checkpoint), ``immediate`` (no checkpoint, as a
+        crash; recovery replays the WAL at the next start) or ``kill`` (SIGKILL of the postmaster)."""
+        process = self._process
+        if process is None:
+            return
+        signals = {"fast": signal.SIGINT, "immediate": signal.SIGQUIT, "kill": signal.SIGKILL}
+        if mode not in signals:
+            raise ValueError(f"Unknown stop mode {mode!r}: use one of {', '.join(signals)}")
+        backends = _children(process.pid)
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signals[mode])
+            try:
+                process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self._process = None
+        if mode == "kill":
+            self._wait_for_exit(backends, timeout_s)
+
+    def close(self) -> None:
+        """Stop the server and remove its files."""
+        self.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _initdb(self) -> None:
+        password_file = self.directory / "password"
+        password_file.write_text(self.password + "\n")
+        self._run_as.own(password_file)
+        result = self._run_as.run(
+            [
+                str(self._binaries / "initdb"),
+                "--pgdata",
+                str(self.data_directory),
+                "--username",
+                self.user,
+                "--pwfile",
+                str(password_file),
+                "--auth-local",
+                "trust",
+                "--auth-host",
+                "scram-sha-256",
+                "--encoding",
+                "UTF8",
+                "--locale",
+                "C",
+                "--no-sync",
+            ]
+        )
+        password_file.unlink()
+        if result.returncode != 0:
+            raise PostgresServerError(f"initdb failed:\n{result.stdout}{result.stderr}")
+
+    def _launch(self) -> None:
+        options = {
+            **self._settings,
+            "listen_addresses": self.host,
+            "port": str(self.port),
+            "unix_socket_directories": str(self.directory),
+        }
+        command = [str(self._binaries / "postgres"), "-D", str(self.data_directory)]
+        for key, value in options.items():
+            command += ["-c", f"{key}={value}"]
+        with self.log_file.open("ab") as log:
+            self._process = subprocess.Popen(
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                user=self._run_as.uid,
+                group=self._run_as.gid,
+                preexec_fn=die_with_parent,
+            )
+
+    def _wait_until_ready(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self._process is not None and self._process.poll() is not None:
+                raise PostgresServerError(
+                    f"PostgreSQL exited with code {self._process.returncode} while starting; "
+                    f"its log ({self.log_file}) ends:\n{self._log_tail()}"
+                )
+            ready = subprocess.run(
+                [
+                    str(self._binaries / "pg_isready"),
+                    "--host",
+                    self.host,
+                    "--port",
+                    str(self.port),
+                    "--username",
+                    self.user,
+                    "--dbname",
+                    "postgres",
+                ],
+                capture_output=True,
+                check=False,
+            )
+            if ready.returncode == 0:
+                return
+            if time.monotonic() > deadline:
+                raise PostgresServerError(
+                    f"PostgreSQL did not accept connections within {timeout_s:.0f} s; its log ends:\n"
+                    f"{self._log_tail()}"
+                )
+            time.sleep(0.1)
+
+    def _wait_for_exit(self, pids: list[int], timeout_s: float) -> None:
+        """After a SIGKILL of the postmaster its backends exit on their own; a new start needs them gone."""
+        deadline = time.monotonic() + timeout_s
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with contextlib.suppress(FileNotFoundError):
+            (self.data_directory / "postmaster.pid").unlink()
+
+    def _log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+        except FileNotFoundError:
+            return "(no log)"
+
+
+def _children(pid: int) -> list[int]:
+    result = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False)
+    return [int(line) for line in result.stdout.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,39 @@
+"""The PostgreSQL server the tests and `make postgres` start."""
+
+from __future__ import annotations
+
+import psycopg2
+import pytest
+
+from conveyor.postgres_server import PostgresServer
+
+
+def query(server: PostgresServer, sql: str) -> object:
+    with psycopg2.connect(server.dsn()) as connection, connection.cursor() as cursor:
+        cursor.execute(sql)
+        return cursor.fetchone()[0]
+
+
+def test_the_server_has_logical_replication_on(postgres: PostgresServer) -> None:
+    assert query(postgres, "SHOW wal_level") == "logical"
+
+
+def test_the_superuser_logs_in_with_its_password_over_tcp(postgres: PostgresServer) -> None:
+    assert query(postgres, "SELECT current_user") == postgres.user
+
+
+def test_a_wrong_password_is_refused(postgres: PostgresServer) -> None:
+    with pytest.raises(psycopg2.OperationalError, match="password authentication failed"):
+        psycopg2.connect(postgres.dsn().replace(f"password={postgres.password}", "password=wrong"))
+
+
+@pytest.mark.parametrize("mode", ["fast", "immediate", "kill"])
+def test_a_stopped_server_starts_again_with_its_committed_rows(mode: str) -> None:
+    with PostgresServer() as server:
+        with psycopg2.connect(server.dsn()) as connection, connection.cursor() as cursor:
+            cursor.execute("CREATE TABLE kept (id int); INSERT INTO kept VALUES (1), (2)")
+        connection.close()
+        server.stop(mode=mode)
+        assert not server.running
+        server.start()
+        assert query(server, "SELECT count(*) FROM kept") == 2
