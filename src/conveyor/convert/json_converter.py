@@ -1,7 +1,9 @@
 """``JsonConverter``: Kafka's JSON converter, with the ``{"schema": ..., "payload": ...}`` envelope.
 
 With ``schemas.enable`` (the default) every value is written inside the envelope, byte for byte as
-Kafka writes it; without, values are plain JSON and are read back without a schema. Each schema is
+Kafka writes it; without, values are plain JSON and are read back without a schema. ``schema.content``
+(KIP-1054) gives one schema for every value read: messages are then plain payloads, as producers that
+know nothing of Connect write them. Each schema is
 compiled once into an encoder and a decoder (kept in LRU caches of ``schemas.cache.size``), so a batch
 sharing one schema costs one generated-function call per record.
 """
@@ -24,11 +26,13 @@ from conveyor.convert.json_options import DecimalFormat, JsonOptions
 from conveyor.convert.json_schema import connect_schema, json_schema_text
 from conveyor.convert.lru import LruCache
 from conveyor.data import DataError, Headers, Schema, SchemaAndValue
+from conveyor.errors import ConfigError
 
 SCHEMAS_ENABLE_CONFIG: Final = "schemas.enable"
 SCHEMAS_CACHE_SIZE_CONFIG: Final = "schemas.cache.size"
 DECIMAL_FORMAT_CONFIG: Final = "decimal.format"
 REPLACE_NULL_WITH_DEFAULT_CONFIG: Final = "replace.null.with.default"
+SCHEMA_CONTENT_CONFIG: Final = "schema.content"
 
 _ENVELOPE_START: Final = '{"schema":'
 _PAYLOAD_KEY: Final = ',"payload":'
@@ -74,6 +78,18 @@ def json_converter_config_def() -> ConfigDef:
             importance=Importance.LOW,
             documentation="Whether a null field with a default value is written and read as its default.",
         )
+        .define(
+            SCHEMA_CONTENT_CONFIG,
+            ConfigType.STRING,
+            default=None,
+            importance=Importance.HIGH,
+            documentation=(
+                "When set, this is used as the schema for all messages, and the schemas within each of the "
+                "message will be ignored. Otherwise, the schema will be included in the content of each "
+                "message. This configuration applies only 'schemas.enable' is true, and it exclusively "
+                "affects the sink connector."
+            ),
+        )
     )
 
 
@@ -114,6 +130,13 @@ class JsonConverter(ConfiguredConverter):
         self._encodings: LruCache[Schema | None, _Encoding] = LruCache(cache_size)
         self._decodings: LruCache[str, _Decoding] = LruCache(cache_size)
         self._known_envelope: _KnownEnvelope | None = None
+        content = settings[SCHEMA_CONTENT_CONFIG]
+        self._given: _Decoding | None = self._given_schema(content) if content is not None else None
+
+    @property
+    def reads_envelopes(self) -> bool:
+        """Whether values read are envelopes: ``schemas.enable`` without a ``schema.content``."""
+        return self.schemas_enabled and self._given is None
 
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
@@ -182,6 +205,8 @@ class JsonConverter(ConfiguredConverter):
         text = _from_utf8(data)
         if not self.schemas_enabled:
             return SchemaAndValue(None, decode_schemaless(_parse(text)) if text.strip() else None)
+        if self._given is not None:
+            return SchemaAndValue(self._given.schema, self._given.decode(_parse(text)))
         known = self._known_envelope
         if known is not None and text.startswith(known.prefix):
             try:
@@ -213,6 +238,20 @@ class JsonConverter(ConfiguredConverter):
             if text.startswith(prefix):
                 self._known_envelope = _KnownEnvelope(prefix, decoding)
         return decoding
+
+    def _given_schema(self, content: str) -> _Decoding:
+        """The decoding of ``schema.content``, or a config error naming the key when it is no schema."""
+        try:
+            node = _PARSER.decode(content)
+            schema = connect_schema(node, self._decode_default)
+        except (json.JSONDecodeError, DataError) as error:
+            raise ConfigError(
+                f"Invalid value for configuration {SCHEMA_CONTENT_CONFIG}: it must be a Connect schema in "
+                f'JsonConverter\'s envelope form, such as {{"type":"struct","fields":[...]}}: {error}'
+            ) from error
+        if schema is None:
+            raise ConfigError(f"Invalid value for configuration {SCHEMA_CONTENT_CONFIG}: null is no schema")
+        return _Decoding(schema, compile_decoder(schema, self.options))
 
     def _decode_default(self, schema: Schema, node: Any) -> Any:
         return compile_decoder(schema, self.options)(node)

@@ -58,7 +58,7 @@ class ColumnDecoder:
     def _envelopes_for(self, topic: str, data: Sequence[bytes | None]) -> EnvelopeDecoder | None:
         """The envelope decoder for the schema of the batch's first value (learnt from that value), if
         that schema has the column's type."""
-        if not isinstance(self._converter, JsonConverter) or not self._converter.schemas_enabled:
+        if not isinstance(self._converter, JsonConverter) or not self._converter.reads_envelopes:
             return None
         first = next((value for value in data if value is not None), None)
         if first is None:
