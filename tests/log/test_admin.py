@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conveyor.log import (
@@ -91,3 +93,9 @@ def test_list_offsets_reports_earliest_latest_and_last_stable(log: Log, topic: s
 def test_list_offsets_of_a_missing_partition_names_it(log: Log, topic: str) -> None:
     with pytest.raises(UnknownTopicOrPartitionError, match=f"{topic}-9"):
         log.admin().list_offsets([TopicPartition(topic, 9)])
+
+
+def test_the_cluster_id_is_one_stable_kafka_style_id(log: Log) -> None:
+    cluster_id = log.admin().cluster_id()
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", cluster_id)
+    assert log.admin().cluster_id() == cluster_id

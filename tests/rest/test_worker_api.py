@@ -23,7 +23,7 @@ def test_root_answers_version_commit_and_cluster_id(client: httpx.Client, herder
     body = response.json()
     assert set(body) == {"version", "commit", "kafka_cluster_id"}
     assert body["version"] == conveyor.__version__
-    assert body["kafka_cluster_id"] == herder.kafka_cluster_id
+    assert body["kafka_cluster_id"] == herder.log.admin().cluster_id()
     assert re.fullmatch(r"[0-9a-f]{16}|unknown", body["commit"])
 
 

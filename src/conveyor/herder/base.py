@@ -4,6 +4,7 @@ the group's leader and work thread (distributed)."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Mapping
@@ -104,9 +105,10 @@ class BaseHerder(Herder):
         self._worker_id = worker_id
         self.worker.worker_id = worker_id
 
-    @property
+    @functools.cached_property
     def kafka_cluster_id(self) -> str:
-        return self.config.log_url
+        """The log's cluster id, as Kafka Connect names its Kafka cluster's in ``GET /``."""
+        return self.log.admin().cluster_id()
 
     def ready(self) -> bool:
         return self._ready.is_set()

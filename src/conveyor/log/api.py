@@ -130,6 +130,11 @@ class Admin(ABC):
     """Topics, offsets, consumer groups and producer fencing."""
 
     @abstractmethod
+    def cluster_id(self) -> str:
+        """The id of the cluster the log lives on: the Kafka cluster's, or the one an embedded log made
+        when it was first opened. It never changes for one log."""
+
+    @abstractmethod
     def create_topic(
         self,
         name: str,

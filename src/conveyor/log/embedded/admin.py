@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import sqlite3
+import uuid
 from collections.abc import Iterable, Mapping
 
 from conveyor.log.api import (
@@ -29,6 +31,15 @@ class EmbeddedAdmin(Admin):
 
     def __init__(self, database: Database) -> None:
         self._database = database
+
+    def cluster_id(self) -> str:
+        with self._database.write() as conn:
+            row = conn.execute("SELECT id FROM cluster").fetchone()
+            if row is not None:
+                return str(row[0])
+            made = new_cluster_id()
+            conn.execute("INSERT INTO cluster(id) VALUES (?)", (made,))
+            return made
 
     def create_topic(
         self,
@@ -120,3 +131,12 @@ class EmbeddedAdmin(Admin):
         row = conn.execute("SELECT count(*) FROM group_members WHERE group_id = ?", (group_id,)).fetchone()
         if row[0]:
             raise NonEmptyGroupError(f"Consumer group {group_id} still has {row[0]} active members")
+
+
+def new_cluster_id() -> str:
+    """A random id in the form of Kafka's cluster ids (``Uuid.randomUuid``: 22 URL-safe base64 characters,
+    never starting with ``-``)."""
+    while True:
+        made = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        if not made.startswith("-"):
+            return made

@@ -52,6 +52,7 @@ CREATE TABLE IF NOT EXISTS group_offsets(
     group_id TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL,
     offset INTEGER NOT NULL, metadata TEXT NOT NULL,
     PRIMARY KEY(group_id, topic, partition)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS cluster(id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS groups(
     group_id TEXT PRIMARY KEY, protocol_type TEXT NOT NULL, state TEXT NOT NULL,
     generation INTEGER NOT NULL, leader_id TEXT, protocol TEXT, rebalance_deadline_ms INTEGER NOT NULL);

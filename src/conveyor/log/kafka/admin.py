@@ -83,6 +83,12 @@ class KafkaAdmin(Admin):
             raise log_error(error, f"Topic {name}") from error
         self._wait_for(lambda: self._partition_count(outer) is None, f"topic {name} to be deleted")
 
+    def cluster_id(self) -> str:
+        cluster_id: str | None = self._client.list_topics(timeout=REQUEST_TIMEOUT_S).cluster_id
+        if not cluster_id:
+            raise LogError(f"The Kafka cluster at {self._settings.bootstrap_servers} named no cluster id")
+        return cluster_id
+
     def list_topics(self) -> list[str]:
         topics = self._client.list_topics(timeout=REQUEST_TIMEOUT_S).topics
         return sorted(self._names.inner(name) for name in topics if self._names.owns(name))
