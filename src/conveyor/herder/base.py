@@ -70,14 +70,26 @@ class BaseHerder(Herder):
         self.config = config
         self.log = log
         self._worker_id = worker_id
+        create = config.internal_topics_creation
         self.configs = configs or ConfigStore(
-            log, config.configs_topic, replication_factor=config.configs_replication_factor
+            log,
+            config.configs_topic,
+            replication_factor=config.configs_replication_factor,
+            create_missing=create,
         )
         self.offsets = OffsetStore(
-            log, config.offsets_topic, config.offsets_partitions, config.offsets_replication_factor
+            log,
+            config.offsets_topic,
+            config.offsets_partitions,
+            config.offsets_replication_factor,
+            create_missing=create,
         )
         self.statuses = StatusStore(
-            log, config.status_topic, config.status_partitions, config.status_replication_factor
+            log,
+            config.status_topic,
+            config.status_partitions,
+            config.status_replication_factor,
+            create_missing=create,
         )
         self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
         self._ready = threading.Event()

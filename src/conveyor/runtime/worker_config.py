@@ -164,6 +164,9 @@ def _worker_config_def() -> ConfigDef:
                 importance=low, documentation=replication_doc)
         .define("status.storage.replication.factor", ConfigType.SHORT, default=None, validator=replication,
                 importance=low, documentation=replication_doc)
+        .define("internal.topics.automatic.creation.enable", ConfigType.BOOLEAN, default=True,
+                importance=low, documentation="Whether the worker creates its config, offset and status "
+                "topics when they are missing (KIP-1209); when false, a missing one fails start-up.")
         .define("offset.flush.interval.ms", ConfigType.LONG, default=60000, validator=non_negative,
                 importance=low, documentation="Interval at which to try committing offsets for tasks.")
         .define("offset.flush.timeout.ms", ConfigType.LONG, default=5000, validator=non_negative,
@@ -287,6 +290,7 @@ class WorkerConfig:
     offsets_replication_factor: int
     configs_replication_factor: int
     status_replication_factor: int
+    internal_topics_creation: bool
     offset_flush_interval_ms: int
     offset_flush_timeout_ms: int
     graceful_shutdown_timeout_ms: int
@@ -404,6 +408,7 @@ class WorkerConfig:
             offsets_replication_factor=_replication(parsed, "offset", standalone),
             configs_replication_factor=_replication(parsed, "config", standalone),
             status_replication_factor=_replication(parsed, "status", standalone),
+            internal_topics_creation=parsed["internal.topics.automatic.creation.enable"],
             offset_flush_interval_ms=parsed["offset.flush.interval.ms"],
             offset_flush_timeout_ms=parsed["offset.flush.timeout.ms"],
             graceful_shutdown_timeout_ms=parsed["task.shutdown.graceful.timeout.ms"],

@@ -27,12 +27,15 @@ class CachedTopic(ABC):
         replication_factor: int = -1,
         isolation_level: IsolationLevel = "read_committed",
         consumer_config: Mapping[str, str] | None = None,
+        create_missing: bool = True,
     ) -> None:
-        """`isolation_level` and `consumer_config` are the settings of the consumer the topic is read with."""
+        """`isolation_level` and `consumer_config` are the settings of the consumer the topic is read with;
+        without `create_missing` a missing topic fails `start` instead of being created."""
         self._log = log
         self._isolation_level: IsolationLevel = isolation_level
         self._consumer_config = dict(consumer_config or {})
         self._replication_factor = replication_factor
+        self._create_missing = create_missing
         self._topic = topic
         self._requested_partitions = partitions
         self._partitions = partitions
@@ -49,7 +52,12 @@ class CachedTopic(ABC):
     def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
         """Create the topic if missing (an existing one keeps its partition count) and read it to its end."""
         self._partitions = ensure_topic(
-            self._log, self._topic, self._requested_partitions, self._settings, self._replication_factor
+            self._log,
+            self._topic,
+            self._requested_partitions,
+            self._settings,
+            self._replication_factor,
+            self._create_missing,
         )
         tail = TopicTail(self._log, self._topic, self._isolation_level, self._consumer_config)
         tail.start(self._partitions)

@@ -45,9 +45,11 @@ class ConfigStore:
         transactional_id: str | None = None,
         producer_factory: ProducerFactory | None = None,
         replication_factor: int = -1,
+        create_missing: bool = True,
     ) -> None:
         self._log = log
         self._replication_factor = replication_factor
+        self._create_missing = create_missing
         self._topic = topic
         self._writer = ConfigWriter(log, topic, transactional_id, producer_factory)
         self._state = ConfigLogState()
@@ -66,7 +68,9 @@ class ConfigStore:
 
     def start(self, timeout_s: float = READ_WRITE_TIMEOUT_S) -> None:
         """Create the topic if missing (it must have one partition) and read it to its end."""
-        partitions = ensure_topic(self._log, self._topic, 1, CONFIG_TOPIC_SETTINGS, self._replication_factor)
+        partitions = ensure_topic(
+            self._log, self._topic, 1, CONFIG_TOPIC_SETTINGS, self._replication_factor, self._create_missing
+        )
         if partitions != 1:
             raise StorageError(
                 f"Config topic {self._topic} must have a single partition to keep connector configs "

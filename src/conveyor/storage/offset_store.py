@@ -40,6 +40,7 @@ class OffsetStore(CachedTopic):
         replication_factor: int = -1,
         isolation_level: IsolationLevel = "read_committed",
         consumer_config: Mapping[str, str] | None = None,
+        create_missing: bool = True,
     ) -> None:
         super().__init__(
             log,
@@ -49,6 +50,7 @@ class OffsetStore(CachedTopic):
             replication_factor,
             isolation_level,
             consumer_config,
+            create_missing,
         )
         self._offsets: dict[str, dict[PartitionKey, SourceOffset]] = {}
         self._cache_lock = threading.Lock()

@@ -35,8 +35,11 @@ class StatusStore(CachedTopic):
         topic: str = DEFAULT_STATUS_TOPIC,
         partitions: int = DEFAULT_STATUS_PARTITIONS,
         replication_factor: int = -1,
+        create_missing: bool = True,
     ) -> None:
-        super().__init__(log, topic, partitions, STATUS_TOPIC_SETTINGS, replication_factor)
+        super().__init__(
+            log, topic, partitions, STATUS_TOPIC_SETTINGS, replication_factor, create_missing=create_missing
+        )
         self._connectors: dict[str, Status] = {}
         self._tasks: dict[str, dict[int, Status]] = {}
         self._cache_lock = threading.Lock()

@@ -15,11 +15,28 @@ RecordHandler = Callable[[ConsumerRecord], None]
 _POLL_INTERVAL_S = 0.01
 
 
+CREATION_CONFIG = "internal.topics.automatic.creation.enable"
+
+
 def ensure_topic(
-    log: Log, topic: str, partitions: int, config: Mapping[str, str], replication_factor: int = -1
+    log: Log,
+    topic: str,
+    partitions: int,
+    config: Mapping[str, str],
+    replication_factor: int = -1,
+    create_missing: bool = True,
 ) -> int:
-    """Create ``topic`` if it is missing; return its partition count (an existing topic keeps its own)."""
+    """Create ``topic`` if it is missing (unless ``create_missing`` is off: then a missing topic is an error
+    that says to create it); return its partition count (an existing topic keeps its own)."""
     admin = log.admin()
+    if not create_missing:
+        if topic not in admin.list_topics():
+            raise StorageError(
+                f"Internal topic {topic} does not exist and {CREATION_CONFIG} is false: create it "
+                f"(with cleanup.policy={config.get('cleanup.policy', 'compact')}) before starting the "
+                f"worker, or set {CREATION_CONFIG}=true"
+            )
+        return admin.describe_topics([topic])[topic].partitions
     try:
         admin.create_topic(
             topic, partitions, dict(config), exist_ok=True, replication_factor=replication_factor

@@ -181,6 +181,7 @@ class DistributedHerder(BaseHerder):
             config.configs_topic,
             transactional_id=config.leader_transactional_id if config.transactional_leader_enabled else None,
             replication_factor=config.configs_replication_factor,
+            create_missing=config.internal_topics_creation,
         )
         super().__init__(config, log, runner, worker_id, configs)
         self.url = url
