@@ -3,6 +3,7 @@ offset syncs that the sink design writes, in Kafka MirrorMaker 2's record format
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +13,7 @@ from conveyor.connectors.mirror import MirrorSinkTask
 from conveyor.connectors.mirror.checkpoint import MirrorCheckpointConnector, MirrorCheckpointTask
 from conveyor.connectors.mirror.heartbeat import MirrorHeartbeatConnector, MirrorHeartbeatTask
 from conveyor.connectors.mirror.wire import Checkpoint, Heartbeat
+from conveyor.errors import ConfigError
 from conveyor.log import Log, OffsetAndMetadata, TopicPartition
 from conveyor.runtime.sink_task import RuntimeSinkTaskContext
 
@@ -120,6 +122,26 @@ def test_translated_offsets_are_committed_to_the_group_on_the_target_when_asked(
     finally:
         task.stop()
     assert cluster_b.admin().list_consumer_group_offsets("app") == {REMOTE_PARTITION: OffsetAndMetadata(7)}
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("emit.checkpoints.enabled", "can't run with emit.checkpoints.enabled set to false"),
+        ("emit.offset-syncs.enabled", "can't run without offset syncs"),
+    ],
+)
+def test_the_checkpoint_connector_refuses_to_run_with_nothing_to_do(key: str, message: str) -> None:
+    config = {
+        "source.cluster.log.url": "embedded:/a",
+        "target.cluster.log.url": "embedded:/b",
+        key: "false",
+        **BYTES_CONVERTERS,
+    }
+    with pytest.raises(ConfigError, match=re.escape(message)) as refused:
+        MirrorCheckpointConnector().start(config)
+    assert refused.value.name == key
+    MirrorCheckpointConnector().start({**config, "enabled": "false"})
 
 
 def test_the_checkpoint_connector_runs_one_task() -> None:

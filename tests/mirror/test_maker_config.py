@@ -65,6 +65,8 @@ def test_a_flow_also_runs_heartbeats_and_checkpoints_unless_checkpoints_are_off(
     ]
     (quiet,) = MirrorMakerConfig.from_props({**PROPS, "emit.checkpoints.enabled": "false"}).flows()
     assert "MirrorCheckpointConnector" not in quiet.connectors
+    (no_syncs,) = MirrorMakerConfig.from_props({**PROPS, "emit.offset-syncs.enabled": "false"}).flows()
+    assert "MirrorCheckpointConnector" not in no_syncs.connectors
 
 
 def test_the_sink_design_reads_the_source_cluster_and_turns_the_topic_regexes_into_topics_regex() -> None:
@@ -74,6 +76,8 @@ def test_the_sink_design_reads_the_source_cluster_and_turns_the_topic_regexes_in
     assert "topics" not in sink
     regex = re.compile(sink["topics.regex"])
     chosen = [
-        t for t in ["orders", "orders-eu", "payments", "orders.internal", "B_orders"] if regex.fullmatch(t)
+        t
+        for t in ["orders", "orders-eu", "payments", "orders.internal", "mm2-orders.internal", "B_orders"]
+        if regex.fullmatch(t)
     ]
-    assert chosen == ["orders", "orders-eu"]
+    assert chosen == ["orders", "orders-eu", "orders.internal"]

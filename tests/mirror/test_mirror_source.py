@@ -161,6 +161,25 @@ def test_heartbeats_topics_are_replicated_whatever_topics_says(cluster_a: Log, c
     assert cluster_b.admin().list_topics() == ["A.C.heartbeats", "A.heartbeats"]
 
 
+def test_heartbeats_topics_follow_topics_when_heartbeats_replication_is_off(
+    cluster_a: Log, cluster_b: Log
+) -> None:
+    cluster_a.admin().create_topic("heartbeats", partitions=1)
+    cluster_a.admin().create_topic("C.heartbeats", partitions=1)
+    connector = MirrorSourceConnector()
+    connector.initialize(RecordingConnectorContext())
+    connector.start(
+        connector_config(
+            cluster_a,
+            cluster_b,
+            topics="heartbeats",
+            **{"refresh.topics.enabled": "false", "heartbeats.replication.enabled": "false"},
+        )
+    )
+    connector.stop()
+    assert cluster_b.admin().list_topics() == ["A.heartbeats"]
+
+
 def test_offset_syncs_pair_each_synced_upstream_record_with_where_it_landed_downstream(
     cluster_a: Log, cluster_b: Log
 ) -> None:

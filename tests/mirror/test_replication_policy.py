@@ -37,6 +37,34 @@ def test_offset_syncs_topic_is_named_after_the_target() -> None:
     assert DefaultReplicationPolicy().offset_syncs_topic("B") == "mm2-offset-syncs.B.internal"
 
 
+def test_internal_topic_names_use_the_separator_unless_told_not_to() -> None:
+    policy = replication_policy({"replication.policy.separator": "_"})
+    assert policy.offset_syncs_topic("B") == "mm2-offset-syncs_B_internal"
+    assert policy.checkpoints_topic("A") == "A_checkpoints_internal"
+    dotted = replication_policy(
+        {"replication.policy.separator": "_", "replication.policy.internal.topic.separator.enabled": "false"}
+    )
+    assert dotted.offset_syncs_topic("B") == "mm2-offset-syncs.B.internal"
+    assert dotted.checkpoints_topic("A") == "A.checkpoints.internal"
+
+
+@pytest.mark.parametrize(
+    ("topic", "internal"),
+    [
+        ("__consumer_offsets", True),
+        (".hidden", True),
+        ("mm2-offset-syncs.B.internal", True),
+        ("mm2-configs.A.internal", True),
+        ("A.checkpoints.internal", True),
+        ("orders.internal", False),
+        ("orders-internal", False),
+        ("orders", False),
+    ],
+)
+def test_internal_topics_are_kafka_s_and_mirrormaker_s_own(topic: str, internal: bool) -> None:
+    assert DefaultReplicationPolicy().is_internal_topic(topic) is internal
+
+
 def test_an_unknown_policy_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"replication\.policy\.class"):
         replication_policy({"replication.policy.class": "com.example.Mine"})

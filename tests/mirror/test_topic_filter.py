@@ -7,9 +7,9 @@ from conveyor.connectors.mirror.topic_filter import TopicFilter
 
 def test_every_topic_but_internal_ones_by_default() -> None:
     chosen = TopicFilter.from_config({}).select(
-        ["orders", "__consumer_offsets", "mm2-configs.A.internal", "x.replica"]
+        ["orders", "__consumer_offsets", "mm2-configs.A.internal", "x.replica", "orders.internal"]
     )
-    assert chosen == ["orders"]
+    assert chosen == ["orders", "orders.internal"]
 
 
 def test_topics_are_comma_separated_regexes_matching_whole_names() -> None:

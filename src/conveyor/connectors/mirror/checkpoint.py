@@ -13,7 +13,12 @@ from conveyor import __version__
 from conveyor.api import ConfigDef, ConfigType, Importance, Range, SourceConnector, SourceTask, Task
 from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.mirror.bytes_only import require_byte_array_converters
-from conveyor.connectors.mirror.config import MIRROR_CONFIG_DEF, MirrorSettings
+from conveyor.connectors.mirror.config import (
+    EMIT_CHECKPOINTS_CONFIG,
+    EMIT_OFFSET_SYNCS_CONFIG,
+    MIRROR_CONFIG_DEF,
+    MirrorSettings,
+)
 from conveyor.connectors.mirror.offset_syncs import OFFSET_SYNCS_TOPIC_CONFIG
 from conveyor.connectors.mirror.offset_translation import OffsetSyncStore
 from conveyor.connectors.mirror.wire import Checkpoint
@@ -64,6 +69,23 @@ def _assigned_groups(props: Mapping[str, str]) -> set[str] | None:
     return {group.strip() for group in value.split(",") if group.strip()}
 
 
+def require_offset_syncs(props: Mapping[str, str]) -> None:
+    """A checkpoint connector has nothing to do without checkpoints or offset syncs (KIP-1031); a flow
+    that is not ``enabled`` is not checked, as in Kafka."""
+    if props.get("enabled", "true") == "false":
+        return
+    if props.get(EMIT_CHECKPOINTS_CONFIG) == "false":
+        raise ConfigError(
+            EMIT_CHECKPOINTS_CONFIG,
+            "false",
+            f"MirrorCheckpointConnector can't run with {EMIT_CHECKPOINTS_CONFIG} set to false",
+        )
+    if props.get(EMIT_OFFSET_SYNCS_CONFIG) == "false":
+        raise ConfigError(
+            EMIT_OFFSET_SYNCS_CONFIG, "false", "MirrorCheckpointConnector can't run without offset syncs"
+        )
+
+
 class MirrorCheckpointConnector(ConfiguredConnector, SourceConnector):
     """One task checkpointing every group that ``groups`` and ``groups.exclude`` select."""
 
@@ -71,6 +93,7 @@ class MirrorCheckpointConnector(ConfiguredConnector, SourceConnector):
 
     def _check(self, props: Mapping[str, str]) -> None:
         super()._check(props)
+        require_offset_syncs(props)
         require_byte_array_converters(props)
         MirrorSettings.parse(props, CHECKPOINT_CONFIG_DEF)
         location = CHECKPOINT_CONFIG_DEF.parse(props)[SYNCS_LOCATION_CONFIG]

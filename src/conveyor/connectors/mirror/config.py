@@ -14,6 +14,7 @@ from conveyor.connectors.mirror.clusters import (
 )
 from conveyor.connectors.mirror.policy import (
     DEFAULT_SEPARATOR,
+    INTERNAL_SEPARATOR_CONFIG,
     POLICY_CLASS_CONFIG,
     SEPARATOR_CONFIG,
     ReplicationPolicy,
@@ -35,10 +36,12 @@ SYNC_TOPIC_CONFIGS_CONFIG = "sync.topic.configs.enabled"
 REFRESH_TOPICS_ENABLED_CONFIG = "refresh.topics.enabled"
 REFRESH_TOPICS_INTERVAL_CONFIG = "refresh.topics.interval.seconds"
 EMIT_OFFSET_SYNCS_CONFIG = "emit.offset-syncs.enabled"
+EMIT_CHECKPOINTS_CONFIG = "emit.checkpoints.enabled"
 OFFSET_LAG_MAX_CONFIG = "offset.lag.max"
 CONSUMER_ISOLATION_CONFIG = "consumer.isolation.level"
 TRANSACTIONAL_PRODUCER_CONFIG = "transactional.producer"
 TASK_PARTITIONS_CONFIG = "task.assigned.partitions"
+HEARTBEATS_REPLICATION_CONFIG = "heartbeats.replication.enabled"
 
 MIRROR_CONFIG_DEF = (
     ConfigDef()
@@ -92,6 +95,14 @@ MIRROR_CONFIG_DEF = (
         documentation="What DefaultReplicationPolicy puts between the source alias and the topic.",
     )
     .define(
+        INTERNAL_SEPARATOR_CONFIG,
+        ConfigType.BOOLEAN,
+        default=True,
+        importance=Importance.LOW,
+        documentation="Whether MirrorMaker's internal topics (offset syncs, checkpoints) are named with "
+        "replication.policy.separator too (KIP-949); false keeps '.' in their names.",
+    )
+    .define(
         SYNC_TOPIC_CONFIGS_CONFIG,
         ConfigType.BOOLEAN,
         default=True,
@@ -138,6 +149,14 @@ SOURCE_CONFIG_DEF = (
         validator=Range.at_least(1),
         importance=Importance.LOW,
         documentation="How often, in seconds, to look for new topics.",
+    )
+    .define(
+        HEARTBEATS_REPLICATION_CONFIG,
+        ConfigType.BOOLEAN,
+        default=True,
+        importance=Importance.LOW,
+        documentation="Whether heartbeats topics are replicated even when topics does not select them "
+        "(KIP-1089).",
     )
     .define(
         CONSUMER_ISOLATION_CONFIG,

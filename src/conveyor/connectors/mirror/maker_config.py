@@ -11,6 +11,7 @@ from pathlib import Path
 
 from conveyor.connectors.mirror.bytes_only import byte_array_converters
 from conveyor.connectors.mirror.clusters import require_cluster_log_url
+from conveyor.connectors.mirror.config import EMIT_CHECKPOINTS_CONFIG, EMIT_OFFSET_SYNCS_CONFIG
 from conveyor.connectors.mirror.policy import DEFAULT_SEPARATOR, SEPARATOR_CONFIG
 from conveyor.connectors.mirror.topic_filter import TOPICS_CONFIG, TOPICS_EXCLUDE_CONFIG, TopicFilter
 from conveyor.errors import ConfigError
@@ -29,7 +30,6 @@ DESIGN_CONFIG = "mirror.design"
 a target with ``exactly.once.source.support = enabled``) or ``sink`` (KIP-656's transactional
 MirrorSinkConnector, named ``MirrorSinkConnector-<target>`` so that its consumer group on the source is
 the flow's own)."""
-EMIT_CHECKPOINTS_CONFIG = "emit.checkpoints.enabled"
 WORKER_KEYS = (
     "exactly.once.source.support",
     "offset.flush.interval.ms",
@@ -149,7 +149,7 @@ class MirrorMakerConfig:
             **replication,
             HEARTBEAT_CONNECTOR: {**common, "connector.class": HEARTBEAT_CONNECTOR},
         }
-        if _enabled(common, EMIT_CHECKPOINTS_CONFIG):
+        if _enabled(common, EMIT_CHECKPOINTS_CONFIG) and _enabled(common, EMIT_OFFSET_SYNCS_CONFIG):
             connectors[CHECKPOINT_CONNECTOR] = {**common, "connector.class": CHECKPOINT_CONNECTOR}
         data_dir = Path(self.props.get(DATA_DIR_CONFIG) or "conveyor-mirror") / f"{source}-to-{target}"
         worker = {

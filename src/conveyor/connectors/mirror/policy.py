@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from conveyor.errors import ConfigError
 
 SEPARATOR_CONFIG = "replication.policy.separator"
+INTERNAL_SEPARATOR_CONFIG = "replication.policy.internal.topic.separator.enabled"
 POLICY_CLASS_CONFIG = "replication.policy.class"
 DEFAULT_SEPARATOR = "."
 HEARTBEATS_TOPIC = "heartbeats"
@@ -29,29 +30,49 @@ class ReplicationPolicy(abc.ABC):
     def upstream_topic(self, topic: str) -> str | None:
         """The name a remote topic has on its source cluster; None for a topic that is not remote."""
 
+    #: What MirrorMaker's internal topic names put between their parts.
+    internal_separator = "."
+
     def heartbeats_topic(self) -> str:
         return HEARTBEATS_TOPIC
 
     def offset_syncs_topic(self, cluster_alias: str) -> str:
         """Where the task replicating to ``cluster_alias`` records upstream/downstream offset pairs."""
-        return f"mm2-offset-syncs.{cluster_alias}.internal"
+        return f"mm2-offset-syncs{self.internal_separator}{cluster_alias}{self._internal_suffix}"
 
     def checkpoints_topic(self, cluster_alias: str) -> str:
         """Where the checkpoints of groups replicated from ``cluster_alias`` are written."""
-        return f"{cluster_alias}.checkpoints.internal"
+        return f"{cluster_alias}{self._checkpoints_suffix}"
+
+    def is_mm2_internal_topic(self, topic: str) -> bool:
+        """MirrorMaker's own topics: offset syncs, checkpoints and a dedicated cluster's internal topics."""
+        return (topic.startswith("mm2") and topic.endswith(self._internal_suffix)) or topic.endswith(
+            self._checkpoints_suffix
+        )
 
     def is_internal_topic(self, topic: str) -> bool:
-        """MirrorMaker's own and the log's internal topics, never replicated."""
-        return topic.endswith(".internal") or topic.endswith("-internal") or topic.startswith("__")
+        """MirrorMaker's own and Kafka's internal topics (``__``, ``.``), never replicated, as Kafka 4's."""
+        return topic.startswith(("__", ".")) or self.is_mm2_internal_topic(topic)
+
+    @property
+    def _internal_suffix(self) -> str:
+        return f"{self.internal_separator}internal"
+
+    @property
+    def _checkpoints_suffix(self) -> str:
+        return f"{self.internal_separator}checkpoints{self._internal_suffix}"
 
 
 class DefaultReplicationPolicy(ReplicationPolicy):
     """``<source alias><separator><topic>``: ``us-west.orders``; cycles are detected by the prefix."""
 
-    def __init__(self, separator: str = DEFAULT_SEPARATOR) -> None:
+    def __init__(self, separator: str = DEFAULT_SEPARATOR, internal_separator_enabled: bool = True) -> None:
+        """With ``internal_separator_enabled`` (KIP-949's default) internal topic names use ``separator``
+        too (``mm2-offset-syncs_B_internal``); without, always ``.``."""
         if not separator:
             raise ConfigError(f"{SEPARATOR_CONFIG} must not be empty")
         self.separator = separator
+        self.internal_separator = separator if internal_separator_enabled else DEFAULT_SEPARATOR
 
     def format_remote_topic(self, source_alias: str, topic: str) -> str:
         return f"{source_alias}{self.separator}{topic}"
@@ -69,8 +90,13 @@ class IdentityReplicationPolicy(DefaultReplicationPolicy):
     """Keeps topic names as they are (for one-way replication, as Kafka's IdentityReplicationPolicy):
     a topic's source cannot be told from its name, except for heartbeats."""
 
-    def __init__(self, separator: str = DEFAULT_SEPARATOR, source_alias: str | None = None) -> None:
-        super().__init__(separator)
+    def __init__(
+        self,
+        separator: str = DEFAULT_SEPARATOR,
+        internal_separator_enabled: bool = True,
+        source_alias: str | None = None,
+    ) -> None:
+        super().__init__(separator, internal_separator_enabled)
         self.source_alias = source_alias
 
     def format_remote_topic(self, source_alias: str, topic: str) -> str:
@@ -99,10 +125,11 @@ def replication_policy(config: Mapping[str, str]) -> ReplicationPolicy:
     """The policy a connector config names, by Kafka's class name, simple or fully qualified."""
     name = config.get(POLICY_CLASS_CONFIG, "DefaultReplicationPolicy").strip()
     separator = config.get(SEPARATOR_CONFIG, DEFAULT_SEPARATOR)
+    internal_separator = str(config.get(INTERNAL_SEPARATOR_CONFIG, "true")).strip().lower() != "false"
     policy = _POLICIES.get(name.rsplit(".", 1)[-1].rsplit(":", 1)[-1])
     if policy is None:
         raise ConfigError(
             f"Unknown {POLICY_CLASS_CONFIG} {name!r}; "
             "use DefaultReplicationPolicy or IdentityReplicationPolicy"
         )
-    return policy(separator)
+    return policy(separator, internal_separator)

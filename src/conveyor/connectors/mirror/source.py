@@ -18,6 +18,7 @@ from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.mirror.bytes_only import require_byte_array_converters
 from conveyor.connectors.mirror.config import (
     CONSUMER_ISOLATION_CONFIG,
+    HEARTBEATS_REPLICATION_CONFIG,
     REFRESH_TOPICS_ENABLED_CONFIG,
     REFRESH_TOPICS_INTERVAL_CONFIG,
     SOURCE_CONFIG_DEF,
@@ -81,10 +82,14 @@ class MirrorSourceConnector(ConfiguredConnector, SourceConnector):
         assert self._settings is not None and self._source is not None
         settings, admin = self._settings, self._source.admin()
         selected = topic_filter(self._props)
+        replicate_heartbeats = SOURCE_CONFIG_DEF.parse(self._props)[HEARTBEATS_REPLICATION_CONFIG]
         chosen = [
             topic
             for topic in admin.list_topics()
-            if (selected.should_replicate(topic) or is_heartbeats_topic(topic, settings))
+            if (
+                selected.should_replicate(topic)
+                or (replicate_heartbeats and is_heartbeats_topic(topic, settings))
+            )
             and not settings.policy.is_internal_topic(topic)
             and not is_cycle(topic, settings)
         ]

@@ -11,7 +11,8 @@ TOPICS_CONFIG = "topics"
 TOPICS_EXCLUDE_CONFIG = "topics.exclude"
 LEGACY_TOPICS_EXCLUDE_CONFIG = "topics.blacklist"
 DEFAULT_TOPICS = ".*"
-DEFAULT_TOPICS_EXCLUDE = r".*[\-\.]internal,.*\.replica,__.*"
+#: Kafka 4.0's default (KIP-1074): MirrorMaker's own internal topics, not every topic ending in "internal".
+DEFAULT_TOPICS_EXCLUDE = r"mm2.*\.internal, .*\.replica, __.*"
 
 
 def _patterns(value: str) -> list[re.Pattern[str]]:
