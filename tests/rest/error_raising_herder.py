@@ -44,7 +44,12 @@ class ErrorRaisingHerder(Herder):
         self._fail()
 
     def put_connector_config(
-        self, name: str, config: Mapping[str, str], allow_replace: bool, initial_state: str | None = None
+        self,
+        name: str,
+        config: Mapping[str, str],
+        allow_replace: bool,
+        initial_state: str | None = None,
+        initial_offsets: list[ConnectorOffset] | None = None,
     ) -> tuple[bool, ConnectorInfo]:
         self._fail()
 

@@ -68,8 +68,10 @@ class Herder(ABC):
         config: Mapping[str, str],
         allow_replace: bool,
         initial_state: str | None = None,
+        initial_offsets: list[ConnectorOffset] | None = None,
     ) -> tuple[bool, ConnectorInfo]:
-        """Create or update a connector; returns (created, info). `initial_state` as KIP-980."""
+        """Create or update a connector; returns (created, info). `initial_state` as KIP-980;
+        `initial_offsets` (KIP-995) are written, as an alter would, before a new connector exists."""
 
     @abstractmethod
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:

@@ -116,7 +116,12 @@ class StandaloneHerder(BaseHerder):
         threading.Thread(target=reconfigure, name=f"reconfigure-{name}", daemon=True).start()
 
     def put_connector_config(
-        self, name: str, config: Mapping[str, str], allow_replace: bool, initial_state: str | None = None
+        self,
+        name: str,
+        config: Mapping[str, str],
+        allow_replace: bool,
+        initial_state: str | None = None,
+        initial_offsets: list[ConnectorOffset] | None = None,
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
         self._require_ready()
@@ -126,6 +131,8 @@ class StandaloneHerder(BaseHerder):
                 raise AlreadyExistsError(f"Connector {name} already exists")
             self._raise_on_invalid(config)
             target = self._initial_target(initial_state) if not exists else None
+            if not exists and initial_offsets is not None:
+                self._write_offsets(name, config, initial_offsets)
             if exists:
                 self.worker.stop_tasks(self.worker.tasks_of(name))
                 self.worker.stop_connector(name)

@@ -37,14 +37,6 @@ class InitialState(StrEnum):
     STOPPED = "STOPPED"
 
 
-class CreateConnectorRequest(BaseModel):
-    """`POST /connectors`: a name, a config, and optionally the state the connector starts in."""
-
-    name: str | None = None
-    config: ConnectorConfig | None = None
-    initial_state: Annotated[InitialState | None, BeforeValidator(_upper_case)] = None
-
-
 class OffsetEntry(BaseModel):
     """One partition and the offset to give it; a null offset resets that partition."""
 
@@ -56,6 +48,21 @@ class ConnectorOffsetsRequest(BaseModel):
     """`PATCH /connectors/{c}/offsets`."""
 
     offsets: list[OffsetEntry] | None = None
+
+
+def _offsets_list(value: Any) -> Any:
+    """``initial_offsets`` as the PATCH body (``{"offsets": [...]}``) or as its list alone."""
+    return value.get("offsets") if isinstance(value, dict) else value
+
+
+class CreateConnectorRequest(BaseModel):
+    """`POST /connectors`: a name, a config, and optionally the state the connector starts in and the
+    offsets it starts from (KIP-995)."""
+
+    name: str | None = None
+    config: ConnectorConfig | None = None
+    initial_state: Annotated[InitialState | None, BeforeValidator(_upper_case)] = None
+    initial_offsets: Annotated[list[OffsetEntry] | None, BeforeValidator(_offsets_list)] = None
 
 
 class LoggerLevelRequest(BaseModel):

@@ -152,3 +152,27 @@ def test_a_worker_publishes_its_rebalances_as_kafka_connects_rebalance_metrics(m
     assert float(samples[f"{group}_completed_rebalances_total"]) >= 1
     leader = leader_of(members).herder.url
     assert samples[f'{group}_leader_name{{leader_name="{leader}"}}'] == "1.0"
+
+
+def test_a_connector_created_on_a_follower_with_offsets_has_them_on_every_worker(
+    members: list[Member], tmp_path: Path
+) -> None:
+    follower = followers_of(members)[0]
+    source = tmp_path / "lines.txt"
+    offsets = [{"partition": {"filename": str(source)}, "offset": {"position": 6}}]
+    body = {
+        "name": "at-offsets",
+        "config": {"connector.class": "FileStreamSource", "file": str(source), "topic": "lines"},
+        "initial_state": "STOPPED",
+        "initial_offsets": offsets,
+    }
+    created = wait_until(
+        lambda: (r := follower.http("POST", "/connectors", body)).status_code != 409 and r,
+        "the create accepted once a pending rebalance is done (409 until then)",
+    )
+    assert created.status_code == 201, created.text
+    for member in members:
+        wait_until(
+            lambda m=member: m.http("GET", "/connectors/at-offsets/offsets").json().get("offsets") == offsets,
+            "the offsets read back from every worker",
+        )

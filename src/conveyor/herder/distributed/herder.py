@@ -908,7 +908,12 @@ class DistributedHerder(BaseHerder):
     # The REST operations that change things: leader-only writes.
 
     def put_connector_config(
-        self, name: str, config: Mapping[str, str], allow_replace: bool, initial_state: str | None = None
+        self,
+        name: str,
+        config: Mapping[str, str],
+        allow_replace: bool,
+        initial_state: str | None = None,
+        initial_offsets: list[ConnectorOffset] | None = None,
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
         self._require_ready()
@@ -921,6 +926,8 @@ class DistributedHerder(BaseHerder):
             if exists and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
             target = None if exists else self._initial_target(initial_state)
+            if not exists and initial_offsets is not None:
+                self._write_offsets(name, config, initial_offsets)
             self._write_as_leader(
                 lambda: self.configs.put_connector_config(
                     name, config, None if target is None else target.value

@@ -15,6 +15,7 @@ from conveyor.rest.bodies import ConfigPatch, ConnectorConfig, CreateConnectorRe
 from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.connector_configs import connector_location, require_connector_class, with_connector_name
 from conveyor.rest.openapi import BODY_ERRORS, connector_info_body, errors
+from conveyor.rest.routes.offsets import requested_offsets
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +47,10 @@ def connectors_router(herder: Herder) -> APIRouter:
         config = with_connector_name(name, body.config)
         require_connector_class(config)
         initial_state = body.initial_state.value if body.initial_state is not None else None
-        _, info = herder.put_connector_config(name, config, allow_replace=False, initial_state=initial_state)
+        initial_offsets = None if body.initial_offsets is None else requested_offsets(body.initial_offsets)
+        _, info = herder.put_connector_config(
+            name, config, allow_replace=False, initial_state=initial_state, initial_offsets=initial_offsets
+        )
         return _created(request, name, info)
 
     @router.get(

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from conveyor.errors import BadRequestError
 from conveyor.herder.api import Herder
 from conveyor.herder.entities import ConnectorOffset
-from conveyor.rest.bodies import ConnectorOffsetsRequest
+from conveyor.rest.bodies import ConnectorOffsetsRequest, OffsetEntry
 from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.openapi import BODY_ERRORS, MessageBody, OffsetsBody, body, errors
 
@@ -58,10 +58,15 @@ def offsets_router(herder: Herder) -> APIRouter:
 
 
 def _requested_offsets(body: ConnectorOffsetsRequest | None) -> list[ConnectorOffset]:
-    if body is None or not body.offsets:
+    return requested_offsets(body.offsets if body is not None else None)
+
+
+def requested_offsets(entries: list[OffsetEntry] | None) -> list[ConnectorOffset]:
+    """The offsets an alter request gives, or a 400 when it names none or an entry has no partition."""
+    if not entries:
         raise BadRequestError(NO_OFFSETS_MESSAGE)
     offsets = []
-    for entry in body.offsets:
+    for entry in entries:
         if entry.partition is None:
             raise BadRequestError(NO_PARTITION_MESSAGE)
         offsets.append(ConnectorOffset(partition=entry.partition, offset=entry.offset))

@@ -1,0 +1,94 @@
+"""Offsets on create (KIP-995): `initial_offsets` in the `POST /connectors` body, shaped as the
+`PATCH /connectors/{c}/offsets` body, is where a new connector starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from tests.waiting import wait_until
+from tests.worker.support import read_values
+
+from conveyor.herder.standalone import StandaloneHerder
+
+from .connectors import create_connector, file_source_config, unique_name, wait_for_status
+
+AFTER_FIRST_LINE = 6
+
+
+def position_offsets(config: dict[str, str], position: int) -> list[dict[str, Any]]:
+    return [{"partition": {"filename": config["file"]}, "offset": {"position": position}}]
+
+
+def two_or_more(values: list[bytes | None]) -> list[bytes | None] | None:
+    return values if len(values) >= 2 else None
+
+
+def test_a_connector_created_with_offsets_starts_from_them(
+    client: httpx.Client, herder: StandaloneHerder, tmp_path: Path
+) -> None:
+    topic = unique_name("topic")
+    config = file_source_config(tmp_path, topic)
+    name = unique_name()
+    create_connector(client, name, config, initial_offsets=position_offsets(config, AFTER_FIRST_LINE))
+    wait_for_status(client, name, "RUNNING", ["RUNNING"])
+    values = wait_until(lambda: two_or_more(read_values(herder.log, topic)), f"two lines in {topic}")
+    assert not any(value is not None and b"first" in value for value in values)
+    assert any(value is not None and b"second" in value for value in values)
+
+
+def test_the_patch_body_shape_is_accepted_and_the_initial_state_kept(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    config = file_source_config(tmp_path)
+    name = unique_name()
+    body = {"offsets": position_offsets(config, AFTER_FIRST_LINE)}
+    create_connector(client, name, config, initial_offsets=body, initial_state="STOPPED")
+    wait_for_status(client, name, "STOPPED", [])
+    offsets = client.get(f"/connectors/{name}/offsets").json()["offsets"]
+    assert offsets == position_offsets(config, AFTER_FIRST_LINE)
+
+
+def test_a_paused_initial_state_applies_after_the_offsets(client: httpx.Client, tmp_path: Path) -> None:
+    config = file_source_config(tmp_path)
+    name = unique_name()
+    create_connector(
+        client,
+        name,
+        config,
+        initial_offsets=position_offsets(config, AFTER_FIRST_LINE),
+        initial_state="PAUSED",
+    )
+    wait_for_status(client, name, "PAUSED")
+
+
+@pytest.mark.parametrize(
+    ("initial_offsets", "message"),
+    [
+        ([], "Partitions / offsets need to be provided"),
+        ([{"offset": {"position": 1}}], "partition"),
+    ],
+)
+def test_offsets_a_patch_would_refuse_are_a_400_and_no_connector_is_created(
+    client: httpx.Client, tmp_path: Path, initial_offsets: Any, message: str
+) -> None:
+    name = unique_name()
+    response = client.post(
+        "/connectors",
+        json={"name": name, "config": file_source_config(tmp_path), "initial_offsets": initial_offsets},
+    )
+    assert response.status_code == 400
+    assert message in response.json()["message"]
+    assert client.get(f"/connectors/{name}").status_code == 404
+
+
+def test_offsets_the_connector_refuses_undo_the_creation(client: httpx.Client, tmp_path: Path) -> None:
+    name = unique_name()
+    bad = [{"partition": {"filename": "/elsewhere"}, "offset": {"position": "not a number"}}]
+    response = client.post(
+        "/connectors", json={"name": name, "config": file_source_config(tmp_path), "initial_offsets": bad}
+    )
+    assert "expected to be a Long value" in response.json()["message"]
+    assert client.get(f"/connectors/{name}").status_code == 404
