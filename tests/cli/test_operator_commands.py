@@ -150,26 +150,6 @@ def test_delete_removes_the_connector(worker: StandaloneWorker, rest: httpx.Clie
     assert rest.get(f"/connectors/{name}").status_code == 404
 
 
-def test_offsets_are_listed_and_reset_only_once_the_connector_is_stopped(
-    worker: StandaloneWorker, rest: httpx.Client, tmp_path: Path
-) -> None:
-    name = unique("offsets")
-    config = file_source(tmp_path, name, lines=4)
-    create_connector(rest, name, config)
-    wait_until(
-        lambda: rest.get(f"/connectors/{name}/offsets").json()["offsets"], "the source's offsets committed"
-    )
-    [entry] = run_json(worker, "connectors", "offsets", name)["offsets"]
-    assert entry["partition"] == {"filename": config["file"]}
-    refused = run(worker, "connectors", "offsets", name, "--reset")
-    assert refused.exit_code == ExitCode.BAD_REQUEST and "STOPPED" in refused.output
-    assert run(worker, "connectors", "stop", name).exit_code == ExitCode.OK
-    wait_for_states(rest, name, "STOPPED", [])
-    reset = run_json(worker, "connectors", "offsets", name, "--reset")
-    assert reset["message"] == "The offsets for this connector have been reset successfully"
-    assert run_json(worker, "connectors", "offsets", name) == {"offsets": []}
-
-
 def test_plugins_lists_the_connector_plugins_and_with_all_the_transforms(worker: StandaloneWorker) -> None:
     connectors = {plugin["class"] for plugin in run_json(worker, "plugins")}
     assert "org.apache.kafka.connect.file.FileStreamSourceConnector" in connectors

@@ -17,6 +17,7 @@ from conveyor import __version__
 from conveyor.api import ConfigError
 from conveyor.cli.connector_files import read_connector_file
 from conveyor.cli.logging_setup import configure_logging
+from conveyor.cli.offsets_commands import offsets
 from conveyor.cli.operator_commands import add_operator_commands
 from conveyor.cli.status_view import status_table
 from conveyor.errors import NotFoundError
@@ -169,3 +170,4 @@ def demo(records: int, tasks: int, data_dir: Path | None) -> None:
 
 
 add_operator_commands(main)
+main.add_command(offsets)

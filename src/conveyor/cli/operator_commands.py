@@ -179,31 +179,8 @@ def restart_connector(
     return ExitCode.OK
 
 
-@connectors.command("offsets")
-@click.argument("name")
-@click.option("--reset", is_flag=True, help="Reset the offsets of a STOPPED connector.")
-@rest_command
-def connector_offsets(client: ConnectRestClient, output: Output, name: str, reset: bool) -> ExitCode:
-    """A connector's offsets (KIP-875), or with --reset, forget them."""
-    if reset:
-        message = client.reset_offsets(name)
-        output.show({"name": name, "action": "reset", "message": message}, lambda: message)
-        return ExitCode.OK
-    offsets = client.offsets(name)
-
-    def table() -> Table:
-        rows = Table(title=f"Offsets of {name}")
-        rows.add_column("partition", overflow="fold")
-        rows.add_column("offset", overflow="fold")
-        for entry in offsets:
-            rows.add_row(_compact(entry["partition"]), _compact(entry["offset"]))
-        return rows
-
-    output.show({"offsets": offsets}, table)
-    return ExitCode.OK
-
-
-def _compact(value: Any) -> str:
+def compact(value: Any) -> str:
+    """A JSON value on one line, keys sorted: how tables show partitions and offsets."""
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 

@@ -64,8 +64,33 @@ class ConnectRestClient:
         body: dict[str, Any] = self._json("GET", _path("connectors", name, "status"))
         return body
 
-    def create(self, name: str, config: dict[str, str]) -> dict[str, Any]:
-        body: dict[str, Any] = self._json("POST", "/connectors", json={"name": name, "config": config})
+    def create(
+        self,
+        name: str,
+        config: dict[str, str],
+        initial_state: str | None = None,
+        initial_offsets: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """Create a connector, in ``initial_state`` (KIP-980) and at ``initial_offsets`` (KIP-995)."""
+        request: dict[str, Any] = {"name": name, "config": config}
+        if initial_state is not None:
+            request["initial_state"] = initial_state
+        if initial_offsets is not None:
+            request["initial_offsets"] = initial_offsets
+        body: dict[str, Any] = self._json("POST", "/connectors", json=request)
+        return body
+
+    def exists(self, name: str) -> bool:
+        try:
+            self._call("GET", _path("connectors", name))
+        except RestError as error:
+            if error.status == 404:
+                return False
+            raise
+        return True
+
+    def config(self, name: str) -> dict[str, str]:
+        body: dict[str, str] = self._json("GET", _path("connectors", name, "config"))
         return body
 
     def pause(self, name: str) -> None:
@@ -90,6 +115,12 @@ class ConnectRestClient:
         body: dict[str, Any] = self._json("GET", _path("connectors", name, "offsets"))
         offsets: list[dict[str, Any]] = body["offsets"]
         return offsets
+
+    def alter_offsets(self, name: str, offsets: list[dict[str, Any]]) -> str:
+        body: dict[str, Any] = self._json(
+            "PATCH", _path("connectors", name, "offsets"), json={"offsets": offsets}
+        )
+        return str(body.get("message", ""))
 
     def reset_offsets(self, name: str) -> str:
         body: dict[str, Any] = self._json("DELETE", _path("connectors", name, "offsets"))
