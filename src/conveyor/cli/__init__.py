@@ -15,6 +15,7 @@ from rich.table import Table
 
 from conveyor import __version__
 from conveyor.api import ConfigError
+from conveyor.cli.apply_command import apply
 from conveyor.cli.connector_files import read_connector_file
 from conveyor.cli.logging_setup import configure_logging
 from conveyor.cli.offsets_commands import offsets
@@ -171,3 +172,4 @@ def demo(records: int, tasks: int, data_dir: Path | None) -> None:
 
 add_operator_commands(main)
 main.add_command(offsets)
+main.add_command(apply)

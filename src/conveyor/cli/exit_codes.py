@@ -28,6 +28,8 @@ class ExitCode(enum.IntEnum):
     """The worker failed (500) or is not ready (503, still starting)."""
     FAILED = 8
     """`status`: a connector or one of its tasks is FAILED."""
+    DRIFT = 9
+    """`apply --check`: the cluster differs from the connector files."""
 
 
 def for_http_status(status: int) -> ExitCode:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -91,6 +92,18 @@ class ConnectRestClient:
 
     def config(self, name: str) -> dict[str, str]:
         body: dict[str, str] = self._json("GET", _path("connectors", name, "config"))
+        return body
+
+    def put_config(self, name: str, config: dict[str, str]) -> dict[str, Any]:
+        body: dict[str, Any] = self._json("PUT", _path("connectors", name, "config"), json=config)
+        return body
+
+    def validate(self, config: Mapping[str, str]) -> dict[str, Any]:
+        """``PUT /connector-plugins/{class}/config/validate``: each key's definition, value and errors."""
+        plugin = config.get("connector.class", "")
+        body: dict[str, Any] = self._json(
+            "PUT", _path("connector-plugins", plugin, "config", "validate"), json=dict(config)
+        )
         return body
 
     def pause(self, name: str) -> None:
