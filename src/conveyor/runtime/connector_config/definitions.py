@@ -19,13 +19,13 @@ from conveyor.api.config import (
     Importance,
     LambdaValidator,
     NonEmptyString,
-    NonEmptyStringWithoutControlChars,
     NonNullValidator,
     Range,
     Validator,
     ValidString,
     Width,
 )
+from conveyor.runtime.connector_config.names import ConnectorName
 
 NAME_CONFIG = "name"
 CONNECTOR_CLASS_CONFIG = "connector.class"
@@ -84,7 +84,7 @@ def connector_config_def() -> ConfigDef:
     definition.define(
         NAME_CONFIG,
         ConfigType.STRING,
-        validator=NonEmptyStringWithoutControlChars(),
+        validator=ConnectorName(),
         importance=Importance.HIGH,
         documentation="Globally unique name to use for this connector.",
         **common.next(),
