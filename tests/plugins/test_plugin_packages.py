@@ -98,7 +98,7 @@ def test_a_malformed_dotted_path_is_not_found() -> None:
 
 
 def test_a_distribution_declares_its_package_a_plugin_package(
-    importable: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    importable: tuple[str, Path], tmp_path: Path
 ) -> None:
     module, marker = importable
     install_distribution(tmp_path / "site", f"[conveyor.plugin_packages]\nsidefx = {module}\n")
