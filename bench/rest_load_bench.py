@@ -1,8 +1,8 @@
 """REST latency while many connectors are deleted at once, beside the same requests on an idle worker.
 
 A standalone worker (embedded log, Spark executor, REST server on a free local port) holds `--connectors`
-connectors whose `stop()` takes `--stop-ms`, as a connector whose tasks are slow to stop does. The
-bench times `GET /` and `GET /connectors`:
+connectors whose `stop()` takes `--stop-ms` (`plugins/slow_stop.py`, loaded as a plugin.path directory),
+as a connector whose tasks are slow to stop does. The bench times `GET /` and `GET /connectors`:
 - idle: one after the other on the idle worker holding every connector (the same-run baseline);
 - under load: the same requests, one after the other, while every connector is deleted concurrently,
   each delete its own request;
@@ -18,64 +18,24 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 
-from conveyor.api import ConfigDef, SourceConnector, SourceTask, Task
-from conveyor.data import SourceRecord
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import open_log
+from conveyor.plugins import load_plugin_path
 from conveyor.rest import RestServer, create_app
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_runner import SparkTaskRunner
 
-SLOW_STOP_CONNECTOR = "__main__:SlowStopConnector"
+SLOW_STOP_CONNECTOR = "SlowStopConnector"
 STOP_MS_CONFIG = "stop.ms"
+PLUGINS = Path(__file__).resolve().parent / "plugins"
 READS = ("/", "/connectors")
 GET_TIMEOUT_S = 120.0
-
-
-class SlowStopConnector(SourceConnector):
-    """No tasks; `stop()` sleeps `stop.ms`, as long as a connector's tasks take to stop."""
-
-    def __init__(self) -> None:
-        self._stop_s = 0.0
-
-    def version(self) -> str:
-        return "1.0"
-
-    def start(self, props: Mapping[str, str]) -> None:
-        self._stop_s = int(props.get(STOP_MS_CONFIG, "0")) / 1000
-
-    def task_class(self) -> type[Task]:
-        return NoTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return []
-
-    def stop(self) -> None:
-        time.sleep(self._stop_s)
-
-    def config(self) -> ConfigDef:
-        return ConfigDef()
-
-
-class NoTask(SourceTask):
-    def version(self) -> str:
-        return "1.0"
-
-    def start(self, props: Mapping[str, str]) -> None:
-        """Never started."""
-
-    def poll(self) -> list[SourceRecord] | None:
-        return None
-
-    def stop(self) -> None:
-        """Nothing to release."""
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -125,6 +85,7 @@ def report(label: str, latencies: dict[str, list[float]]) -> None:
 
 
 def run(connectors: int, stop_ms: int, samples: int, data_dir: Path) -> None:
+    load_plugin_path([PLUGINS])
     config = WorkerConfig.from_props({"data.dir": str(data_dir)})
     log = open_log(config.log_url)
     spark = get_or_create_session(config.spark_master, "conveyor-rest-load-bench", config.spark_conf())

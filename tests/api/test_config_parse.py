@@ -116,10 +116,8 @@ def test_a_password_error_does_not_show_the_secret() -> None:
 
 
 def test_class_values_resolve_python_paths() -> None:
-    parsed = single_key(ConfigType.CLASS).parse({"key": "collections:OrderedDict"})
-    from collections import OrderedDict
-
-    assert parsed == {"key": OrderedDict}
+    parsed = single_key(ConfigType.CLASS).parse({"key": "conveyor.api.config:ConfigDef"})
+    assert parsed == {"key": ConfigDef}
 
 
 def test_an_unknown_class_name_is_a_config_error() -> None:

@@ -91,3 +91,12 @@ def write_wheel(directory: Path, module: str, text: str, entry_points: dict[str,
             archive.writestr(f"{dist_info}/entry_points.txt", f"[conveyor.connectors]\n{lines}")
         archive.writestr(f"{dist_info}/RECORD", "")
     return wheel
+
+
+def install_distribution(site: Path, entry_points: str) -> None:
+    """An installed distribution in ``site`` (a sys.path entry), ``entry_points`` its entry_points.txt."""
+    dist_info = site / "conveyor_sample_plugins-1.0.dist-info"
+    dist_info.mkdir()
+    metadata = "Metadata-Version: 2.1\nName: conveyor-sample-plugins\nVersion: 1.0\n"
+    (dist_info / "METADATA").write_text(metadata)
+    (dist_info / "entry_points.txt").write_text(entry_points)

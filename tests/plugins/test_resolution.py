@@ -15,16 +15,19 @@ from conveyor.plugins import (
     PluginKind,
     PluginNotFoundError,
     PluginResolver,
+    refresh_plugins,
 )
 from conveyor.plugins.catalog import plugin_entry
 
+from .plugin_files import install_distribution
 from .sample_plugins import EchoSourceConnector, NotAPlugin, RenameTopic
 
 SAMPLES = "plugins.sample_plugins"
 
 
 def resolver_of(*classes: type) -> PluginResolver:
-    return PluginResolver(PluginCatalog((plugin_entry(cls), ()) for cls in classes))
+    """A resolver that knows ``classes`` and may import dotted paths from the samples' package."""
+    return PluginResolver(PluginCatalog(((plugin_entry(cls), ()) for cls in classes), packages={"plugins"}))
 
 
 @pytest.mark.parametrize(
@@ -96,15 +99,6 @@ def test_the_rest_form_omits_an_undefined_version() -> None:
     }
 
 
-def install_distribution(site: Path, entry_points: str) -> None:
-    dist_info = site / "conveyor_sample_plugins-1.0.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: conveyor-sample-plugins\nVersion: 1.0\n"
-    )
-    (dist_info / "entry_points.txt").write_text(entry_points)
-
-
 def test_entry_points_of_installed_distributions_are_discovered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -149,7 +143,13 @@ def test_built_in_connectors_resolve_by_their_java_name_and_aliases(monkeypatch:
     assert PluginDesc(java_name, PluginKind.SOURCE, "2.5") in resolver.list(PluginKind.SOURCE)
 
 
-def test_class_config_values_resolve_through_the_plugin_resolver() -> None:
+@pytest.mark.usefixtures("clean_plugin_path")
+def test_class_config_values_resolve_through_the_plugin_resolver(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_distribution(tmp_path, "[conveyor.plugin_packages]\nsamples = plugins\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    refresh_plugins()
     definition = ConfigDef().define("transform", ConfigType.CLASS)
     assert definition.parse({"transform": f"{SAMPLES}.RenameTopic"}) == {"transform": RenameTopic}
     with pytest.raises(ConfigError, match=r"Class NoSuchConverter could not be found\."):

@@ -92,7 +92,7 @@ def test_an_unknown_extension_class_is_a_config_error_naming_the_key() -> None:
 
 def test_a_class_that_is_no_rest_extension_is_refused() -> None:
     with pytest.raises(ConfigError, match="Not a ConnectRestExtension"):
-        extension_class("pathlib.Path")
+        extension_class("conveyor.api.config:ConfigDef")
 
 
 def authorization(user: str, password: str) -> RestRequest:

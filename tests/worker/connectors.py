@@ -1,16 +1,19 @@
-"""Plugins the worker tests name by dotted path: a failing source, a failing transform, a recording sink."""
+"""Plugins the worker tests name by dotted path: a failing source, a failing transform, a recording sink,
+a config provider."""
 
 from __future__ import annotations
 
 import json
 import os
 import threading
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any
 
 from conveyor.api import (
+    ConfigData,
     ConfigDef,
+    ConfigProvider,
     ConfigType,
     Importance,
     SinkConnector,
@@ -271,3 +274,13 @@ class BufferingFileSinkTask(SinkTask):
 
     def stop(self) -> None:
         self._consumed.close()
+
+
+class UpperCaseProvider(ConfigProvider):
+    """A user's config provider: every key, upper-cased, with a configured suffix."""
+
+    def configure(self, configs: Mapping[str, str]) -> None:
+        self.suffix = configs.get("suffix", "")
+
+    def get(self, path: str, keys: Set[str] | None = None) -> ConfigData:
+        return ConfigData({key: key.upper() + self.suffix for key in keys or ()})

@@ -3,12 +3,11 @@ DirectoryConfigProvider (KIP-632) and EnvVarConfigProvider (KIP-887) do."""
 
 from __future__ import annotations
 
-from collections.abc import Set
 from pathlib import Path
 
 import pytest
 
-from conveyor.api import ConfigData, ConfigError, ConfigProvider
+from conveyor.api import ConfigError
 from conveyor.runtime.config_providers import ConfigProviders, EnvVarConfigProvider, reverse_transform
 
 KAFKA = "org.apache.kafka.common.config.provider."
@@ -89,10 +88,16 @@ def test_providers_are_found_by_kafka_class_name_or_python_path() -> None:
     built = providers(
         config__providers="env,custom",
         config__providers__env__class=f"{KAFKA}EnvVarConfigProvider",
-        config__providers__custom__class=f"{__name__}:UpperCaseProvider",
+        config__providers__custom__class="tests.worker.connectors:UpperCaseProvider",
         config__providers__custom__param__suffix="!",
     )
     assert built.transform({"a": "${custom:any:word}"}) == {"a": "WORD!"}
+
+
+def test_a_provider_class_outside_the_plugin_packages_is_refused_naming_the_key() -> None:
+    with pytest.raises(ConfigError, match="is not in a plugin package") as raised:
+        providers(config__providers="x", config__providers__x__class="subprocess:Popen")
+    assert raised.value.name == "config.providers.x.class"
 
 
 def test_an_unknown_provider_class_raises_config_error_naming_the_key() -> None:
@@ -109,13 +114,3 @@ def test_reverse_transform_puts_variables_back_where_a_task_config_copied_a_secr
         "topic": "t",
         "task.class": "x:Task",
     }
-
-
-class UpperCaseProvider(ConfigProvider):
-    """A user's provider: every key, upper-cased, with a configured suffix."""
-
-    def configure(self, configs: dict[str, str]) -> None:  # type: ignore[override]
-        self.suffix = configs.get("suffix", "")
-
-    def get(self, path: str, keys: Set[str] | None = None) -> ConfigData:
-        return ConfigData({key: key.upper() + self.suffix for key in keys or ()})

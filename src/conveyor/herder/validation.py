@@ -24,7 +24,7 @@ from conveyor.api import (
 from conveyor.api.config import HIDDEN
 from conveyor.api.config.infos import config_key_info
 from conveyor.errors import BadRequestError, NotFoundError
-from conveyor.plugins import PluginNotFoundError, load_chain_plugin, load_plugin_class
+from conveyor.plugins import InvalidPluginError, PluginNotFoundError, load_chain_plugin, load_plugin_class
 from conveyor.runtime.client_overrides import (
     POLICIES,
     ClientType,
@@ -34,6 +34,7 @@ from conveyor.runtime.client_overrides import (
     override_violations,
 )
 from conveyor.runtime.connector_config import (
+    CONNECTOR_CLASS_CONFIG,
     connector_config_def,
     sink_connector_config_def,
     source_connector_config_def,
@@ -66,16 +67,16 @@ def connector_class(config: Mapping[str, str], known: ConfigDef | None = None) -
     A config without a class is echoed in the 400 as `masked_config` shows it under ``known`` (by
     default the keys every connector has).
     """
-    name = config.get("connector.class")
+    name = config.get(CONNECTOR_CLASS_CONFIG)
     if not name:
         shown = masked_config(config, known or connector_config_def())
         raise BadRequestError(f"Connector config {shown} contains no connector type")
     try:
         klass = load_plugin_class(name)
-    except PluginNotFoundError as exc:
-        raise BadRequestError(str(exc)) from exc
+    except (PluginNotFoundError, InvalidPluginError) as exc:
+        raise BadRequestError(f"{CONNECTOR_CLASS_CONFIG}: {exc}") from exc
     if not (isinstance(klass, type) and issubclass(klass, (SourceConnector, SinkConnector))):
-        raise BadRequestError(f"{name} is not a source or sink connector class")
+        raise BadRequestError(f"{CONNECTOR_CLASS_CONFIG}: {name} is not a source or sink connector class")
     return klass
 
 
@@ -261,7 +262,7 @@ def plugin_config_keys(plugin: str) -> list[dict[str, Any]]:
     """`GET /connector-plugins/{p}/config`: the plugin's own keys as ConfigKeyInfo."""
     try:
         klass = load_plugin_class(plugin)
-    except PluginNotFoundError as exc:
+    except (PluginNotFoundError, InvalidPluginError) as exc:
         raise NotFoundError(f"Unknown plugin {plugin}.") from exc
     instance = klass()
     definition: ConfigDef = instance.config()

@@ -4,8 +4,9 @@ A name resolves, in order, through the catalog of known plugins (Conveyor's buil
 Java class names such as ``org.apache.kafka.connect.json.JsonConverter``, connectors shipped with
 Conveyor, entry points of the groups ``conveyor.connectors``, ``conveyor.converters``,
 ``conveyor.transforms`` and ``conveyor.predicates``, and their simple-name aliases), then as a Python
-path ``package.module:Class`` or ``package.module.Class``. Plugins in the worker's ``plugin.path``
-directories join the catalog once ``load_plugin_path`` has loaded them (see ``plugin_path``).
+path ``package.module:Class`` or ``package.module.Class`` inside a plugin package (see ``packages``);
+any other path is refused before it is imported. Plugins in the worker's ``plugin.path`` directories
+join the catalog once ``load_plugin_path`` has loaded them (see ``plugin_path``).
 Importing this package also makes CLASS config values resolve the same way.
 
 Example::
@@ -40,6 +41,7 @@ __all__ = [
     "PluginLoadFailure",
     "PluginNotFoundError",
     "PluginResolver",
+    "import_plugin_class",
     "kinds_of",
     "list_plugins",
     "load_chain_plugin",
@@ -56,6 +58,12 @@ _default_resolver = PluginResolver()
 def load_plugin_class(name: str, kind: PluginKind | None = None) -> type:
     """The plugin class ``name`` refers to; raises :class:`PluginNotFoundError` listing close names."""
     return _default_resolver.load(name, kind)
+
+
+def import_plugin_class(name: str) -> type:
+    """The class at the dotted path ``name`` if it lies in a plugin package (config providers and REST
+    extensions are named so); raises :class:`PluginNotFoundError`, importing nothing, otherwise."""
+    return _default_resolver.import_class(name)
 
 
 def load_chain_plugin(kind: str, class_name: str) -> type:

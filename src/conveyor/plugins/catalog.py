@@ -10,6 +10,7 @@ from conveyor.api.config import ClassNotFound, import_dotted_class
 from conveyor.plugins.builtins import BUILTIN_CONNECTOR_ALIASES, BUILTIN_CONNECTORS, builtin_plugins
 from conveyor.plugins.entry_points import entry_point_plugins
 from conveyor.plugins.kinds import PluginKind, kinds_of
+from conveyor.plugins.packages import discovered_plugin_packages
 from conveyor.plugins.plugin_path import plugin_path_classes
 
 logger = logging.getLogger(__name__)
@@ -28,10 +29,14 @@ class PluginCatalog:
     """Known plugins by every alias: listed name, dotted Python path, simple name, and entry point name.
 
     For connectors the simple name without its ``Connector`` suffix works too, as in Kafka. An alias
-    two different classes claim is ambiguous and left out; their full names still resolve.
+    two different classes claim is ambiguous and left out; their full names still resolve. ``packages``
+    are the plugin packages (see ``packages``) a dotted path may be imported from.
     """
 
-    def __init__(self, entries: Iterable[tuple[PluginEntry, Iterable[str]]]) -> None:
+    def __init__(
+        self, entries: Iterable[tuple[PluginEntry, Iterable[str]]], packages: Iterable[str] = ()
+    ) -> None:
+        self.packages = frozenset(packages)
         self._entries: list[PluginEntry] = []
         self._aliases: dict[str, PluginEntry] = {}
         ambiguous: set[str] = set()
@@ -50,7 +55,7 @@ class PluginCatalog:
     @classmethod
     def discover(cls) -> PluginCatalog:
         """Built-ins, built-in connectors, installed entry points and plugin.path plugins, as they are now."""
-        return cls(_discovered_entries())
+        return cls(_discovered_entries(), discovered_plugin_packages())
 
     def find(self, name: str) -> PluginEntry | None:
         return self._aliases.get(name)

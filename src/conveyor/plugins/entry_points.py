@@ -1,4 +1,10 @@
-"""Plugins that installed distributions register as entry points (``name = package.module:Class``)."""
+"""Plugins that installed distributions register as entry points (``name = package.module:Class``).
+
+A distribution declares itself a plugin distribution by registering entry points in Conveyor's groups:
+the top-level package of each entry point is a plugin package, whose classes may also be named by
+dotted path. A distribution whose plugins are named only by dotted path (or that ships config providers
+or REST extensions) declares its packages in ``conveyor.plugin_packages`` (``name = package``).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,9 @@ ENTRY_POINT_GROUPS: dict[str, frozenset[PluginKind]] = {
     "conveyor.transforms": frozenset({PluginKind.TRANSFORMATION}),
     "conveyor.predicates": frozenset({PluginKind.PREDICATE}),
 }
+
+PLUGIN_PACKAGES_GROUP = "conveyor.plugin_packages"
+"""The group that declares a distribution's packages plugin packages, without naming a plugin."""
 
 
 @dataclass(frozen=True)
@@ -47,3 +56,12 @@ def entry_point_plugins() -> Iterator[EntryPointPlugin]:
                 )
                 continue
             yield EntryPointPlugin(entry_point.name, loaded)
+
+
+def distribution_plugin_packages() -> frozenset[str]:
+    """The top-level package of every entry point in Conveyor's groups, read without importing any."""
+    return frozenset(
+        entry_point.module.partition(".")[0]
+        for group in (*ENTRY_POINT_GROUPS, PLUGIN_PACKAGES_GROUP)
+        for entry_point in entry_points(group=group)
+    )

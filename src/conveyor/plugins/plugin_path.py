@@ -87,6 +87,12 @@ def plugin_path_classes() -> list[type]:
         return [cls for classes in _plugin_classes.values() for cls in classes]
 
 
+def plugin_path_modules() -> frozenset[str]:
+    """The top-level modules of every plugin loaded from the plugin path (or shipped to this executor)."""
+    with _lock:
+        return frozenset(_plugin_classes)
+
+
 def find_plugin_sources(entries: Iterable[str | Path]) -> tuple[list[PluginSource], list[PluginLoadFailure]]:
     """The plugins each plugin.path entry holds, in name order, and the entries that hold none."""
     sources: list[PluginSource] = []

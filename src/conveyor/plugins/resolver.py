@@ -12,6 +12,7 @@ from conveyor.plugins.builtins import is_builtin
 from conveyor.plugins.catalog import PluginCatalog, PluginEntry, plugin_entry
 from conveyor.plugins.errors import InvalidPluginError, PluginNotFoundError
 from conveyor.plugins.kinds import PluginKind
+from conveyor.plugins.packages import in_plugin_package
 
 UNDEFINED_VERSION = "undefined"
 
@@ -85,21 +86,46 @@ class PluginResolver:
         ]
         return sorted(descriptions, key=lambda d: (list(PluginKind).index(d.type), d.class_name))
 
+    def import_class(self, name: str) -> type:
+        """The class at the dotted path ``name``, imported only if it lies in a plugin package.
+
+        Raises :class:`PluginNotFoundError` without importing anything when it does not.
+        """
+        wanted = name.strip()
+        if not in_plugin_package(wanted, self.catalog.packages):
+            raise PluginNotFoundError(_outside_plugin_packages(wanted), wanted, [])
+        try:
+            return import_dotted_class(wanted)
+        except ClassNotFound:
+            raise PluginNotFoundError(f"Class {wanted} could not be found", wanted, []) from None
+
     def _lookup(self, name: str, kind: PluginKind | None) -> PluginEntry:
-        known = self.catalog.find(name)
+        catalog = self.catalog
+        known = catalog.find(name)
         if known is not None:
             return known
+        reason = ""
         if "." in name or ":" in name:
-            try:
-                return plugin_entry(import_dotted_class(name))
-            except ClassNotFound:
-                pass
-        close = difflib.get_close_matches(name, self.catalog.aliases(kind), n=5, cutoff=0.6)
+            if in_plugin_package(name, catalog.packages):
+                try:
+                    return plugin_entry(import_dotted_class(name))
+                except ClassNotFound:
+                    pass
+            else:
+                reason = f"; {_outside_plugin_packages(name)}"
+        close = difflib.get_close_matches(name, catalog.aliases(kind), n=5, cutoff=0.6)
         label = _KIND_LABELS[kind]
-        message = f"Failed to find any class that implements {label} and which name matches {name}"
+        message = f"Failed to find any class that implements {label} and which name matches {name}{reason}"
         if close:
             message += f"; the closest known names are: {', '.join(close)}"
         raise PluginNotFoundError(message, name, close)
+
+
+def _outside_plugin_packages(name: str) -> str:
+    return (
+        f"{name} is not in a plugin package (a module of plugin.path or of an installed plugin "
+        "distribution, other than a __main__ module), so it is not imported"
+    )
 
 
 def plugin_version(cls: type) -> str:

@@ -9,7 +9,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from conveyor.api.config.classes import ClassNotFound, import_dotted_class
 from conveyor.api.rest_extension import (
     ConnectClusterState,
     ConnectorHealth,
@@ -22,6 +21,7 @@ from conveyor.api.rest_extension import (
 )
 from conveyor.errors import ConfigError
 from conveyor.herder.api import Herder
+from conveyor.plugins import PluginNotFoundError, import_plugin_class
 from conveyor.rest.path_segments import segment_preserving_path
 
 logger = logging.getLogger(__name__)
@@ -106,11 +106,11 @@ class RestExtensions:
 
 
 def extension_class(name: str) -> type[ConnectRestExtension]:
-    """The class `name` (a Python path, or a Kafka class name Conveyor ships) refers to."""
+    """The class `name` refers to: a Python path in a plugin package, or a Kafka class name Conveyor ships."""
     try:
-        found = import_dotted_class(KAFKA_EXTENSION_NAMES.get(name, name))
-    except ClassNotFound as error:
-        raise ConfigError("rest.extension.classes", name, "Class not found") from error
+        found = import_plugin_class(KAFKA_EXTENSION_NAMES.get(name, name))
+    except PluginNotFoundError as error:
+        raise ConfigError("rest.extension.classes", name, str(error)) from error
     if not issubclass(found, ConnectRestExtension):
         raise ConfigError("rest.extension.classes", name, "Not a ConnectRestExtension")
     return found

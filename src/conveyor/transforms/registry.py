@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conveyor.api.config.classes import import_dotted_class
+from conveyor.api.config.classes import resolve_class
 from conveyor.transforms.cast import CastKey, CastValue
 from conveyor.transforms.drop_headers import DropHeaders
 from conveyor.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
@@ -72,4 +72,4 @@ def resolve_builtin_plugin(kind: str, class_name: str) -> type:
     simple = class_name.removeprefix(package + ".")
     if simple in registry:
         return registry[simple]
-    return import_dotted_class(class_name)
+    return resolve_class(class_name)

@@ -119,7 +119,8 @@ def _parse_class(name: str, value: Any) -> type:
         try:
             return resolve_class(value)
         except NotFoundError as error:
-            raise ConfigError(name, value, f"Class {value} could not be found.") from error
+            why = "" if str(error) == value else f" {error}"
+            raise ConfigError(name, value, f"Class {value} could not be found.{why}") from error
     raise ConfigError(name, value, "Expected a Class instance or class name.")
 
 

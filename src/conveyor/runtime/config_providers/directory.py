@@ -12,7 +12,11 @@ from conveyor.runtime.config_providers.allowed_paths import AllowedPaths
 
 class DirectoryConfigProvider(ConfigProvider):
     """Kafka's ``org.apache.kafka.common.config.provider.DirectoryConfigProvider``: each regular file
-    of the directory is a key, its whole content the value (as mounted Kubernetes secrets are)."""
+    of the directory is a key, its whole content the value (as mounted Kubernetes secrets are).
+
+    With ``allowed.paths`` set, a file counts only if it really lies under those directories once its
+    symlinks are resolved (see ``allowed_paths``): a link in an allowed directory that points out of it is
+    not a key."""
 
     def __init__(self) -> None:
         self.allowed = AllowedPaths({})
@@ -26,9 +30,12 @@ class DirectoryConfigProvider(ConfigProvider):
             return ConfigData()
         data: dict[str, str] = {}
         for file in directory.iterdir():
-            if file.is_file() and (keys is None or file.name in keys):
-                try:
-                    data[file.name] = file.read_text(encoding="utf-8")
-                except OSError as error:
-                    raise ConfigError(f"Could not read file {file}") from error
+            if not file.is_file() or (keys is not None and file.name not in keys):
+                continue
+            try:
+                text = self.allowed.read_text(file)
+            except OSError as error:
+                raise ConfigError(f"Could not read file {file}") from error
+            if text is not None:
+                data[file.name] = text
         return ConfigData(data)

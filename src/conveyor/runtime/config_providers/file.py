@@ -12,7 +12,8 @@ from conveyor.runtime.properties import read_properties
 
 
 class FileConfigProvider(ConfigProvider):
-    """Kafka's ``org.apache.kafka.common.config.provider.FileConfigProvider``."""
+    """Kafka's ``org.apache.kafka.common.config.provider.FileConfigProvider``; with ``allowed.paths`` set,
+    only files that really lie under those directories (see ``allowed_paths``) are read."""
 
     def __init__(self) -> None:
         self.allowed = AllowedPaths({})
@@ -21,10 +22,13 @@ class FileConfigProvider(ConfigProvider):
         self.allowed = AllowedPaths(configs)
 
     def get(self, path: str, keys: Set[str] | None = None) -> ConfigData:
-        if not path or not self.allowed.permits(Path(path)):
+        if not path:
             return ConfigData()
         try:
-            properties = read_properties(Path(path).read_text(encoding="utf-8"))
+            text = self.allowed.read_text(Path(path))
         except OSError as error:
             raise ConfigError(f"Could not read properties from file {path}") from error
+        if text is None:
+            return ConfigData()
+        properties = read_properties(text)
         return ConfigData({k: v for k, v in properties.items() if keys is None or k in keys})

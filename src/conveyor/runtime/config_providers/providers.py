@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conveyor.api.config.classes import ClassNotFound, import_dotted_class
 from conveyor.api.config_provider import ConfigProvider
 from conveyor.api.errors import ConfigError
 from conveyor.log.api import Closeable
+from conveyor.plugins import PluginNotFoundError, import_plugin_class
 from conveyor.runtime.config_providers.directory import DirectoryConfigProvider
 from conveyor.runtime.config_providers.env import EnvVarConfigProvider
 from conveyor.runtime.config_providers.file import FileConfigProvider
@@ -28,13 +28,14 @@ BUILT_IN_PROVIDERS: dict[str, type[ConfigProvider]] = {
 
 
 def provider_class(key: str, name: str) -> type[ConfigProvider]:
-    """The class ``config.providers.<name>.class`` names: Kafka's name, a built-in's or a dotted path."""
+    """The class ``config.providers.<name>.class`` names: Kafka's name, a built-in's, or a dotted path in a
+    plugin package (anything else is refused before it is imported)."""
     cls = BUILT_IN_PROVIDERS.get(name)
     if cls is None:
         try:
-            cls = import_dotted_class(name)
-        except ClassNotFound:
-            raise ConfigError(key, name, f"Class {name} could not be found.") from None
+            cls = import_plugin_class(name)
+        except PluginNotFoundError as error:
+            raise ConfigError(key, name, str(error)) from None
     if not issubclass(cls, ConfigProvider):
         raise ConfigError(key, name, "Not a conveyor.api.ConfigProvider")
     return cls

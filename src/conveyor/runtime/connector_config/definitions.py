@@ -7,9 +7,11 @@ one of them with the connector's ``config()`` to validate a connector config.
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Any
 
+from conveyor.api import Converter, HeaderConverter
 from conveyor.api.config import (
     CaseInsensitiveValidString,
     CompositeValidator,
@@ -19,13 +21,13 @@ from conveyor.api.config import (
     Importance,
     LambdaValidator,
     NonEmptyString,
-    NonEmptyStringWithoutControlChars,
     NonNullValidator,
     Range,
     Validator,
     ValidString,
     Width,
 )
+from conveyor.runtime.connector_config.names import ConnectorName
 
 NAME_CONFIG = "name"
 CONNECTOR_CLASS_CONFIG = "connector.class"
@@ -76,6 +78,23 @@ _CONVERTER_DOC = _doc("""
         serialization format. Examples of common formats include JSON and Avro.""")
 
 
+def _concrete_subclass_of(base: type) -> LambdaValidator:
+    """A class that extends ``base`` and can be created (Kafka's ``ConcreteSubClassValidator``), so that a
+    wrong class is a 400 when the connector is created, not a failure when its tasks start."""
+    expected = f"conveyor.api.{base.__qualname__}"
+
+    def ensure_valid(name: str, value: Any) -> None:
+        if value is None:
+            return
+        shown = f"{value.__module__}.{value.__qualname__}" if isinstance(value, type) else value
+        if not (isinstance(value, type) and issubclass(value, base)) or value is base:
+            raise ConfigError(name, shown, f"Class must extend: {expected}")
+        if inspect.isabstract(value):
+            raise ConfigError(name, shown, "This class is abstract and cannot be created.")
+
+    return LambdaValidator(ensure_valid, f"A concrete subclass of {expected}")
+
+
 def connector_config_def() -> ConfigDef:
     """The keys common to source and sink connectors (Kafka's ``ConnectorConfig.configDef()``)."""
     definition = ConfigDef()
@@ -84,7 +103,7 @@ def connector_config_def() -> ConfigDef:
     definition.define(
         NAME_CONFIG,
         ConfigType.STRING,
-        validator=NonEmptyStringWithoutControlChars(),
+        validator=ConnectorName(),
         importance=Importance.HIGH,
         documentation="Globally unique name to use for this connector.",
         **common.next(),
@@ -138,6 +157,7 @@ def connector_config_def() -> ConfigDef:
             name,
             ConfigType.CLASS,
             default=None,
+            validator=_concrete_subclass_of(Converter),
             importance=Importance.LOW,
             documentation=_CONVERTER_DOC.format(part=part),
             **common.next(),
@@ -148,6 +168,7 @@ def connector_config_def() -> ConfigDef:
         HEADER_CONVERTER_CLASS_CONFIG,
         ConfigType.CLASS,
         default=None,
+        validator=_concrete_subclass_of(HeaderConverter),
         importance=Importance.LOW,
         documentation=_doc("""
         HeaderConverter class used to convert between Kafka Connect format and the serialized form that is
