@@ -89,9 +89,10 @@ def test_a_wrong_password_fails_the_task_at_start_saying_what_to_check(
     postgres: PostgresServer, database: str
 ) -> None:
     config = sink_config(postgres, database, connection_password="wrong")
-    with pytest.raises(
-        PostgresConnectionError, match=r"password authentication failed.*Check the host, port"
-    ), started_task(config):
+    with (
+        pytest.raises(PostgresConnectionError, match=r"password authentication failed.*Check the host, port"),
+        started_task(config),
+    ):
         pass
 
 
