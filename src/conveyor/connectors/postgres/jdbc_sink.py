@@ -97,6 +97,7 @@ class JdbcSinkTask(SinkTask):
         self._generations: dict[TopicPartition, int] = {}
         self._next: dict[TopicPartition, int] = {}
         self._retry_at = 0.0
+        self._table_names: dict[str, TableName] = {}
 
     def version(self) -> str:
         return __version__
@@ -202,7 +203,11 @@ class JdbcSinkTask(SinkTask):
         for record in records:
             if record.value is None and not self._settings.delete_enabled:
                 continue
-            name = TableName.parse(self._settings.table_for(record.topic))
+            name = self._table_names.get(record.topic)
+            if name is None:
+                name = self._table_names[record.topic] = TableName.parse(
+                    self._settings.table_for(record.topic)
+                )
             try:
                 layout = self._layouts.of(record)
             except RecordShapeError as error:

@@ -58,14 +58,27 @@ class Layouts:
     def __init__(self, settings: JdbcSinkSettings) -> None:
         self._settings = settings
         self._cache: dict[tuple[Schema | None, Schema | None, bool], RecordLayout] = {}
+        self._last: tuple[Schema | None, Schema | None, bool, RecordLayout] | None = None
 
     def of(self, record: SinkRecord) -> RecordLayout:
-        """The layout of ``record``; a tombstone's has the key columns only."""
+        """The layout of ``record``; a tombstone's has the key columns only.
+
+        Records of a batch share their schema objects, so the last one's layout is checked first, by
+        identity, before a lookup that compares schemas field by field."""
         tombstone = record.value is None
+        last = self._last
+        if (
+            last is not None
+            and last[0] is record.key_schema
+            and last[1] is record.value_schema
+            and last[2] is tombstone
+        ):
+            return last[3]
         cache_key = (record.key_schema, None if tombstone else record.value_schema, tombstone)
         layout = self._cache.get(cache_key)
         if layout is None:
             layout = self._cache[cache_key] = self._build(record, tombstone)
+        self._last = (record.key_schema, record.value_schema, tombstone, layout)
         return layout
 
     def _build(self, record: SinkRecord, tombstone: bool) -> RecordLayout:
