@@ -7,7 +7,7 @@ import pytest
 from jdbc_sink_support import create_database, ids, query, rows_of, sink_config, started_task, unique_table
 
 from conveyor.api import RetriableError, TopicPartition
-from conveyor.connectors.postgres.jdbc_sink import JdbcSinkTask
+from conveyor.connectors.postgres.jdbc_sink import JdbcSinkConnector, JdbcSinkTask
 from conveyor.connectors.postgres.sink_config import JdbcSinkSettings
 from conveyor.connectors.postgres.sink_offsets import FencedError
 from conveyor.postgres_server import PostgresServer
@@ -158,3 +158,27 @@ def deliver_until_taken(task: JdbcSinkTask, records: list) -> None:  # type: ign
         except RetriableError:
             continue
     raise AssertionError("the batch was never taken")
+
+
+def test_altering_the_connector_s_offsets_moves_the_database_s_too(
+    postgres: PostgresServer, database: str, topic: str
+) -> None:
+    partition = TopicPartition(topic, 0)
+    config = sink_config(postgres, database, auto_create="true")
+    with started_task(config, [partition]) as (task, _):
+        task.put(rows_of(topic, 30))
+    JdbcSinkConnector().alter_offsets(config, {partition: 12})
+    with started_task(config, [partition]) as (_, context):
+        assert context.offsets == {partition: 12}
+
+
+def test_resetting_the_offsets_lets_the_task_resume_from_the_consumer_group_s(
+    postgres: PostgresServer, database: str, topic: str
+) -> None:
+    partition = TopicPartition(topic, 0)
+    config = sink_config(postgres, database, auto_create="true")
+    with started_task(config, [partition]) as (task, _):
+        task.put(rows_of(topic, 30))
+    JdbcSinkConnector().alter_offsets(config, {partition: None})
+    with started_task(config, [partition]) as (_, context):
+        assert context.offsets == {}
