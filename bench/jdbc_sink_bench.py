@@ -4,7 +4,8 @@ N records (JSON with schemas, ~220 bytes each with five fields: id, name, amount
 written to a one-partition topic of an embedded log; then, each into a fresh table of one PostgreSQL server:
 
 - sink, insert exactly-once: ``SinkTaskLoop`` running ``JdbcSinkTask`` (JsonConverter, COPY, the offsets
-  row updated in each batch's transaction), in this process, until every row is in the table;
+  row updated in each batch's transaction; ``consumer.override.max.poll.records=3000`` so that a batch is
+  ``batch.size`` records), in this process, until every row is in the table;
 - sink, upsert: the same with ``insert.mode=upsert`` on ``id`` (COPY into a staging table, one
   ``INSERT ... ON CONFLICT`` per batch), at least once;
 - ceiling: PostgreSQL's ``COPY ... FROM '<file>'`` of the same rows, already as a text file on the
@@ -109,6 +110,7 @@ def sink_loop(
         "connection.password": server.password,
         "key.converter": STRING,
         "value.converter": JSON,
+        "consumer.override.max.poll.records": "3000",
         **extra,
     }
     worker = WorkerConfig.from_props(

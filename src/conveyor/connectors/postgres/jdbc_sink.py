@@ -135,12 +135,22 @@ class JdbcSinkTask(SinkTask):
             raise RetriableError(f"Waiting retry.backoff.ms={self._settings.retry_backoff_ms} before a retry")
         try:
             connection = self._connection or self._reconnect()
-            fresh = [r for r in records if r.original_kafka_offset >= self._next.get(_partition(r), -1)]
+            fresh = self._unwritten(records)
             if fresh:
                 self._write(connection, fresh)
         except CONNECTION_ERRORS as error:
             self._retry(error)
         self._retries_left = self._settings.max_retries
+
+    def _unwritten(self, records: Sequence[SinkRecord]) -> Sequence[SinkRecord]:
+        """The records not written yet: those at or after their partition's next offset."""
+        first = records[0]
+        topic, partition = first.original_topic, first.original_kafka_partition
+        if first.original_kafka_offset >= self._next.get(_partition(first), -1) and all(
+            r.original_kafka_partition == partition and r.original_topic == topic for r in records
+        ):
+            return records
+        return [r for r in records if r.original_kafka_offset >= self._next.get(_partition(r), -1)]
 
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
         """Everything ``put`` is committed in the database already; with ``exactly.once`` the offsets are
@@ -158,9 +168,7 @@ class JdbcSinkTask(SinkTask):
         self._disconnect()
 
     def _write(self, connection: psycopg2.extensions.connection, records: Sequence[SinkRecord]) -> None:
-        advances: dict[TopicPartition, int] = {}
-        for record in records:
-            advances[_partition(record)] = record.original_kafka_offset + 1
+        advances = _next_offsets(records)
         groups, rejected = self._groups(connection, records)
         careful = False
         while True:
@@ -305,6 +313,14 @@ class JdbcSinkTask(SinkTask):
                 connection.close()
             except psycopg2.Error:
                 logger.debug("%s: closing a broken connection failed", self._name, exc_info=True)
+
+
+def _next_offsets(records: Sequence[SinkRecord]) -> dict[TopicPartition, int]:
+    """Each partition's offset after its last record (records of a partition come in offset order)."""
+    ends: dict[tuple[str, int | None], int] = {}
+    for record in records:
+        ends[(record.original_topic, record.original_kafka_partition)] = record.original_kafka_offset
+    return {TopicPartition(topic, partition or 0): end + 1 for (topic, partition), end in ends.items()}
 
 
 def _partition(record: SinkRecord) -> TopicPartition:
