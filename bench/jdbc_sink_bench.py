@@ -16,7 +16,8 @@ written to a one-partition topic of an embedded log; then, each into a fresh tab
 The sink runs its task loop in this process, as ``sink_loop_bench`` does, so that Spark's start-up is not
 timed.
 
-Figures are wall-clock records per second of each run, and their ratio to the ceiling, in the same run.
+Figures are wall-clock records per second of each run and their ratio to the ceiling, in the same run,
+and the CPU microseconds per record this process spent (the server's work is not in it).
 
     .venv/bin/python bench/jdbc_sink_bench.py [--records N]
 """
@@ -218,21 +219,24 @@ def main() -> None:
                 log_url, server, database, topic, table, records
             ),
         }
-        results: dict[str, float] = {}
+        results: dict[str, tuple[float, float]] = {}
         for index, (label, run) in enumerate(runs.items()):
             table = f"rows_{index}"
             execute(server, database, TABLE_DDL.format(table))
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             run(table)
-            elapsed = time.perf_counter() - started
+            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
             written = count(server, database, table)
             if written != records:
                 raise SystemExit(f"{label}: {written} rows of {records}")
-            results[label] = records / elapsed
-    ceiling = results["ceiling: COPY FROM file"]
+            results[label] = (records / elapsed, cpu * 1e6 / records)
+    ceiling = results["ceiling: COPY FROM file"][0]
     print(f"{records:,} records of ~{size} bytes (JSON with schema), one partition, one PostgreSQL 15")
-    for label, rate in results.items():
-        print(f"  {label:45s} {rate:>10,.0f} records/s  ({rate / ceiling:5.1%} of COPY)")
+    print("  (wall-clock records/s, share of COPY's, and CPU us/record of this process)")
+    for label, (rate, cpu_us) in results.items():
+        print(
+            f"  {label:45s} {rate:>10,.0f} records/s  ({rate / ceiling:5.1%} of COPY)  {cpu_us:6.1f} CPU us"
+        )
 
 
 if __name__ == "__main__":
