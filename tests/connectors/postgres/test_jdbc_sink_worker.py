@@ -99,12 +99,14 @@ def test_kill_9_of_the_task_between_the_database_commit_and_the_offset_commit_lo
     worker.log.admin().create_topic(topic, partitions=PARTITIONS)
     produce(worker, topic, range(RECORDS // 2))
     create_connector(client, name, connector_config(postgres, database, topic, pk_mode="none"))
-    wait_for_states(client, name, "RUNNING", ["RUNNING"])
+    wait_for_states(client, name, "RUNNING", ["RUNNING"], timeout_s=DONE_WITHIN_S)
     victim = task_pid(worker, name)
-    wait_until(lambda: tally(postgres, database, topic)[0] >= 500, "rows written before the kill")
+    wait_until(
+        lambda: tally(postgres, database, topic)[0] >= 500, "rows written before the kill", DONE_WITHIN_S
+    )
     os.kill(victim, signal.SIGKILL)
     produce(worker, topic, range(RECORDS // 2, RECORDS))
-    wait_until(lambda: task_pid(worker, name) != victim, "the task to run in a new process")
+    wait_until(lambda: task_pid(worker, name) != victim, "the task to run in a new process", DONE_WITHIN_S)
     wait_until(
         lambda: tally(postgres, database, topic)[1] == RECORDS,
         "every record in the table",
@@ -120,7 +122,7 @@ def test_a_wrong_password_fails_the_task_saying_what_to_check(
     name = unique("jdbc-password")
     config = connector_config(postgres, database, unique("pw"), connection_password="wrong")
     create_connector(client, name, config)
-    wait_for_states(client, name, "RUNNING", ["FAILED"])
+    wait_for_states(client, name, "RUNNING", ["FAILED"], timeout_s=DONE_WITHIN_S)
     trace = status(client, name)["tasks"][0]["trace"]
     assert "password authentication failed" in trace and "Check the host, port, database name, user" in trace
 
@@ -163,6 +165,6 @@ def test_a_dead_letter_queue_takes_records_that_do_not_fit_and_the_rest_are_writ
         postgres, database, topic, errors_tolerance="all", errors_deadletterqueue_topic_name=dlq
     )
     create_connector(client, name, config)
-    wait_until(lambda: tally(postgres, database, topic)[0] == 9, "the nine good records in the table")
-    dead = wait_until(lambda: read_values(worker.log, dlq), "the bad record in the dead letter queue")
+    wait_until(lambda: tally(postgres, database, topic)[0] == 9, "the nine good records", DONE_WITHIN_S)
+    dead = wait_until(lambda: read_values(worker.log, dlq), "the bad record in the DLQ", DONE_WITHIN_S)
     assert [json.loads(value or b"")["payload"]["id"] for value in dead] == [4]
