@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -31,6 +33,8 @@ from conveyor.postgres_server import PostgresServer
 RECORDS = 6_000
 PARTITIONS = 2
 DONE_WITHIN_S = 180.0
+ZOMBIE_GRACE_S = 3.0
+"""How long a woken zombie gets to try to write; Spark may also have killed it when its job was cancelled."""
 
 VALUE_SCHEMA = {
     "type": "struct",
@@ -107,6 +111,39 @@ def test_kill_9_of_the_task_between_the_database_commit_and_the_offset_commit_lo
     os.kill(victim, signal.SIGKILL)
     produce(worker, topic, range(RECORDS // 2, RECORDS))
     wait_until(lambda: task_pid(worker, name) != victim, "the task to run in a new process", DONE_WITHIN_S)
+    wait_until(
+        lambda: tally(postgres, database, topic)[1] == RECORDS,
+        "every record in the table",
+        DONE_WITHIN_S,
+        0.5,
+    )
+    assert tally(postgres, database, topic) == (RECORDS, RECORDS, 0, RECORDS - 1)
+
+
+def test_a_frozen_task_woken_after_its_restart_writes_nothing_twice(
+    worker: StandaloneWorker, client: httpx.Client, postgres: PostgresServer, database: str
+) -> None:
+    """SIGSTOP of the task's process, a restart that opens its partitions in a new process, then SIGCONT:
+    whatever the frozen task held (a batch in hand, or a transaction open on its offsets rows) either
+    commits before the new task claims the partitions or is fenced off after."""
+    name, topic = unique("jdbc-zombie"), unique("zombie").replace("-", "_")
+    worker.log.admin().create_topic(topic, partitions=PARTITIONS)
+    produce(worker, topic, range(RECORDS // 2))
+    create_connector(client, name, connector_config(postgres, database, topic, pk_mode="none"))
+    wait_for_states(client, name, "RUNNING", ["RUNNING"], timeout_s=DONE_WITHIN_S)
+    zombie = task_pid(worker, name)
+    wait_until(
+        lambda: tally(postgres, database, topic)[0] >= 500, "rows written before the freeze", DONE_WITHIN_S
+    )
+    os.kill(zombie, signal.SIGSTOP)
+    try:
+        produce(worker, topic, range(RECORDS // 2, RECORDS))
+        assert client.post(f"/connectors/{name}/tasks/0/restart").status_code == 204
+        wait_until(lambda: task_pid(worker, name) != zombie, "the new incarnation's process", DONE_WITHIN_S)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(zombie, signal.SIGCONT)
+    time.sleep(ZOMBIE_GRACE_S)
     wait_until(
         lambda: tally(postgres, database, topic)[1] == RECORDS,
         "every record in the table",
