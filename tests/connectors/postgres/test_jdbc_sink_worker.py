@@ -20,6 +20,7 @@ from tests.worker.support import (
     read_values,
     rest_client,
     running_worker,
+    states,
     status,
     task_pid,
     unique,
@@ -151,6 +152,33 @@ def test_a_frozen_task_woken_after_its_restart_writes_nothing_twice(
         0.5,
     )
     assert tally(postgres, database, topic) == (RECORDS, RECORDS, 0, RECORDS - 1)
+
+
+def test_postgresql_restarted_mid_stream_is_ridden_out_without_loss_or_duplicates(
+    worker: StandaloneWorker, client: httpx.Client
+) -> None:
+    name, topic = unique("jdbc-restart"), unique("restart").replace("-", "_")
+    worker.log.admin().create_topic(topic, partitions=PARTITIONS)
+    with PostgresServer() as server:
+        database = create_database(server)
+        produce(worker, topic, range(RECORDS // 2))
+        config = connector_config(server, database, topic, max_retries="200", retry_backoff_ms="500")
+        create_connector(client, name, config)
+        wait_until(
+            lambda: tally(server, database, topic)[0] >= 500, "rows written before the restart", DONE_WITHIN_S
+        )
+        server.stop(mode="immediate")
+        produce(worker, topic, range(RECORDS // 2, RECORDS))
+        server.start()
+        wait_until(
+            lambda: tally(server, database, topic)[1] == RECORDS,
+            "every record in the table",
+            DONE_WITHIN_S,
+            0.5,
+        )
+        assert tally(server, database, topic) == (RECORDS, RECORDS, 0, RECORDS - 1)
+        assert states(client, name) == ("RUNNING", ["RUNNING"])
+        delete_all_connectors(client)
 
 
 def test_a_wrong_password_fails_the_task_saying_what_to_check(
