@@ -214,3 +214,13 @@ def test_records_of_two_topics_go_to_their_own_tables(postgres: PostgresServer, 
         task.put([record("left", 0, row(1, schema=ROW_SCHEMA))])
         task.put([record("right", 0, row(2, schema=ROW_SCHEMA))])
     assert (ids(postgres, database, "left"), ids(postgres, database, "right")) == ([1], [2])
+
+
+def test_dots_of_a_topic_name_become_underscores_and_a_dot_of_the_format_names_a_schema(
+    postgres: PostgresServer, database: str
+) -> None:
+    execute(postgres, database, "CREATE SCHEMA IF NOT EXISTS staging")
+    config = sink_config(postgres, database, auto_create="true", table_name_format="staging.${topic}")
+    with started_task(config, [TopicPartition("db.inventory.items", 0)]) as (task, _):
+        task.put([record("db.inventory.items", 0, row(1))])
+    assert query(postgres, database, "SELECT id FROM staging.db_inventory_items") == [(1,)]

@@ -109,7 +109,8 @@ CONFIG_DEF = (
         default="${topic}",
         importance=Importance.MEDIUM,
         documentation="A format string for the destination table name, which may contain '${topic}' as a "
-        "placeholder for the originating topic name; 'schema.table' names a table in a schema.",
+        "placeholder for the originating topic name (its dots turned into underscores); a dot in the "
+        "format names a schema, as in 'staging.${topic}'.",
     )
     .define(
         PK_MODE,
@@ -253,8 +254,9 @@ class JdbcSinkSettings:
         )
 
     def table_for(self, topic: str) -> str:
-        """The destination table of ``topic``."""
-        return self.table_name_format.replace("${topic}", topic)
+        """The destination table of ``topic``: dots in the topic's name become underscores (as Debezium's
+        JDBC sink does), so that only a dot of ``table.name.format`` names a schema."""
+        return self.table_name_format.replace("${topic}", topic.replace(".", "_"))
 
 
 def cross_check(props: Mapping[str, Any], values: Mapping[str, Any]) -> list[tuple[str, str]]:
