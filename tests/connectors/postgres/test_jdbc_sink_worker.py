@@ -188,7 +188,9 @@ def test_a_wrong_password_fails_the_task_saying_what_to_check(
     config = connector_config(postgres, database, unique("pw"), connection_password="wrong")
     create_connector(client, name, config)
     wait_for_states(client, name, "RUNNING", ["FAILED"], timeout_s=DONE_WITHIN_S)
-    trace = status(client, name)["tasks"][0]["trace"]
+    trace = wait_until(
+        lambda: status(client, name)["tasks"][0].get("trace"), "the task's trace", DONE_WITHIN_S
+    )
     assert "password authentication failed" in trace and "Check the host, port, database name, user" in trace
 
 
