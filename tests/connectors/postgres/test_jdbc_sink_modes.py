@@ -224,3 +224,26 @@ def test_dots_of_a_topic_name_become_underscores_and_a_dot_of_the_format_names_a
     with started_task(config, [TopicPartition("db.inventory.items", 0)]) as (task, _):
         task.put([record("db.inventory.items", 0, row(1))])
     assert query(postgres, database, "SELECT id FROM staging.db_inventory_items") == [(1,)]
+
+
+def test_upsert_into_a_table_without_a_key_on_the_pk_fields_fails_saying_what_to_add(
+    postgres: PostgresServer, database: str, topic: str
+) -> None:
+    execute(postgres, database, f'CREATE TABLE "{topic}" (id bigint, name text)')
+    config = sink_config(postgres, database, insert_mode="upsert", pk_mode="record_value", pk_fields="id")
+    expected = rf"Table {topic} has no primary key or unique index on \(id\)"
+    with (
+        started_task(config, [TopicPartition(topic, 0)]) as (task, _),
+        pytest.raises(TableSchemaError, match=expected),
+    ):
+        task.put([record(topic, 0, row(1))])
+
+
+def test_upsert_finds_rows_by_a_unique_index_as_well_as_a_primary_key(
+    postgres: PostgresServer, database: str, topic: str
+) -> None:
+    execute(postgres, database, f'CREATE TABLE "{topic}" (id bigint UNIQUE, name text)')
+    config = sink_config(postgres, database, insert_mode="upsert", pk_mode="record_value", pk_fields="id")
+    with started_task(config, [TopicPartition(topic, 0)]) as (task, _):
+        task.put([record(topic, 0, row(1, "a")), record(topic, 1, row(1, "b"))])
+    assert query(postgres, database, f'SELECT id, name FROM "{topic}"') == [(1, "b")]

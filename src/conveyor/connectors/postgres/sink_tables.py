@@ -53,7 +53,8 @@ class TableInfo:
     name: TableName
     columns: dict[str, bool]
     """Each column's name, and whether it is nullable."""
-    primary_key: tuple[str, ...]
+    unique_keys: frozenset[frozenset[str]]
+    """The column sets of the table's primary key and unique indexes (what ``ON CONFLICT`` can name)."""
     stage: str | None = None
 
 
@@ -61,9 +62,10 @@ _COLUMNS = """
 SELECT a.attname, NOT a.attnotnull FROM pg_attribute a
 WHERE a.attrelid = to_regclass(%s) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
 """
-_PRIMARY_KEY = """
-SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-WHERE i.indrelid = to_regclass(%s) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)
+_UNIQUE_KEYS = """
+SELECT i.indexrelid, a.attname FROM pg_index i
+JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+WHERE i.indrelid = to_regclass(%s) AND i.indisunique AND i.indpred IS NULL
 """
 _stage_numbers = itertools.count(1)
 
@@ -95,6 +97,13 @@ class Tables:
                     self._evolve(cursor, info, missing, where)
             info = _describe(cursor, connection, name)
             assert info is not None
+            upsert = self._settings.insert_mode is InsertMode.UPSERT
+            if upsert and frozenset(layout.key_names) not in info.unique_keys:
+                raise TableSchemaError(
+                    f"Table {name} has no primary key or unique index on ({', '.join(layout.key_names)}), "
+                    f"which insert.mode=upsert needs to find a record's row (record at {where}): add one, or "
+                    "let auto.create create the table"
+                )
             if self._settings.insert_mode is not InsertMode.INSERT:
                 info = self._with_stage(cursor, info, known)
         connection.commit()
@@ -158,7 +167,7 @@ class Tables:
                 sql.Identifier(stage), info.name.identifier()
             )
         )
-        return TableInfo(info.name, info.columns, info.primary_key, stage)
+        return TableInfo(info.name, info.columns, info.unique_keys, stage)
 
 
 def _column_definition(column: Column) -> sql.Composable:
@@ -178,5 +187,8 @@ def _describe(
     columns = {str(row[0]): bool(row[1]) for row in cursor.fetchall()}
     if not columns:
         return None
-    cursor.execute(_PRIMARY_KEY, (regclass,))
-    return TableInfo(name, columns, tuple(str(row[0]) for row in cursor.fetchall()))
+    cursor.execute(_UNIQUE_KEYS, (regclass,))
+    keys: dict[int, set[str]] = {}
+    for index, column in cursor.fetchall():
+        keys.setdefault(int(index), set()).add(str(column))
+    return TableInfo(name, columns, frozenset(frozenset(key) for key in keys.values()))
