@@ -12,6 +12,7 @@ _FILE = "conveyor.connectors.file"
 _JAVA_FILE_PACKAGE = "org.apache.kafka.connect.file"
 _MIRROR = "conveyor.connectors.mirror"
 _JAVA_MIRROR_PACKAGE = "org.apache.kafka.connect.mirror"
+_POSTGRES = "conveyor.connectors.postgres"
 
 BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_FILE_PACKAGE}.FileStreamSourceConnector": f"{_FILE}.source:FileStreamSourceConnector",
@@ -22,6 +23,7 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointConnector": f"{_MIRROR}.checkpoint:MirrorCheckpointConnector",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatConnector": f"{_MIRROR}.heartbeat:MirrorHeartbeatConnector",
     "MirrorSinkConnector": f"{_MIRROR}.sink:MirrorSinkConnector",
+    "io.confluent.connect.jdbc.JdbcSinkConnector": f"{_POSTGRES}.jdbc_sink:JdbcSinkConnector",
 }
 
 BUILTIN_TASKS: dict[str, str] = {
@@ -36,5 +38,6 @@ either runtime name a task both can run."""
 
 BUILTIN_CONNECTOR_ALIASES: dict[str, tuple[str, ...]] = {
     "GeneratorSourceConnector": ("Generator",),
+    "io.confluent.connect.jdbc.JdbcSinkConnector": ("io.debezium.connector.jdbc.JdbcSinkConnector",),
 }
 """Extra names, by listed name, beyond those the catalog derives."""

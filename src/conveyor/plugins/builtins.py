@@ -49,6 +49,7 @@ _REGISTRIES = (
     _Registry("conveyor.convert", "BUILTIN_CONVERTERS", None),
     _Registry("conveyor.transforms", "BUILTIN_TRANSFORMS", f"{_JAVA_CONNECT}.transforms"),
     _Registry("conveyor.transforms", "BUILTIN_PREDICATES", f"{_JAVA_CONNECT}.transforms.predicates"),
+    _Registry("conveyor.transforms", "DEBEZIUM_TRANSFORMS", "io.debezium.transforms"),
 )
 
 

@@ -9,6 +9,7 @@ from conveyor.transforms.chain import (
 from conveyor.transforms.chain_config import transformation_config_def
 from conveyor.transforms.drop_headers import DropHeaders
 from conveyor.transforms.extract_field import ExtractField, ExtractFieldKey, ExtractFieldValue
+from conveyor.transforms.extract_new_record_state import ExtractNewRecordState
 from conveyor.transforms.filter import Filter
 from conveyor.transforms.flatten import Flatten, FlattenKey, FlattenValue
 from conveyor.transforms.header_from import HeaderFrom, HeaderFromKey, HeaderFromValue
@@ -18,7 +19,12 @@ from conveyor.transforms.insert_header import InsertHeader
 from conveyor.transforms.mask_field import MaskField, MaskFieldKey, MaskFieldValue
 from conveyor.transforms.predicates import HasHeaderKey, RecordIsTombstone, TopicNameMatches
 from conveyor.transforms.regex_router import RegexRouter
-from conveyor.transforms.registry import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS, resolve_builtin_plugin
+from conveyor.transforms.registry import (
+    BUILTIN_PREDICATES,
+    BUILTIN_TRANSFORMS,
+    DEBEZIUM_TRANSFORMS,
+    resolve_builtin_plugin,
+)
 from conveyor.transforms.replace_field import ReplaceField, ReplaceFieldKey, ReplaceFieldValue
 from conveyor.transforms.set_schema_metadata import (
     SetSchemaMetadata,
@@ -36,6 +42,7 @@ from conveyor.transforms.value_to_key import ValueToKey
 __all__ = [
     "BUILTIN_PREDICATES",
     "BUILTIN_TRANSFORMS",
+    "DEBEZIUM_TRANSFORMS",
     "Cast",
     "CastKey",
     "CastValue",
@@ -43,6 +50,7 @@ __all__ = [
     "ExtractField",
     "ExtractFieldKey",
     "ExtractFieldValue",
+    "ExtractNewRecordState",
     "Filter",
     "Flatten",
     "FlattenKey",

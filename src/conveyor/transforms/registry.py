@@ -6,6 +6,7 @@ from conveyor.api.config.classes import resolve_class
 from conveyor.transforms.cast import CastKey, CastValue
 from conveyor.transforms.drop_headers import DropHeaders
 from conveyor.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
+from conveyor.transforms.extract_new_record_state import ExtractNewRecordState
 from conveyor.transforms.filter import Filter
 from conveyor.transforms.flatten import FlattenKey, FlattenValue
 from conveyor.transforms.header_from import HeaderFromKey, HeaderFromValue
@@ -23,6 +24,7 @@ from conveyor.transforms.value_to_key import ValueToKey
 
 KAFKA_TRANSFORMS_PACKAGE = "org.apache.kafka.connect.transforms"
 KAFKA_PREDICATES_PACKAGE = "org.apache.kafka.connect.transforms.predicates"
+DEBEZIUM_TRANSFORMS_PACKAGE = "io.debezium.transforms"
 
 BUILTIN_TRANSFORMS: dict[str, type] = {
     "Cast$Key": CastKey,
@@ -54,6 +56,11 @@ BUILTIN_TRANSFORMS: dict[str, type] = {
 }
 """Kafka's simple name (``InsertField$Value``) of each built-in transformation, to its class."""
 
+DEBEZIUM_TRANSFORMS: dict[str, type] = {
+    "ExtractNewRecordState": ExtractNewRecordState,
+}
+"""Debezium's transformations that Conveyor ships, by simple name (in ``io.debezium.transforms``)."""
+
 BUILTIN_PREDICATES: dict[str, type] = {
     "HasHeaderKey": HasHeaderKey,
     "RecordIsTombstone": RecordIsTombstone,
@@ -72,4 +79,7 @@ def resolve_builtin_plugin(kind: str, class_name: str) -> type:
     simple = class_name.removeprefix(package + ".")
     if simple in registry:
         return registry[simple]
+    debezium = class_name.removeprefix(DEBEZIUM_TRANSFORMS_PACKAGE + ".")
+    if kind != "predicate" and debezium in DEBEZIUM_TRANSFORMS:
+        return DEBEZIUM_TRANSFORMS[debezium]
     return resolve_class(class_name)

@@ -1,0 +1,327 @@
+"""``JdbcSinkConnector``: topics into PostgreSQL tables, with Confluent's keys, exactly once by default.
+
+Each ``put`` is one database transaction: the rows of its records and, with ``exactly.once``, the offsets
+they cover in the offsets table (see ``sink_offsets``), fenced by the generation the task took when it
+opened the partition. ``open`` rewinds the consumer to the database's offsets and ``pre_commit`` reports
+them, so the consumer group's commit is advisory only. A lost connection is retried ``max.retries`` times,
+``retry.backoff.ms`` apart; a record that does not fit its column fails the task, naming table, column and
+offset, or goes to the dead letter queue with ``errors.tolerance=all``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+import psycopg2
+import psycopg2.extensions
+
+from conveyor import __version__
+from conveyor.api import (
+    ConfigValue,
+    ConnectError,
+    RetriableError,
+    SinkConnector,
+    SinkTask,
+    Task,
+    TopicPartition,
+)
+from conveyor.connectors.configured_connector import ConfiguredConnector
+from conveyor.connectors.postgres.connection import PostgresConnectionError, connect, first_line
+from conveyor.connectors.postgres.sink_config import CONFIG_DEF, JdbcSinkSettings, cross_check
+from conveyor.connectors.postgres.sink_fields import Layouts, RecordLayout, RecordShapeError, where
+from conveyor.connectors.postgres.sink_offsets import FencedError, OffsetsTable
+from conveyor.connectors.postgres.sink_tables import TableInfo, TableName, Tables
+from conveyor.connectors.postgres.sink_writer import ROW_ERRORS, BadRecordError, Writer
+from conveyor.data import SinkRecord
+
+logger = logging.getLogger(__name__)
+
+CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    psycopg2.OperationalError,
+    psycopg2.InterfaceError,
+    PostgresConnectionError,
+)
+"""A lost or refused connection, a server shutting down, a deadlock: worth a retry on a new connection."""
+
+
+class JdbcSinkConnector(ConfiguredConnector, SinkConnector):
+    """Writes its topics' records into PostgreSQL tables (Confluent's and Debezium's JDBC sink names)."""
+
+    CONFIG_DEF = CONFIG_DEF
+
+    def _check(self, props: Mapping[str, str]) -> None:
+        JdbcSinkSettings.parse(props)
+
+    def validate(self, connector_configs: Mapping[str, str]) -> list[ConfigValue]:
+        """Each key's own checks, then those spanning keys, reported on the key to change."""
+        values = self.CONFIG_DEF.validate(connector_configs)
+        by_name = {value.name: value for value in values}
+        parsed = {value.name: value.value for value in values}
+        for key, message in cross_check(connector_configs, parsed):
+            by_name[key].add_error(message)
+        return values
+
+    def task_class(self) -> type[Task]:
+        return JdbcSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """``max_tasks`` identical tasks: the consumer group shares the partitions out among them."""
+        return [dict(self._props) for _ in range(max_tasks)]
+
+    def alter_offsets(
+        self, connector_config: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]
+    ) -> bool:
+        """With ``exactly.once`` the database's offsets are the ones a task resumes from: move them too."""
+        settings = JdbcSinkSettings.parse(connector_config)
+        if not settings.exactly_once:
+            return True
+        table = OffsetsTable(settings.offsets_table, connector_config.get("name", "jdbc-sink"))
+        connection = connect(settings.address, application_name="conveyor-jdbc-sink-offsets")
+        try:
+            table.create(connection)
+            table.move(connection, offsets)
+        finally:
+            connection.close()
+        return True
+
+
+class JdbcSinkTask(SinkTask):
+    """Writes each ``put`` in one transaction; see the module's docstring."""
+
+    def __init__(self) -> None:
+        self._connection: psycopg2.extensions.connection | None = None
+        self._generations: dict[TopicPartition, int] = {}
+        self._next: dict[TopicPartition, int] = {}
+        self._retry_at = 0.0
+        self._table_names: dict[str, TableName] = {}
+
+    def version(self) -> str:
+        return __version__
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._settings = settings = JdbcSinkSettings.parse(props)
+        self._name = props.get("name", "jdbc-sink")
+        self._layouts = Layouts(settings)
+        self._tables = Tables(settings)
+        self._writer = Writer(settings)
+        self._offsets = OffsetsTable(settings.offsets_table, self._name) if settings.exactly_once else None
+        self._retries_left = settings.max_retries
+        self._connect()
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        """Take each partition's next generation and rewind to the offset the database holds for it."""
+        if self._offsets is None or not partitions:
+            return
+        offsets = self._offsets
+        claims = self._patiently(lambda connection: offsets.claim(connection, partitions), "open partitions")
+        rewinds: dict[TopicPartition, int] = {}
+        for partition, claim in claims.items():
+            self._generations[partition] = claim.generation
+            if claim.next_offset is not None:
+                self._next[partition] = rewinds[partition] = claim.next_offset
+        if rewinds:
+            logger.info("%s: resuming from the offsets in the database: %s", self._name, rewinds)
+            self.context.offset(rewinds)
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        if not records:
+            return
+        if time.monotonic() < self._retry_at:
+            time.sleep(min(0.2, self._retry_at - time.monotonic()))
+            raise RetriableError(f"Waiting retry.backoff.ms={self._settings.retry_backoff_ms} before a retry")
+        try:
+            connection = self._connection or self._reconnect()
+            fresh = self._unwritten(records)
+            if fresh:
+                self._write(connection, fresh)
+        except CONNECTION_ERRORS as error:
+            self._retry(error)
+        self._retries_left = self._settings.max_retries
+
+    def _unwritten(self, records: Sequence[SinkRecord]) -> Sequence[SinkRecord]:
+        """The records not written yet: those at or after their partition's next offset."""
+        first = records[0]
+        topic, partition = first.original_topic, first.original_kafka_partition
+        if first.original_kafka_offset >= self._next.get(_partition(first), -1) and all(
+            r.original_kafka_partition == partition and r.original_topic == topic for r in records
+        ):
+            return records
+        return [r for r in records if r.original_kafka_offset >= self._next.get(_partition(r), -1)]
+
+    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        """Everything ``put`` is committed in the database already; with ``exactly.once`` the offsets are
+        the database's."""
+        if self._offsets is None:
+            return dict(current_offsets)
+        return {p: self._next[p] for p in current_offsets if p in self._next}
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        for partition in partitions:
+            self._generations.pop(partition, None)
+            self._next.pop(partition, None)
+
+    def stop(self) -> None:
+        self._disconnect()
+
+    def _write(self, connection: psycopg2.extensions.connection, records: Sequence[SinkRecord]) -> None:
+        advances = _next_offsets(records)
+        groups, rejected = self._groups(connection, records)
+        careful = False
+        while True:
+            bad: list[BadRecordError] = list(rejected)
+
+            def on_bad(error: BadRecordError, collected: list[BadRecordError] = bad) -> None:
+                self._bad(error, collected)
+
+            try:
+                with connection.cursor() as cursor:
+                    if self._offsets is not None:
+                        self._offsets.advance(
+                            cursor, {p: (offset, self._generation(p)) for p, offset in advances.items()}
+                        )
+                    for table, layout, group in groups:
+                        self._writer.write(cursor, table, layout, group, careful, on_bad)
+                connection.commit()
+            except ROW_ERRORS:
+                connection.rollback()
+                if careful:
+                    raise
+                careful = True
+                continue
+            except BaseException:
+                with contextlib.suppress(psycopg2.Error):
+                    connection.rollback()
+                raise
+            break
+        self._next.update(advances)
+        for error in bad:
+            self._report(error)
+
+    def _groups(
+        self, connection: psycopg2.extensions.connection, records: Sequence[SinkRecord]
+    ) -> tuple[list[tuple[TableInfo, RecordLayout, list[SinkRecord]]], list[BadRecordError]]:
+        """Consecutive records of one table and layout, with their tables ready; and records of no shape
+        the settings can write (reported as bad once the batch commits)."""
+        groups: list[tuple[TableInfo, RecordLayout, list[SinkRecord]]] = []
+        rejected: list[BadRecordError] = []
+        for record in records:
+            if record.value is None and not self._settings.delete_enabled:
+                continue
+            name = self._table_names.get(record.topic)
+            if name is None:
+                name = self._table_names[record.topic] = TableName.parse(
+                    self._settings.table_for(record.topic)
+                )
+            try:
+                layout = self._layouts.of(record)
+            except RecordShapeError as error:
+                self._bad(BadRecordError(record, str(name), None, error), rejected)
+                continue
+            if groups and groups[-1][0].name == name and groups[-1][1] is layout:
+                groups[-1][2].append(record)
+                continue
+            table = self._tables.ready(connection, name, layout, where(record))
+            groups.append((table, layout, [record]))
+        return groups, rejected
+
+    def _bad(self, error: BadRecordError, collected: list[BadRecordError]) -> None:
+        """A record that does not fit: fail (rolling the batch back) unless errors are tolerated."""
+        if not self._settings.tolerate_errors:
+            raise ConnectError(
+                f"{error}. Fix the record or the table, or set errors.tolerance=all "
+                "(with errors.deadletterqueue.topic.name) to skip such records"
+            ) from error.cause
+        collected.append(error)
+
+    def _report(self, error: BadRecordError) -> None:
+        reporter = self.context.errant_record_reporter()
+        if reporter is None:
+            logger.warning("%s: skipped (errors.tolerance=all): %s", self._name, error)
+            return
+        reporter.report(error.record, error).result()
+
+    def _generation(self, partition: TopicPartition) -> int:
+        generation = self._generations.get(partition)
+        if generation is None:
+            raise FencedError(self._name, [partition])
+        return generation
+
+    def _retry(self, error: BaseException) -> None:
+        """Drop the connection and have the batch redelivered after ``retry.backoff.ms``, or fail once
+        ``max.retries`` are spent."""
+        self._disconnect()
+        if self._retries_left <= 0:
+            raise ConnectError(
+                f"Writing to PostgreSQL at {self._settings.address.describe()} failed after "
+                f"{self._settings.max_retries} retries: {first_line(error)}. Check that the server is up and "
+                "reachable; raise max.retries or retry.backoff.ms to ride out longer outages"
+            ) from error
+        self._retries_left -= 1
+        logger.warning(
+            "%s: %s; retrying in %d ms (%d retries left)",
+            self._name,
+            first_line(error),
+            self._settings.retry_backoff_ms,
+            self._retries_left,
+        )
+        self._retry_at = time.monotonic() + self._settings.retry_backoff_ms / 1000
+        self.context.timeout(self._settings.retry_backoff_ms)
+        raise RetriableError(first_line(error)) from error
+
+    def _patiently(self, action: Any, what: str) -> Any:
+        """``action(connection)``, retried on a new connection up to ``max.retries`` times."""
+        for attempt in range(self._settings.max_retries + 1):
+            try:
+                connection = self._connection or self._reconnect()
+                return action(connection)
+            except CONNECTION_ERRORS as error:
+                self._disconnect()
+                if attempt == self._settings.max_retries:
+                    raise ConnectError(f"Could not {what} in PostgreSQL: {first_line(error)}") from error
+                time.sleep(self._settings.retry_backoff_ms / 1000)
+        raise AssertionError("unreachable")
+
+    def _connect(self) -> psycopg2.extensions.connection:
+        self._connection = connect(self._settings.address, application_name=f"conveyor-{self._name}")
+        if self._offsets is not None:
+            self._offsets.create(self._connection)
+        return self._connection
+
+    def _reconnect(self) -> psycopg2.extensions.connection:
+        """A new connection, and the offsets held re-read: a batch whose commit was in flight when the
+        old one broke may have committed, and its records must not be written twice."""
+        connection = self._connect()
+        self._tables.forget()
+        if self._offsets is not None and self._generations:
+            rows = self._offsets.read(connection, list(self._generations))
+            lost = [p for p, g in self._generations.items() if p not in rows or rows[p].generation != g]
+            if lost:
+                raise FencedError(self._name, lost)
+            for partition, claim in rows.items():
+                if claim.next_offset is not None:
+                    self._next[partition] = claim.next_offset
+        return connection
+
+    def _disconnect(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None and not connection.closed:
+            try:
+                connection.close()
+            except psycopg2.Error:
+                logger.debug("%s: closing a broken connection failed", self._name, exc_info=True)
+
+
+def _next_offsets(records: Sequence[SinkRecord]) -> dict[TopicPartition, int]:
+    """Each partition's offset after its last record (records of a partition come in offset order)."""
+    ends: dict[tuple[str, int | None], int] = {}
+    for record in records:
+        ends[(record.original_topic, record.original_kafka_partition)] = record.original_kafka_offset
+    return {TopicPartition(topic, partition or 0): end + 1 for (topic, partition), end in ends.items()}
+
+
+def _partition(record: SinkRecord) -> TopicPartition:
+    return TopicPartition(record.original_topic, record.original_kafka_partition or 0)
