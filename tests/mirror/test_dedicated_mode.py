@@ -28,7 +28,8 @@ GROWTH_BEFORE_KILL = 400
 WAIT_S = 180.0
 
 
-def write_mm2_properties(tmp_path: Path, a: Log, b: Log, design: str) -> Path:
+def write_mm2_properties(tmp_path: Path, a: Log, b: Log, design: str, *extra: str) -> Path:
+    """A flow A->B of TOPIC; every process of a flow's group may run on this one file."""
     path = tmp_path / "mm2.properties"
     path.write_text(
         "\n".join(
@@ -45,18 +46,23 @@ def write_mm2_properties(tmp_path: Path, a: Log, b: Log, design: str) -> Path:
                 "offset.flush.interval.ms = 200",
                 "spark.master = local[2]",
                 f"data.dir = {tmp_path / 'mirror-data'}",
+                "session.timeout.ms = 6000",
+                "heartbeat.interval.ms = 1000",
+                *extra,
             ]
         )
     )
     return path
 
 
-def start_mirror_maker(properties: Path) -> subprocess.Popen[bytes]:
+def start_mirror_maker(properties: Path, log_file: Path | None = None) -> subprocess.Popen[bytes]:
+    """``conveyor mirror`` on ``properties``; its INFO log in ``log_file`` when given."""
+    level = "INFO" if log_file is not None else "WARNING"
     return subprocess.Popen(
-        [sys.executable, "-m", "conveyor.cli", "mirror", "--log-level", "WARNING", str(properties)],
+        [sys.executable, "-m", "conveyor.cli", "mirror", "--log-level", level, str(properties)],
         cwd=REPOSITORY,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL if log_file is None else log_file.open("wb"),
         start_new_session=True,  # its own process group: the JVM and the Python workers die with it
     )
 

@@ -36,6 +36,17 @@ WORKER_KEYS = (
     "spark.master",
     "task.shutdown.graceful.timeout.ms",
     "listeners",
+    "rest.advertised.host.name",
+    "rest.advertised.port",
+    "rest.advertised.listener",
+    "connect.protocol",
+    "scheduled.rebalance.max.delay.ms",
+    "session.timeout.ms",
+    "heartbeat.interval.ms",
+    "rebalance.timeout.ms",
+    "config.storage.replication.factor",
+    "offset.storage.replication.factor",
+    "status.storage.replication.factor",
 )
 """Settings of the flow's worker that may be given at the top level or per target cluster."""
 
