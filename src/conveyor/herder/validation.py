@@ -169,12 +169,15 @@ def _add_error(values: list[ConfigValue], name: str, message: str) -> None:
 def _check_client_overrides(
     config: Mapping[str, str], values: list[ConfigValue], policy: OverridePolicy, clients: list[ClientType]
 ) -> None:
-    """Each override of a client the tasks use is listed under its full key, with the policy's refusal."""
+    """Each override of a client the tasks use, and each refused override of any client, is listed under
+    its full key, with the refusal."""
     violations = override_violations(policy, config, clients)
     known = {value.name: value for value in values}
-    for client in clients:
+    for client in ClientType:
         for setting, raw in client_overrides(config, client).items():
             key = client.prefix + setting
+            if client not in clients and key not in violations:
+                continue
             value = known.get(key)
             if value is None:
                 value = ConfigValue(key, raw)
