@@ -63,7 +63,11 @@ class UnsafeOverrides:
                     f"'{setting}' {risk.value}: the file must be in a directory of {ALLOWED_PATHS_CONFIG} "
                     "(symlinks and '..' are followed first)"
                 )
-            return None if listed else f"{refused} {unless} or the file in {ALLOWED_PATHS_CONFIG}"
+            return (
+                None
+                if listed
+                else f"{refused} {unless} or the file lies in a directory of {ALLOWED_PATHS_CONFIG}"
+            )
         if risk is Risk.URL:
             if listed and value.strip() in self.urls:
                 return None
