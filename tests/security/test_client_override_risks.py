@@ -317,3 +317,19 @@ def test_a_file_setting_leaving_the_allowed_paths_is_refused(
         errors = validation_errors(client, "FileStreamSource", config)
     assert list(errors) == ["producer.override.ssl.ca.location"], errors
     assert ALLOWED_PATHS in errors["producer.override.ssl.ca.location"][0]
+
+
+@pytest.mark.parametrize("key", ["source.cluster.log.url", "target.cluster.log.url"])
+def test_a_mirror_cluster_url_carrying_a_plugin_library_is_refused_and_never_loaded(
+    client: httpx.Client, library: MarkerLibrary, kafka_bootstrap: str, tmp_path: Path, key: str
+) -> None:
+    """MirrorMaker's connectors open the logs their config names, with the client settings of the URLs."""
+    clusters = {
+        "source.cluster.log.url": f"embedded:{tmp_path / 'source'}",
+        "target.cluster.log.url": f"embedded:{tmp_path / 'target'}",
+        key: f"kafka://{kafka_bootstrap}?plugin.library.paths={library.path}",
+    }
+    config = {"connector.class": "MirrorSourceConnector", "tasks.max": "1", **clusters}
+    message = assert_refused(create(client, "mirror", config), key, client, "mirror")
+    assert "plugin.library.paths" in message
+    assert not library.loaded()

@@ -26,6 +26,7 @@ from conveyor.api.config.infos import config_key_info
 from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.plugins import PluginNotFoundError, load_chain_plugin, load_plugin_class
 from conveyor.runtime.client_overrides import (
+    LOG_URL_SETTING,
     POLICIES,
     ClientType,
     OverridePolicy,
@@ -131,6 +132,7 @@ def validate_connector_config(
     clients = clients_used(config, is_source, exactly_once_enabled)
     _check_client_overrides(config, framework_values, override_policy, clients)
     connector_values = connector.validate(config)
+    _check_log_urls(config, [*framework_values, *connector_values], framework_values, override_policy)
     return _infos(klass, framework, framework_values, connector_values, connector.config())
 
 
@@ -184,6 +186,28 @@ def _check_client_overrides(
                 values.append(value)
             if key in violations:
                 value.add_error(violations[key])
+
+
+def _check_log_urls(
+    config: Mapping[str, str],
+    validated: list[ConfigValue],
+    values: list[ConfigValue],
+    policy: OverridePolicy,
+) -> None:
+    """A connector's own log URLs (MirrorMaker's `source.cluster.log.url`, ...) open Kafka clients with the
+    settings of their query: those the worker refuses as overrides are refused here too, under the key (on
+    its `validated` value, the connector's own winning, else a new one in `values`)."""
+    known = {value.name: value for value in validated}
+    for key, raw in config.items():
+        if not key.endswith(LOG_URL_SETTING) or any(key.startswith(client.prefix) for client in ClientType):
+            continue
+        refusal = policy.unsafe.log_url_refusal(raw)
+        if refusal is not None:
+            value = known.get(key)
+            if value is None:
+                value = ConfigValue(key, raw)
+                values.append(value)
+            value.add_error(refusal)
 
 
 def _preflight_exactly_once(

@@ -94,6 +94,18 @@ class UnsafeOverrides:
         return any(resolved.is_relative_to(directory) for directory in self.paths)
 
 
+def unsafe_settings_in_log_urls(urls: Iterable[str]) -> frozenset[str]:
+    """The unsafe client settings the `kafka://` URLs among `urls` carry, in canonical spelling: what a
+    worker must allow for connectors that open those logs, when their operator wrote them."""
+    return frozenset(
+        canonical_name(setting)
+        for url in urls
+        if url.strip().startswith(KAFKA_URL_PREFIX)
+        for setting, value in _all_settings(KafkaSettings.from_url(url.strip()))
+        if setting_risk(setting, value) is not None
+    )
+
+
 NO_UNSAFE_OVERRIDES = UnsafeOverrides()
 """A worker that allows no unsafe override (the default)."""
 
