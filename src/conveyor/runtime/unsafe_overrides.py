@@ -75,22 +75,21 @@ class UnsafeOverrides:
         return None if listed else f"{refused} {unless}"
 
     def log_url_refusal(self, url: str) -> str | None:
-        """Why a sink may not read the Kafka log at `url`: the first client setting the URL carries that
-        this worker refuses; None if none (an embedded log, or a URL that is not valid, which fails later)."""
-        if not url.strip().startswith(KAFKA_URL_PREFIX):
-            return None
-        try:
-            settings = KafkaSettings.from_url(url.strip())
-        except InvalidLogUrlError:
-            return None
-        for setting, value in _all_settings(settings):
+        """Why a connector may not open the Kafka log at `url` (a sink's consumer log, a MirrorMaker
+        cluster): the first client setting of the URL this worker refuses; None if none."""
+        for setting, value in _log_url_settings(url):
             refusal = self.refusal(setting, value)
             if refusal is not None:
                 return f"The log URL sets {setting}: {refusal}"
         return None
 
     def _inside(self, value: str) -> bool:
-        resolved = Path(value.strip()).resolve()
+        """Whether the file `value` names, its symlinks and `..` followed, lies under an allowed directory
+        (a name that cannot be resolved, with a NUL or a symlink loop, does not)."""
+        try:
+            resolved = Path(value.strip()).resolve()
+        except (OSError, ValueError, RuntimeError):
+            return False
         return any(resolved.is_relative_to(directory) for directory in self.paths)
 
 
@@ -100,8 +99,7 @@ def unsafe_settings_in_log_urls(urls: Iterable[str]) -> frozenset[str]:
     return frozenset(
         canonical_name(setting)
         for url in urls
-        if url.strip().startswith(KAFKA_URL_PREFIX)
-        for setting, value in _all_settings(KafkaSettings.from_url(url.strip()))
+        for setting, value in _log_url_settings(url)
         if setting_risk(setting, value) is not None
     )
 
@@ -110,8 +108,15 @@ NO_UNSAFE_OVERRIDES = UnsafeOverrides()
 """A worker that allows no unsafe override (the default)."""
 
 
-def _all_settings(settings: KafkaSettings) -> list[tuple[str, str]]:
-    """Every client setting of a parsed `kafka://` URL, without its client prefix."""
+def _log_url_settings(url: str) -> list[tuple[str, str]]:
+    """Every client setting a `kafka://` log URL carries, without its client prefix; none for another log,
+    or for a URL that is not valid (refused, saying why, when the log is opened)."""
+    if not url.strip().startswith(KAFKA_URL_PREFIX):
+        return []
+    try:
+        settings = KafkaSettings.from_url(url.strip())
+    except InvalidLogUrlError:
+        return []
     found = list(settings.common.items())
     for per_client in settings.per_client.values():
         found.extend(per_client.items())
@@ -133,9 +138,7 @@ def allowed_oauth_urls(configured: Iterable[str] | None) -> frozenset[str]:
 def refuse_unlisted_oauth_urls(log_url: str, allowed: frozenset[str]) -> None:
     """Refuse a worker whose own Kafka clients would reach an OAuth URL that `allowed` does not list, with
     Kafka's message (its clients refuse to start the same way)."""
-    if not log_url.startswith(KAFKA_URL_PREFIX):
-        return
-    for setting, value in _all_settings(KafkaSettings.from_url(log_url)):
+    for setting, value in _log_url_settings(log_url):
         if canonical_name(setting) in OAUTH_URL_SETTINGS and value.strip() not in allowed:
             raise ConfigError(
                 setting,
