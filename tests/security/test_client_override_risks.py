@@ -333,3 +333,25 @@ def test_a_mirror_cluster_url_carrying_a_plugin_library_is_refused_and_never_loa
     message = assert_refused(create(client, "mirror", config), key, client, "mirror")
     assert "plugin.library.paths" in message
     assert not library.loaded()
+
+
+def test_putting_a_config_with_an_unsafe_override_is_refused(
+    client: httpx.Client, library: MarkerLibrary, files: Path
+) -> None:
+    config = connector_config("producer", files, **{"plugin.library.paths": str(library.path)})
+    response = client.put("/connectors/put-library/config", json=config)
+    assert_refused(response, "producer.override.plugin.library.paths", client, "put-library")
+    assert not library.loaded()
+
+
+def test_patching_an_unsafe_override_into_a_running_connector_is_refused_and_changes_nothing(
+    client: httpx.Client, library: MarkerLibrary, files: Path
+) -> None:
+    config = connector_config("producer", files)
+    assert create(client, "patched", config).status_code == 201
+    patch = {"producer.override.plugin.library.paths": str(library.path)}
+    response = client.patch("/connectors/patched/config", json=patch)
+    assert response.status_code == 400, response.text
+    assert "producer.override.plugin.library.paths" in response.json()["message"]
+    assert "producer.override.plugin.library.paths" not in client.get("/connectors/patched/config").json()
+    assert not library.loaded()

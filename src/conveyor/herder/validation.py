@@ -199,7 +199,8 @@ def _check_log_urls(
     its `validated` value, the connector's own winning, else a new one in `values`)."""
     known = {value.name: value for value in validated}
     for key, raw in config.items():
-        if not key.endswith(LOG_URL_SETTING) or any(key.startswith(client.prefix) for client in ClientType):
+        names_a_log = key == LOG_URL_SETTING or key.endswith(f".{LOG_URL_SETTING}")
+        if not names_a_log or any(key.startswith(client.prefix) for client in ClientType):
             continue
         refusal = policy.unsafe.log_url_refusal(raw)
         if refusal is not None:
