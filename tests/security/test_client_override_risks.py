@@ -29,9 +29,11 @@ WAIT_S = 120.0
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> MarkerLibrary:
-    """What attacks name: it must never be loaded."""
-    return build_marker_library(tmp_path_factory.mktemp("library"))
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MarkerLibrary]:
+    """What attacks name: it must never be loaded, not even after the test that named it."""
+    built = build_marker_library(tmp_path_factory.mktemp("library"))
+    yield built
+    assert not built.loaded(), built.marker.read_text()
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +44,10 @@ def allowed_library(tmp_path_factory: pytest.TempPathFactory) -> MarkerLibrary:
 
 @pytest.fixture(scope="module")
 def listener() -> Iterator[Listener]:
-    """Where attacks point clients: it must never see a connection."""
+    """Where attacks point clients: it must never see a connection, not even after the test that named it."""
     with recording_listener() as started:
         yield started
+        assert started.connections == []
 
 
 @pytest.fixture(scope="module")
