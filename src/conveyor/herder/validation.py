@@ -26,12 +26,12 @@ from conveyor.api.config.infos import config_key_info
 from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.plugins import PluginNotFoundError, load_chain_plugin, load_plugin_class
 from conveyor.runtime.client_overrides import (
-    LOG_URL_SETTING,
     POLICIES,
     ClientType,
     OverridePolicy,
     client_overrides,
     clients_used,
+    log_url_refusals,
     override_violations,
 )
 from conveyor.runtime.connector_config import (
@@ -194,21 +194,16 @@ def _check_log_urls(
     values: list[ConfigValue],
     policy: OverridePolicy,
 ) -> None:
-    """A connector's own log URLs (MirrorMaker's `source.cluster.log.url`, ...) open Kafka clients with the
-    settings of their query: those the worker refuses as overrides are refused here too, under the key (on
-    its `validated` value, the connector's own winning, else a new one in `values`)."""
+    """A connector's own log URLs open Kafka clients with the settings of their query: those the worker
+    refuses as overrides are refused here too, under the key (on its `validated` value, the connector's own
+    winning, else a new one in `values`)."""
     known = {value.name: value for value in validated}
-    for key, raw in config.items():
-        names_a_log = key == LOG_URL_SETTING or key.endswith(f".{LOG_URL_SETTING}")
-        if not names_a_log or any(key.startswith(client.prefix) for client in ClientType):
-            continue
-        refusal = policy.unsafe.log_url_refusal(raw)
-        if refusal is not None:
-            value = known.get(key)
-            if value is None:
-                value = ConfigValue(key, raw)
-                values.append(value)
-            value.add_error(refusal)
+    for key, refusal in log_url_refusals(policy, config).items():
+        value = known.get(key)
+        if value is None:
+            value = ConfigValue(key, config[key])
+            values.append(value)
+        value.add_error(refusal)
 
 
 def _preflight_exactly_once(

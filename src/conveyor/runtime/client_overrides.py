@@ -156,6 +156,29 @@ def override_violations(
     return violations
 
 
+def log_url_refusals(policy: OverridePolicy, config: Mapping[str, str]) -> dict[str, str]:
+    """Each log URL a connector opens itself (a key named `log.url` or ending in `.log.url`, such as
+    MirrorMaker's `source.cluster.log.url`) whose client settings the worker refuses, by key, with why;
+    client overrides are left to `override_violations`."""
+    refusals: dict[str, str] = {}
+    for key, value in config.items():
+        names_a_log = key == LOG_URL_SETTING or key.endswith(f".{LOG_URL_SETTING}")
+        if not names_a_log or any(key.startswith(client.prefix) for client in ClientType):
+            continue
+        refusal = policy.unsafe.log_url_refusal(value)
+        if refusal is not None:
+            refusals[key] = refusal
+    return refusals
+
+
+def refuse_unsafe_log_urls(policy: OverridePolicy, *configs: Mapping[str, str]) -> None:
+    """Fail a connector or task whose stored configs name a log URL the worker refuses (validation should
+    have refused them already)."""
+    refused = {key: why for config in configs for key, why in log_url_refusals(policy, config).items()}
+    if refused:
+        raise ConnectError(f"Log URLs not allowed {refused}")
+
+
 def allowed_overrides(
     policy: OverridePolicy, config: Mapping[str, str], client: ClientType
 ) -> dict[str, str]:
