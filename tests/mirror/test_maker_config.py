@@ -8,6 +8,7 @@ import pytest
 
 from conveyor.connectors.mirror.maker_config import MirrorMakerConfig
 from conveyor.errors import ConfigError
+from conveyor.runtime.worker_config import WorkerConfig
 
 PROPS = {
     "clusters": "A, B",
@@ -81,3 +82,13 @@ def test_the_sink_design_reads_the_source_cluster_and_turns_the_topic_regexes_in
         if regex.fullmatch(t)
     ]
     assert chosen == ["orders", "orders-eu", "orders.internal"]
+
+
+def test_a_flows_worker_lets_its_connectors_use_the_unsafe_settings_of_the_operators_cluster_urls() -> None:
+    """mm2.properties is the operator's: a CA file in a cluster's URL must not make the flow's own
+    connectors refused as unsafe (connectors posted by others still are, for any other setting)."""
+    tls = "kafka://a1:9093?security.protocol=SSL&ssl.ca.location=/etc/ca.pem&consumer.debug=all"
+    (flow,) = MirrorMakerConfig.from_props({**PROPS, "A.log.url": tls}).flows()
+    policy = WorkerConfig.from_props(flow.worker_props).client_override_policy
+    assert policy.unsafe.log_url_refusal(tls) is None
+    assert policy.unsafe.refusal("plugin.library.paths", "/tmp/x.so") is not None

@@ -127,6 +127,26 @@ def test_a_sink_task_whose_consumer_overrides_the_policy_refuses_fails_to_start(
         SinkTaskLoop(spec, LocalTaskControl(), log, RecordingSinkTask())
 
 
+def test_a_source_task_whose_stored_config_holds_an_unsafe_override_fails_to_start(log: Log) -> None:
+    """A config stored before the worker refused it (or by a laxer worker) is refused again here."""
+    spec = task_spec(
+        {"topic": "lines", "producer.override.plugin.library.paths": "/tmp/x.so"}, worker_props(log.url)
+    )
+    with pytest.raises(ConnectError, match=r"plugin\.library\.paths.*loads native code"):
+        SourceTaskLoop(spec, LocalTaskControl(), log, ScriptedSourceTask([]))
+
+
+def test_a_sink_whose_stored_log_url_carries_an_unsafe_setting_fails_before_the_log_is_opened(
+    log: Log,
+) -> None:
+    url = "kafka://127.0.0.1:9?sasl.oauthbearer.token.endpoint.url=http://127.0.0.1:9/token"
+    spec = task_spec(
+        {"topics": "lines", "consumer.override.log.url": url}, worker_props(log.url), kind="sink"
+    )
+    with pytest.raises(ConnectError, match=r"sasl\.oauthbearer\.token\.endpoint\.url"):
+        task_log_url(spec)
+
+
 def test_admin_overrides_join_the_admin_settings_of_a_kafka_log() -> None:
     spec = task_spec(
         {"topic": "lines", "admin.override.request.timeout.ms": "5000", "admin.override.retries": "3"},

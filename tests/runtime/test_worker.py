@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conveyor import __version__
+from conveyor.connectors.mirror.bytes_only import byte_array_converters
 from conveyor.log import Log
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents
@@ -217,6 +218,39 @@ def test_a_connector_that_fails_to_start_is_failed_with_its_trace(placement: Pla
     status = placement.connector_status()
     assert status is not None and status.state == "FAILED" and "topic" in (status.trace or "")
     assert not placement.worker.is_running(NAME)
+
+
+UNSAFE_LOG_URL = "kafka://127.0.0.1:9?plugin.library.paths=/nonexistent/library.so"
+
+
+def test_a_connector_whose_stored_log_url_carries_an_unsafe_setting_is_failed_before_it_starts(
+    placement: Placement, tmp_path: Path
+) -> None:
+    """A config stored before the worker refused it (or by a laxer worker) never reaches a client."""
+    config = {
+        "connector.class": "MirrorSourceConnector",
+        "source.cluster.log.url": UNSAFE_LOG_URL,
+        "target.cluster.log.url": f"embedded:{tmp_path / 'target'}",
+        **byte_array_converters(),
+    }
+    assert not placement.worker.start_connector(NAME, config, TargetState.STARTED)
+    status = placement.connector_status()
+    assert status is not None and status.state == "FAILED"
+    assert "source.cluster.log.url" in (status.trace or "") and "loads native code" in (status.trace or "")
+
+
+def test_a_task_whose_stored_config_names_an_unsafe_log_url_is_failed_before_it_starts(
+    placement: Placement, tmp_path: Path
+) -> None:
+    config = file_source(tmp_path)
+    task_config = {
+        **config,
+        "task.class": "org.apache.kafka.connect.file.FileStreamSourceTask",
+        "target.cluster.log.url": UNSAFE_LOG_URL,
+    }
+    placement.worker.start_task(TASK, config, task_config, TargetState.STARTED)
+    status = placement.wait_for_task("FAILED")
+    assert "target.cluster.log.url" in (status.trace or "") and "loads native code" in (status.trace or "")
 
 
 def test_a_connector_with_a_stopped_target_is_not_started(placement: Placement, tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from conveyor.runtime.client_overrides import (
     OverridePolicy,
     client_overrides,
     clients_used,
+    log_url_refusals,
     override_violations,
 )
 from conveyor.runtime.connector_config import (
@@ -132,6 +133,7 @@ def validate_connector_config(
     clients = clients_used(config, is_source, exactly_once_enabled)
     _check_client_overrides(config, framework_values, override_policy, clients)
     connector_values = connector.validate(config)
+    _check_log_urls(config, [*framework_values, *connector_values], framework_values, override_policy)
     return _infos(klass, framework, framework_values, connector_values, connector.config())
 
 
@@ -170,18 +172,39 @@ def _add_error(values: list[ConfigValue], name: str, message: str) -> None:
 def _check_client_overrides(
     config: Mapping[str, str], values: list[ConfigValue], policy: OverridePolicy, clients: list[ClientType]
 ) -> None:
-    """Each override of a client the tasks use is listed under its full key, with the policy's refusal."""
+    """Each override of a client the tasks use, and each refused override of any client, is listed under
+    its full key, with the refusal."""
     violations = override_violations(policy, config, clients)
     known = {value.name: value for value in values}
-    for client in clients:
+    for client in ClientType:
         for setting, raw in client_overrides(config, client).items():
             key = client.prefix + setting
+            if client not in clients and key not in violations:
+                continue
             value = known.get(key)
             if value is None:
                 value = ConfigValue(key, raw)
                 values.append(value)
             if key in violations:
                 value.add_error(violations[key])
+
+
+def _check_log_urls(
+    config: Mapping[str, str],
+    validated: list[ConfigValue],
+    values: list[ConfigValue],
+    policy: OverridePolicy,
+) -> None:
+    """A connector's own log URLs open Kafka clients with the settings of their query: those the worker
+    refuses as overrides are refused here too, under the key (on its `validated` value, the connector's own
+    winning, else a new one in `values`)."""
+    known = {value.name: value for value in validated}
+    for key, refusal in log_url_refusals(policy, config).items():
+        value = known.get(key)
+        if value is None:
+            value = ConfigValue(key, config[key])
+            values.append(value)
+        value.add_error(refusal)
 
 
 def _preflight_exactly_once(

@@ -1,28 +1,34 @@
 """A connector's client overrides (`producer.override.*`, `consumer.override.*`, `admin.override.*`) and
 the worker's `connector.client.config.override.policy` that allows them, as in Kafka Connect.
 
-The policies are Kafka's: `None` allows no override, `Principal` only the client's principal, `All`
-(the default) every setting. A disallowed override is refused when the connector config is validated,
-with Kafka's message, and again when a task starts (a config written before the policy changed).
+The policies are Kafka's: `None` allows no override, `Principal` only the client's principal, `Allowlist`
+(KIP-1188) the settings `connector.client.config.override.allowlist` names, `All` (the default) every
+setting. Whatever the policy, a setting that would make the worker load code, run a command, read a file
+or reach a URL is refused unless the worker allows it explicitly (`conveyor.runtime.unsafe_overrides`).
+A refused override is refused when the connector config is validated, and again when a task starts (a
+config written before the worker's settings changed).
 """
 
 from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from conveyor.errors import ConfigError, ConnectError
 from conveyor.log.api import IsolationLevel
 from conveyor.log.errors import InvalidConfigError
+from conveyor.runtime.unsafe_overrides import NO_UNSAFE_OVERRIDES, UnsafeOverrides
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 OVERRIDE_POLICY_CONFIG = "connector.client.config.override.policy"
+ALLOWLIST_CONFIG = "connector.client.config.override.allowlist"
+ALLOWLIST = "Allowlist"
 POLICY_PACKAGE = "org.apache.kafka.connect.connector.policy."
 DLQ_TOPIC_CONFIG = "errors.deadletterqueue.topic.name"
 ISOLATION_LEVEL = "isolation.level"
@@ -45,19 +51,31 @@ class ClientType(enum.Enum):
 
 @dataclass(frozen=True)
 class OverridePolicy:
-    """One of Kafka's override policies; `allowed` is None when every setting may be overridden."""
+    """One of Kafka's override policies (`allowed` is None when it allows every setting), with the unsafe
+    settings the worker lets through whatever the policy."""
 
     name: str
     allowed: frozenset[str] | None
+    unsafe: UnsafeOverrides = NO_UNSAFE_OVERRIDES
 
-    def violation(self, setting: str) -> str | None:
-        """Kafka's message for an override of `setting` this policy refuses; None when it allows it."""
+    def violation(self, setting: str, value: str) -> str | None:
+        """Why an override of `setting` with `value` is refused (Kafka's message when the policy refuses
+        it); None when it is allowed."""
+        unsafe = self.unsafe_refusal(setting, value)
+        if unsafe is not None:
+            return unsafe
         if self.allowed is None or setting in self.allowed:
             return None
         return (
             f"The '{self.name}' policy does not allow '{setting}' to be overridden in the connector "
             "configuration."
         )
+
+    def unsafe_refusal(self, setting: str, value: str) -> str | None:
+        """Why `setting` is refused whatever the policy; None if it is safe or the worker allows it."""
+        if setting == LOG_URL_SETTING:
+            return self.unsafe.log_url_refusal(value)
+        return self.unsafe.refusal(setting, value)
 
 
 POLICIES = {
@@ -71,20 +89,26 @@ POLICIES = {
                 {"sasl.jaas.config", "sasl.mechanism", "security.protocol", "sasl.username", "sasl.password"}
             ),
         ),
+        OverridePolicy(ALLOWLIST, frozenset()),
         OverridePolicy("All", None),
     )
 }
 
 
-def override_policy(name: str) -> OverridePolicy:
-    """The policy a worker names by alias (`All`), class name or fully qualified Kafka class name."""
+def override_policy(
+    name: str, allowlist: Iterable[str] = (), unsafe: UnsafeOverrides = NO_UNSAFE_OVERRIDES
+) -> OverridePolicy:
+    """The policy a worker names by alias (`All`), class name or fully qualified Kafka class name; the
+    `Allowlist` policy allows the settings `allowlist` names."""
     alias = name.strip().removeprefix(POLICY_PACKAGE).removesuffix("ConnectorClientConfigOverridePolicy")
     policy = POLICIES.get(alias)
     if policy is None:
         raise ConfigError(
             OVERRIDE_POLICY_CONFIG, name, f"Must be one of {', '.join(POLICIES)} (or their Kafka class names)"
         )
-    return policy
+    if alias == ALLOWLIST:
+        policy = replace(policy, allowed=frozenset(key.strip() for key in allowlist if key.strip()))
+    return replace(policy, unsafe=unsafe)
 
 
 def ensure_override_policy(name: str, value: object) -> None:
@@ -118,14 +142,41 @@ def clients_used(config: Mapping[str, str], is_source: bool, exactly_once: bool)
 def override_violations(
     policy: OverridePolicy, config: Mapping[str, str], clients: list[ClientType]
 ) -> dict[str, str]:
-    """Each override `policy` refuses, by full key (`producer.override.linger.ms`), with Kafka's message."""
+    """Each override `policy` refuses, by full key (`producer.override.linger.ms`), with its message: the
+    overrides of `clients` (those the tasks use), and the unsafe overrides of every client."""
     violations: dict[str, str] = {}
-    for client in clients:
-        for setting in client_overrides(config, client):
-            message = policy.violation(setting)
+    for client in ClientType:
+        for setting, value in client_overrides(config, client).items():
+            if client in clients:
+                message = policy.violation(setting, value)
+            else:
+                message = policy.unsafe_refusal(setting, value)
             if message is not None:
                 violations[client.prefix + setting] = message
     return violations
+
+
+def log_url_refusals(policy: OverridePolicy, config: Mapping[str, str]) -> dict[str, str]:
+    """Each log URL a connector opens itself (a key named `log.url` or ending in `.log.url`, such as
+    MirrorMaker's `source.cluster.log.url`) whose client settings the worker refuses, by key, with why;
+    client overrides are left to `override_violations`."""
+    refusals: dict[str, str] = {}
+    for key, value in config.items():
+        names_a_log = key == LOG_URL_SETTING or key.endswith(f".{LOG_URL_SETTING}")
+        if not names_a_log or any(key.startswith(client.prefix) for client in ClientType):
+            continue
+        refusal = policy.unsafe.log_url_refusal(value)
+        if refusal is not None:
+            refusals[key] = refusal
+    return refusals
+
+
+def refuse_unsafe_log_urls(policy: OverridePolicy, *configs: Mapping[str, str]) -> None:
+    """Fail a connector or task whose stored configs name a log URL the worker refuses (validation should
+    have refused them already)."""
+    refused = {key: why for config in configs for key, why in log_url_refusals(policy, config).items()}
+    if refused:
+        raise ConnectError(f"Log URLs not allowed {refused}")
 
 
 def allowed_overrides(
@@ -134,7 +185,11 @@ def allowed_overrides(
     """The overrides a task's client gets; a task whose connector's overrides the policy refuses fails, as
     Kafka's `Worker` fails it (validation should have refused the config already)."""
     overrides = client_overrides(config, client)
-    refused = [message for setting in overrides if (message := policy.violation(setting)) is not None]
+    refused = [
+        message
+        for setting, value in overrides.items()
+        if (message := policy.violation(setting, value)) is not None
+    ]
     if refused:
         raise ConnectError(f"Client Config Overrides not allowed {refused}")
     return overrides

@@ -15,17 +15,18 @@ CONSUMER_LOG_URL_CONFIG = "consumer.override.log.url"
 def task_log_url(spec: TaskSpec) -> str:
     """The log a task loop runs on: a sink's consumer log when its connector names one, else the worker's.
 
-    Resolved once per task incarnation, so the choice costs nothing per record. The embedded log has no
+    Resolved once per task incarnation, so the choice costs nothing per record. A sink's consumer overrides
+    are checked against the worker's policy before a log they name is opened. The embedded log has no
     admin client settings, so admin overrides reach only a Kafka log.
     """
     url = spec.worker_config.log_url
+    policy = spec.worker_config.client_override_policy
     if spec.kind is TaskKind.SINK:
         override = spec.connector_config.get(CONSUMER_LOG_URL_CONFIG, "").strip()
         if override:
+            allowed_overrides(policy, spec.connector_config, ClientType.CONSUMER)
             url = override
-    admin = allowed_overrides(
-        spec.worker_config.client_override_policy, spec.connector_config, ClientType.ADMIN
-    )
+    admin = allowed_overrides(policy, spec.connector_config, ClientType.ADMIN)
     if admin and url.startswith("kafka://"):
         url = KafkaSettings.from_url(url).with_client_settings("admin", admin).url()
     return url

@@ -22,6 +22,7 @@ from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConne
 from conveyor.errors import ConfigError, ConnectError
 from conveyor.plugins import load_plugin_class
 from conveyor.plugins.task_classes import load_task_class, task_class_name
+from conveyor.runtime.client_overrides import refuse_unsafe_log_urls
 from conveyor.runtime.config_providers import ConfigProviders
 from conveyor.runtime.connector_config import TaskCount
 from conveyor.runtime.control import TargetState
@@ -194,6 +195,7 @@ class Worker:
             self.startups.attempted("connector")
             try:
                 resolved = self.providers.transform(config)
+                refuse_unsafe_log_urls(self.config.client_override_policy, resolved)
                 connector = new_connector(resolved)
                 self._connector_versions[name] = _plugin_version(connector)
                 connector.initialize(WorkerConnectorContext(self, name))
@@ -309,11 +311,13 @@ class Worker:
         self.startups.attempted("task")
         try:
             resolved = self.providers.transform(connector_config)
+            resolved_task = self.providers.transform(task_config)
+            refuse_unsafe_log_urls(self.config.client_override_policy, resolved, resolved_task)
             return TaskSpec(
                 task,
                 TaskKind(connector_type(load_plugin_class(resolved["connector.class"]))),
                 resolved,
-                self.providers.transform(task_config),
+                resolved_task,
                 self.config,
                 task_config_generation,
             )

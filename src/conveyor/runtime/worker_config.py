@@ -27,6 +27,7 @@ from conveyor.api.config import (
 from conveyor.errors import ConfigError
 from conveyor.log.kafka.settings import kafka_url_from_worker_props
 from conveyor.runtime.client_overrides import (
+    ALLOWLIST_CONFIG,
     OVERRIDE_POLICY_CONFIG,
     POLICIES,
     OverridePolicy,
@@ -42,6 +43,14 @@ from conveyor.runtime.ssl_config import (
     SslConfig,
     define_ssl_keys,
     ssl_config,
+)
+from conveyor.runtime.unsafe_overrides import (
+    ALLOWED_PATHS_CONFIG,
+    ALLOWED_UNSAFE_KEYS_CONFIG,
+    ALLOWED_URLS_CONFIG,
+    UnsafeOverrides,
+    allowed_oauth_urls,
+    refuse_unlisted_oauth_urls,
 )
 
 #: Keys Kafka Connect removed or that mean nothing here: accepted with a warning, never a failure.
@@ -225,10 +234,24 @@ def _worker_config_def() -> ConfigDef:
                 "process, once every slot runs a task.")
         .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low)
         .define(OVERRIDE_POLICY_CONFIG, ConfigType.STRING, default="All", importance=medium,
-                validator=LambdaValidator(ensure_override_policy, "One of None, Principal, All"),
+                validator=LambdaValidator(ensure_override_policy, "One of None, Principal, Allowlist, All"),
                 documentation="Which client settings a connector may override (producer.override.*, "
-                "consumer.override.*, admin.override.*): None, Principal (the client's principal) or "
-                "All, or their Kafka class names.")
+                "consumer.override.*, admin.override.*): None, Principal (the client's principal), "
+                f"Allowlist (those {ALLOWLIST_CONFIG} names) or All, or their Kafka class names.")
+        .define(ALLOWLIST_CONFIG, ConfigType.LIST, default=[], importance=medium,
+                documentation="The client settings connectors may override under the Allowlist policy; "
+                "none when empty.")
+        .define(ALLOWED_UNSAFE_KEYS_CONFIG, ConfigType.LIST, default=[], importance=medium,
+                documentation="Client settings that load code, run commands, read files or reach URLs "
+                "which connectors may override all the same (as the policy allows); an OAuth URL must "
+                f"also be listed in {ALLOWED_URLS_CONFIG}.")
+        .define(ALLOWED_PATHS_CONFIG, ConfigType.LIST, default=[], importance=medium,
+                documentation="Directories whose files the file settings of connectors' client overrides "
+                "(ssl.ca.location, ...) may name; symlinks and '..' are resolved first.")
+        .define(ALLOWED_URLS_CONFIG, ConfigType.LIST, default=None, importance=medium,
+                documentation="The OAuth token and JWKS URLs Kafka clients may reach, the worker's and "
+                "connectors' alike (Kafka's JVM property, also read from -D in KAFKA_OPTS); none when "
+                "empty.")
         .define(CONFIG_PROVIDERS_CONFIG, ConfigType.LIST, default=[], importance=low,
                 documentation="Names of the config providers that resolve ${provider:path:key} variables.")
         .define(INTER_WORKER_KEY_TTL_MS, ConfigType.INT, default=3_600_000,
@@ -384,6 +407,11 @@ class WorkerConfig:
             else:
                 log_url = f"embedded:{data_dir / 'log'}"
         warnings.extend(_cluster_warnings(parsed["spark.master"], log_url))
+        oauth_urls = allowed_oauth_urls(parsed[ALLOWED_URLS_CONFIG])
+        refuse_unlisted_oauth_urls(log_url, oauth_urls)
+        unsafe = UnsafeOverrides.of(
+            parsed[ALLOWED_UNSAFE_KEYS_CONFIG], parsed[ALLOWED_PATHS_CONFIG], oauth_urls
+        )
         group_default = "connect-standalone" if standalone else "connect-cluster"
         return cls(
             props=values,
@@ -442,7 +470,9 @@ class WorkerConfig:
             worker_sync_timeout_ms=parsed["worker.sync.timeout.ms"],
             worker_unsync_backoff_ms=parsed["worker.unsync.backoff.ms"],
             scheduled_rebalance_max_delay_ms=parsed["scheduled.rebalance.max.delay.ms"],
-            client_override_policy=override_policy(parsed[OVERRIDE_POLICY_CONFIG]),
+            client_override_policy=override_policy(
+                parsed[OVERRIDE_POLICY_CONFIG], parsed[ALLOWLIST_CONFIG], unsafe
+            ),
             warnings=tuple(warnings),
         )
 

@@ -16,6 +16,12 @@ from conveyor.connectors.mirror.policy import DEFAULT_SEPARATOR, SEPARATOR_CONFI
 from conveyor.connectors.mirror.topic_filter import TOPICS_CONFIG, TOPICS_EXCLUDE_CONFIG, TopicFilter
 from conveyor.errors import ConfigError
 from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
+from conveyor.runtime.unsafe_overrides import (
+    ALLOWED_PATHS_CONFIG,
+    ALLOWED_UNSAFE_KEYS_CONFIG,
+    ALLOWED_URLS_CONFIG,
+    unsafe_settings_in_log_urls,
+)
 
 CLUSTERS_CONFIG = "clusters"
 FLOW_ARROW = "->"
@@ -47,6 +53,9 @@ WORKER_KEYS = (
     "config.storage.replication.factor",
     "offset.storage.replication.factor",
     "status.storage.replication.factor",
+    ALLOWED_UNSAFE_KEYS_CONFIG,
+    ALLOWED_PATHS_CONFIG,
+    ALLOWED_URLS_CONFIG,
 )
 """Settings of the flow's worker that may be given at the top level or per target cluster."""
 
@@ -176,4 +185,13 @@ class MirrorMakerConfig:
             "status.storage.topic": f"mm2-status.{source}.internal",
             **byte_array_converters(),
         }
+        worker.update(_operators_unsafe_settings(worker, [self.log_url(source), self.log_url(target)]))
         return Flow(source, target, worker, connectors)
+
+
+def _operators_unsafe_settings(worker: Mapping[str, str], urls: Sequence[str]) -> dict[str, str]:
+    """The flow worker's allowed unsafe keys, with those of the cluster URLs mm2.properties gives (its
+    connectors open those logs, and they are the operator's settings, not a connector author's)."""
+    listed = [key.strip() for key in worker.get(ALLOWED_UNSAFE_KEYS_CONFIG, "").split(",") if key.strip()]
+    keys = sorted(set(listed) | unsafe_settings_in_log_urls(urls))
+    return {ALLOWED_UNSAFE_KEYS_CONFIG: ",".join(keys)} if keys else {}
