@@ -52,7 +52,7 @@ class PluginMetrics:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._values: dict[MetricName, Callable[[], float]] = {}
+        self._values: dict[MetricName, Callable[[], float | None]] = {}
 
     def metric_name(
         self, name: str, description: str = "", tags: Mapping[str, str] | None = None
@@ -69,8 +69,9 @@ class PluginMetrics:
                 raise ValueError(f"Invalid tag {tag!r} of plugin metric {name!r}")
         return MetricName(name, description, tuple(sorted((k, str(v)) for k, v in given.items())))
 
-    def add_metric(self, metric: MetricName, value: Callable[[], float]) -> None:
-        """Publish ``value()`` under ``metric``; a metric with the same name and tags is an error."""
+    def add_metric(self, metric: MetricName, value: Callable[[], float | None]) -> None:
+        """Publish ``value()`` under ``metric`` (None: not measured yet, published as NaN); a metric with
+        the same name and tags is an error."""
         with self._lock:
             if metric in self._values:
                 raise ValueError(f"Plugin metric {metric.name} {metric.tag_map} is already registered")
@@ -101,7 +102,7 @@ class PluginMetrics:
         ]
 
 
-def _read(value: Callable[[], float]) -> float:
+def _read(value: Callable[[], float | None]) -> float:
     try:
         result = value()
     except Exception:
