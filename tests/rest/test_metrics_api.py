@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
+from tests.worker.connectors import METERED_SOURCE
 
 from waiting import wait_until
 
@@ -45,3 +46,15 @@ def test_metrics_show_the_same_state_and_counts_as_the_connectors_status(
     running = frozenset({**labels, "status": "running"}.items())
     task_status = ("kafka_connect_connector_task_metrics_status", running)
     assert status["tasks"][0]["state"] == "RUNNING" and samples[task_status] == 1
+
+
+def test_a_task_s_own_metrics_are_published_under_plugins_with_its_tags(client: httpx.Client) -> None:
+    name = unique_name("plugin-metrics")
+    create_connector(client, name, {"connector.class": METERED_SOURCE, "tasks.max": "1"})
+    wait_for_status(client, name, "RUNNING", ["RUNNING"])
+    key = (
+        "kafka_connect_plugins_polls_total",
+        frozenset({"connector": name, "task": "0", "table": "orders"}.items()),
+    )
+    polls = wait_until(lambda: _samples(client).get(key), "the task's polls-total published")
+    assert polls >= 1

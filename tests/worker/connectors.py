@@ -284,3 +284,56 @@ class UpperCaseProvider(ConfigProvider):
 
     def get(self, path: str, keys: Set[str] | None = None) -> ConfigData:
         return ConfigData({key: key.upper() + self.suffix for key in keys or ()})
+
+
+METERED_SOURCE = "tests.worker.connectors:MeteredSourceConnector"
+
+
+class MeteredSourceConnector(SourceConnector):
+    """One task that registers its own metrics (KIP-877): polls made, tagged with a `table`; the
+    connector registers one too."""
+
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._props = dict(props)
+        metrics = self.context.plugin_metrics()
+        metrics.add_metric(metrics.metric_name("tables-known", "Tables the connector knows."), lambda: 3)
+
+    def task_class(self) -> type[Task]:
+        return MeteredSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self._props)]
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+    def config(self) -> ConfigDef:
+        return ConfigDef()
+
+
+class MeteredSourceTask(SourceTask):
+    def __init__(self) -> None:
+        self.polls = 0
+        self._stopping = threading.Event()
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        metrics = self.context.plugin_metrics()
+        name = metrics.metric_name("polls-total", "Polls the task made.", {"table": "orders"})
+        metrics.add_metric(name, lambda: self.polls)
+
+    def poll(self) -> list[SourceRecord] | None:
+        self.polls += 1
+        self._stopping.wait(0.05)
+        return None
+
+    def stop(self) -> None:
+        self._stopping.set()

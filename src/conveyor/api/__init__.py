@@ -46,6 +46,7 @@ from conveyor.api.errors import (
     RetriableError,
 )
 from conveyor.api.plugin import Converter, HeaderConverter, Predicate, Transformation
+from conveyor.api.plugin_metrics import MetricName, PluginMetrics
 from conveyor.api.rest_extension import (
     ConnectClusterState,
     ConnectorHealth,
@@ -104,12 +105,14 @@ __all__ = [
     "IllegalWorkerStateError",
     "Importance",
     "LambdaValidator",
+    "MetricName",
     "NonEmptyString",
     "NonEmptyStringWithoutControlChars",
     "NonNullValidator",
     "NotFoundError",
     "OffsetStorageReader",
     "Password",
+    "PluginMetrics",
     "Predicate",
     "Range",
     "Recommender",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from conveyor.api.config import ConfigDef, ConfigValue
 from conveyor.api.errors import ConnectError
+from conveyor.api.plugin_metrics import PluginMetricsHolder
 
 if TYPE_CHECKING:
     from conveyor.api.source import OffsetStorageReader
@@ -36,7 +37,7 @@ class ConnectorTransactionBoundaries(enum.Enum):
     UNSUPPORTED = "UNSUPPORTED"
 
 
-class ConnectorContext(abc.ABC):
+class ConnectorContext(PluginMetricsHolder, abc.ABC):
     """What the runtime offers a running connector; callable from any thread, including its own."""
 
     @abc.abstractmethod

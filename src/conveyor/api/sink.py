@@ -8,6 +8,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Protocol
 
 from conveyor.api.errors import ConnectError
+from conveyor.api.plugin_metrics import PluginMetricsHolder
 from conveyor.api.task import Task
 from conveyor.positions import TopicPartition
 
@@ -32,7 +33,7 @@ class ErrantRecordReporter(abc.ABC):
         """
 
 
-class SinkTaskContext(abc.ABC):
+class SinkTaskContext(PluginMetricsHolder, abc.ABC):
     """What the runtime offers a running sink task; use it from the task's own thread only.
 
     Requests through it (``offset``, ``pause``, ``request_commit``...) take effect at the loop's

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from conveyor.api.errors import ConnectError
+from conveyor.api.plugin_metrics import PluginMetricsHolder
 from conveyor.api.task import Task
 from conveyor.positions import RecordMetadata
 
@@ -69,7 +70,7 @@ class TransactionContext(abc.ABC):
     def abort_transaction(self, record: SourceRecord | None = None) -> None: ...
 
 
-class SourceTaskContext(abc.ABC):
+class SourceTaskContext(PluginMetricsHolder, abc.ABC):
     """What the runtime offers a running source task; use it from the task's own thread."""
 
     @abc.abstractmethod

@@ -14,7 +14,8 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from conveyor.runtime.metric_groups import GROUPS, LABEL_METRICS, MetricGroup, prometheus_name
+from conveyor.runtime.metric_groups import GROUPS, LABEL_METRICS, PLUGINS_GROUP, MetricGroup, prometheus_name
+from conveyor.runtime.task_metrics import PLUGIN_METRICS_KEY
 from conveyor.runtime.worker_metrics import WorkerMetrics
 
 
@@ -51,6 +52,33 @@ class _Families:
         return iter(self._families.values())
 
 
+class _PluginFamilies:
+    """Plugins' own metrics (KIP-877), as `kafka_connect_plugins_<name>`: the runtime's `connector` and
+    `task` labels, then the plugin's tags; series of one name that differ in tags share the union of
+    their label names (a missing one is empty)."""
+
+    def __init__(self) -> None:
+        self._series: dict[str, list[tuple[dict[str, str], float]]] = {}
+        self._descriptions: dict[str, str] = {}
+
+    def add(self, labels: dict[str, str], samples: list[dict[str, Any]]) -> None:
+        for sample in samples:
+            name = prometheus_name(PLUGINS_GROUP, str(sample["name"]))
+            tags = {
+                key.replace("-", "_").replace(".", "_"): str(v) for key, v in sample.get("tags", {}).items()
+            }
+            self._series.setdefault(name, []).append(({**labels, **tags}, _number(sample.get("value"))))
+            self._descriptions.setdefault(name, str(sample.get("description") or name))
+
+    def __iter__(self) -> Iterator[Metric]:
+        for name, series in self._series.items():
+            label_names = list(dict.fromkeys(key for labels, _ in series for key in labels))
+            family = GaugeMetricFamily(name, self._descriptions[name], labels=label_names)
+            for labels, value in series:
+                family.add_metric([labels.get(key, "") for key in label_names], value)
+            yield family
+
+
 class ConnectCollector(Collector):
     """Collects `snapshot()` (a worker's metrics) into Prometheus families at each scrape."""
 
@@ -67,12 +95,17 @@ class ConnectCollector(Collector):
         _add_all(families, rebalance, {}, vars(metrics.rebalance), underscores=True)
         for info in metrics.connectors:
             _add_all(families, connector, {"connector": info.name}, vars(info), underscores=True)
+        plugins = _PluginFamilies()
         for task in metrics.tasks:
             labels = {"connector": task.connector, "task": str(task.task)}
             values = {"status": task.status, **task.values}
             for group in task_groups:
                 _add_all(families, group, labels, values)
+            plugins.add(labels, values.get(PLUGIN_METRICS_KEY, []))
+        for info in metrics.connectors:
+            plugins.add({"connector": info.name}, info.plugin_metrics)
         yield from families
+        yield from plugins
 
 
 def _add_all(

@@ -16,6 +16,8 @@ TASK_GROUP = "connector-task-metrics"
 SOURCE_GROUP = "source-task-metrics"
 SINK_GROUP = "sink-task-metrics"
 ERROR_GROUP = "task-error-metrics"
+PLUGINS_GROUP = "plugins"
+"""Plugins' own metrics (KIP-877): `kafka.connect:type=plugins,connector=..,task=..,<plugin tags>`."""
 
 
 @dataclass(frozen=True)

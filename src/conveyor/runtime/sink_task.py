@@ -51,7 +51,7 @@ from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRec
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
-from conveyor.runtime.task_metrics import SinkTaskMetrics
+from conveyor.runtime.task_metrics import SinkTaskMetrics, with_plugin_metrics
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 
@@ -541,4 +541,5 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.state_reporter(self.state, self._metric_values, force)
 
     def _metric_values(self) -> dict[str, Any]:
-        return {**self.metrics.snapshot(), **self.errors.metrics(), "records-lag": self._records_lag()}
+        values = {**self.metrics.snapshot(), **self.errors.metrics(), "records-lag": self._records_lag()}
+        return with_plugin_metrics(values, self.context)

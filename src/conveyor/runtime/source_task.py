@@ -43,7 +43,7 @@ from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_generation import verify_task_generation
-from conveyor.runtime.task_metrics import SourceTaskMetrics
+from conveyor.runtime.task_metrics import SourceTaskMetrics, with_plugin_metrics
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 from conveyor.runtime.transactions import TransactionRequests
@@ -89,6 +89,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     def __init__(self, spec: TaskSpec, control: TaskControl, log: Log, task: SourceTask) -> None:
         self.spec = spec
         self.control = control
+        self.context: RuntimeSourceTaskContext | None = None
         self.log = log
         self.task = task
         config, worker = spec.connector_config, spec.worker_config
@@ -178,7 +179,8 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     def _initialize_task(self) -> None:
         built_with_overrides(ClientType.CONSUMER, self.offsets_consumer.overrides, self.offsets.start)
         reader = StoreOffsetStorageReader(self.offsets, self.connector)
-        self.task.initialize(RuntimeSourceTaskContext(self.spec.task_config, reader, self.requests))
+        self.context = RuntimeSourceTaskContext(self.spec.task_config, reader, self.requests)
+        self.task.initialize(self.context)
 
     def _log_client(self) -> Closeable:
         return self.producer
@@ -393,4 +395,5 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.reporter(self.state, self._metric_values, force)
 
     def _metric_values(self) -> dict[str, Any]:
-        return {**self.metrics.snapshot(), **self.counters, **self.errors.metrics()}
+        values = {**self.metrics.snapshot(), **self.counters, **self.errors.metrics()}
+        return with_plugin_metrics(values, self.context)

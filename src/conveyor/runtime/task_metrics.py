@@ -10,9 +10,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from conveyor.api.plugin_metrics import PluginMetricsHolder
 from conveyor.runtime.sampled_stats import DEFAULT_WINDOW, Clock, MetricWindow, SampledStat
 
 MetricValues = dict[str, Any]
+
+PLUGIN_METRICS_KEY = "plugin-metrics"
+"""Where a task's report carries the samples of its plugin's own metrics (KIP-877)."""
 
 
 def _round(value: float | None) -> float | None:
@@ -219,3 +223,11 @@ class SinkTaskMetrics(TaskMetrics):
             "put-batch-max-time-ms": _round(self._put_ms.max()),
             "put-batch-avg-time-ms": _round(self._put_ms.avg()),
         }
+
+
+def with_plugin_metrics(values: MetricValues, context: PluginMetricsHolder | None) -> MetricValues:
+    """``values`` and, when the task registered any, the samples of its own metrics."""
+    samples = context.plugin_metric_samples() if context is not None else []
+    if samples:
+        values[PLUGIN_METRICS_KEY] = samples
+    return values

@@ -34,6 +34,7 @@ class ConnectorMetrics:
     connector_class: str = ""
     connector_type: str = "unknown"
     connector_version: str = ""
+    plugin_metrics: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

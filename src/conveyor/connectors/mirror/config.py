@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from conveyor.api import ConfigDef, ConfigType, Importance, Range
+from conveyor.api import ConfigDef, ConfigType, Importance, LambdaValidator, Range
 from conveyor.connectors.mirror.clusters import (
     SOURCE_PREFIX,
     TARGET_PREFIX,
@@ -19,6 +19,10 @@ from conveyor.connectors.mirror.policy import (
     SEPARATOR_CONFIG,
     ReplicationPolicy,
     replication_policy,
+)
+from conveyor.connectors.mirror.replication_metrics import (
+    METRIC_NAMES_FORMATS_CONFIG,
+    check_metric_names_formats,
 )
 from conveyor.connectors.mirror.topic_filter import (
     DEFAULT_TOPICS,
@@ -149,6 +153,15 @@ SOURCE_CONFIG_DEF = (
         validator=Range.at_least(1),
         importance=Importance.LOW,
         documentation="How often, in seconds, to look for new topics.",
+    )
+    .define(
+        METRIC_NAMES_FORMATS_CONFIG,
+        ConfigType.STRING,
+        default="legacy",
+        validator=LambdaValidator(check_metric_names_formats, "legacy, new, or legacy,new"),
+        importance=Importance.LOW,
+        documentation="Kafka's metric name formats (KIP-1280); Conveyor publishes the new names "
+        "(kafka.connect:type=plugins) whatever this says.",
     )
     .define(
         HEARTBEATS_REPLICATION_CONFIG,

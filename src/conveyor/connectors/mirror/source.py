@@ -35,6 +35,7 @@ from conveyor.connectors.mirror.remote_topics import (
     parse_partitions,
     replicable_partitions,
 )
+from conveyor.connectors.mirror.replication_metrics import ReplicationMetrics, batch_bytes
 from conveyor.data import OPTIONAL_BYTES_SCHEMA, Header, SourceRecord
 from conveyor.log import Consumer, Log, TopicPartition, open_log
 
@@ -151,6 +152,7 @@ class MirrorSourceTask(SourceTask):
         self._remote: dict[str, str] = {}
         self._target: Log | None = None
         self._syncs: DownstreamOffsetSyncs | None = None
+        self._replication: ReplicationMetrics | None = None
 
     def version(self) -> str:
         return __version__
@@ -169,6 +171,9 @@ class MirrorSourceTask(SourceTask):
         if settings.emit_offset_syncs:
             self._target = open_log(settings.target_url)
             self._syncs = DownstreamOffsetSyncs(self._target, settings)
+        self._replication = ReplicationMetrics(
+            self.context.plugin_metrics(), settings.source_alias, settings.target_alias
+        )
         self._keys = {p: source_partition(settings.source_alias, p) for p in partitions}
         self._remote = {p.topic: settings.remote_topic(p.topic) for p in partitions}
         stored = self.context.offset_storage_reader().offsets(list(self._keys.values()))
@@ -187,6 +192,10 @@ class MirrorSourceTask(SourceTask):
             remote, partition = self._remote[batch.topic], batch.partition
             if self._syncs is not None and batch.offsets:
                 self._syncs.returned(source, batch.offsets[-1])
+            if self._replication is not None:
+                self._replication.read(
+                    remote, partition, batch_bytes(batch.keys, batch.values), batch.timestamps
+                )
             for offset, record_key, value, headers, timestamp in zip(
                 batch.offsets, batch.keys, batch.values, batch.headers, batch.timestamps, strict=True
             ):
@@ -212,6 +221,8 @@ class MirrorSourceTask(SourceTask):
         """The records returned so far are in the target: write the offset syncs that are due."""
         if self._syncs is not None:
             self._syncs.committed()
+        if self._replication is not None:
+            self._replication.committed()
 
     def stop(self) -> None:
         for closeable in (self._syncs, self._consumer, self._log, self._target):
