@@ -12,6 +12,7 @@ _FILE = "conveyor.connectors.file"
 _JAVA_FILE_PACKAGE = "org.apache.kafka.connect.file"
 _MIRROR = "conveyor.connectors.mirror"
 _JAVA_MIRROR_PACKAGE = "org.apache.kafka.connect.mirror"
+_POSTGRES = "conveyor.connectors.postgres"
 
 BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_FILE_PACKAGE}.FileStreamSourceConnector": f"{_FILE}.source:FileStreamSourceConnector",
@@ -22,6 +23,7 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointConnector": f"{_MIRROR}.checkpoint:MirrorCheckpointConnector",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatConnector": f"{_MIRROR}.heartbeat:MirrorHeartbeatConnector",
     "MirrorSinkConnector": f"{_MIRROR}.sink:MirrorSinkConnector",
+    "io.confluent.connect.jdbc.JdbcSourceConnector": f"{_POSTGRES}.jdbc_source:JdbcSourceConnector",
 }
 
 BUILTIN_TASKS: dict[str, str] = {
@@ -30,6 +32,7 @@ BUILTIN_TASKS: dict[str, str] = {
     f"{_JAVA_MIRROR_PACKAGE}.MirrorSourceTask": f"{_MIRROR}.source:MirrorSourceTask",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointTask": f"{_MIRROR}.checkpoint:MirrorCheckpointTask",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatTask": f"{_MIRROR}.heartbeat:MirrorHeartbeatTask",
+    "io.confluent.connect.jdbc.source.JdbcSourceTask": f"{_POSTGRES}.jdbc_source:JdbcSourceTask",
 }
 """Task classes by the Java name Kafka Connect writes in ``task.class``, so that task configs written by
 either runtime name a task both can run."""
