@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from conveyor.connectors.postgres.jdbc_tables import TableId
-from conveyor.errors import ConnectError
+from conveyor.errors import BadRequestError
 
 TABLE_KEY: Final = "table"
 PROTOCOL_KEY: Final = "protocol"
@@ -68,7 +68,7 @@ class JdbcOffset:
 
     @classmethod
     def from_map(cls, offset: Mapping[str, Any] | None) -> JdbcOffset:
-        """The offset a map holds; raises :class:`ConnectError` saying which field is wrong."""
+        """The offset a map holds; raises :class:`BadRequestError` saying which field is wrong."""
         check_offset(offset)
         if not offset:
             return cls()
@@ -88,40 +88,40 @@ class JdbcOffset:
 
 
 def check_offset(offset: Mapping[str, Any] | None) -> None:
-    """Raise :class:`ConnectError` unless ``offset`` is null or a Confluent JDBC offset."""
+    """Raise :class:`BadRequestError` (a 400) unless ``offset`` is null or a Confluent JDBC offset."""
     if offset is None:
         return
     known = {INCREMENTING_FIELD, TIMESTAMP_FIELD, TIMESTAMP_NANOS_FIELD}
     unknown = sorted(set(offset) - known)
     if unknown:
-        raise ConnectError(
+        raise BadRequestError(
             f"The JDBC source's offsets hold only {', '.join(sorted(known))}; "
             f"unknown key(s): {', '.join(unknown)}"
         )
     for field in known:
         value = offset.get(field)
         if value is not None and not (isinstance(value, int) and not isinstance(value, bool)):
-            raise ConnectError(
+            raise BadRequestError(
                 f"The value for the '{field}' key in the offset is expected to be a Long value"
             )
     nanos = offset.get(TIMESTAMP_NANOS_FIELD)
     if nanos is not None:
         if offset.get(TIMESTAMP_FIELD) is None:
-            raise ConnectError(f"An offset with '{TIMESTAMP_NANOS_FIELD}' needs '{TIMESTAMP_FIELD}' too")
+            raise BadRequestError(f"An offset with '{TIMESTAMP_NANOS_FIELD}' needs '{TIMESTAMP_FIELD}' too")
         if not 0 <= nanos < _NANOS_PER_SECOND:
-            raise ConnectError(
+            raise BadRequestError(
                 f"'{TIMESTAMP_NANOS_FIELD}' must be the nanoseconds within the second: 0 to 999999999"
             )
 
 
 def check_partition(partition: Mapping[str, Any] | None) -> None:
-    """Raise :class:`ConnectError` unless ``partition`` names a table or the query as Confluent's do."""
+    """Raise :class:`BadRequestError` unless ``partition`` names a table or the query as Confluent's do."""
     if partition is None:
-        raise ConnectError("Partition objects cannot be null")
+        raise BadRequestError("Partition objects cannot be null")
     if dict(partition) == QUERY_PARTITION:
         return
     if not isinstance(partition.get(TABLE_KEY), str):
-        raise ConnectError(
+        raise BadRequestError(
             f"Partition objects should contain the key '{TABLE_KEY}' naming a table (\"schema.table\") "
             f"with '{PROTOCOL_KEY}': '{PROTOCOL_V1}', or be {{\"{QUERY_KEY}\": \"{QUERY_VALUE}\"}}"
         )
