@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import itertools
-import zoneinfo
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -24,7 +23,7 @@ from typing import Any, Final
 import psycopg2.extensions
 from psycopg2 import sql
 
-from conveyor.connectors.postgres.jdbc_offsets import JdbcOffset
+from conveyor.connectors.postgres.jdbc_offsets import INCREMENTING_FIELD, JdbcOffset
 from conveyor.connectors.postgres.jdbc_source_config import (
     INCREMENTING_COLUMN_NAME_CONFIG,
     TIMESTAMP_COLUMN_NAME_CONFIG,
@@ -32,7 +31,13 @@ from conveyor.connectors.postgres.jdbc_source_config import (
     Mode,
 )
 from conveyor.connectors.postgres.jdbc_tables import TableId
-from conveyor.connectors.postgres.jdbc_types import ColumnDescription, RowMapping, resolve_type, row_mapping
+from conveyor.connectors.postgres.jdbc_types import (
+    ColumnDescription,
+    RowMapping,
+    resolve_type,
+    row_mapping,
+    time_zone,
+)
 from conveyor.connectors.postgres.types import PgType
 from conveyor.data import SourceRecord
 from conveyor.errors import ConnectError
@@ -174,7 +179,7 @@ class TableQuerier:
         self.offset = offset
         self._committed_offset = offset
         self._settings = settings
-        self._zone = zoneinfo.ZoneInfo(settings.db_timezone)
+        self._zone = time_zone(settings.db_timezone)
         self.last_update = 0.0
         self._cursor: Any = None
         self._connection: psycopg2.extensions.connection | None = None
@@ -256,7 +261,7 @@ class TableQuerier:
         if not rows:
             return [], True
         mapping = self._row_mapping()
-        structs = _structs(mapping, rows)
+        structs = mapping.structs(rows)
         offsets = self._offsets(rows)
         records = SourceRecord.for_values(
             self.spec.topic,
@@ -267,20 +272,29 @@ class TableQuerier:
         )
         return records, len(rows) < max_rows
 
-    def _offsets(self, rows: Sequence[Sequence[Any]]) -> list[Mapping[str, Any] | None]:
+    def _offsets(self, rows: Sequence[Sequence[Any]]) -> Sequence[Mapping[str, Any] | None]:
+        """Each row's offset map, and the querier's offset moved to the last row's."""
         if self.spec.mode is Mode.BULK:
             return [None] * len(rows)
+        index = self._incrementing_index
+        incrementing: list[int | None] = [None] * len(rows)
+        if index is not None:
+            column = [row[index] for row in rows]
+            incrementing = (
+                column if all(type(v) is int for v in column) else [_incrementing(v) for v in column]
+            )
+        if not self._timestamp_indexes:
+            self.offset = JdbcOffset(incrementing[-1], None)
+            return [{INCREMENTING_FIELD: value} for value in incrementing]
         offsets: list[Mapping[str, Any] | None] = []
-        incrementing_index, timestamp_indexes = self._incrementing_index, self._timestamp_indexes
         offset = self.offset
-        for row in rows:
-            incrementing = _incrementing(row[incrementing_index]) if incrementing_index is not None else None
+        for row, value in zip(rows, incrementing, strict=True):
             timestamp = None
-            for index in timestamp_indexes:
-                if row[index] is not None:
-                    timestamp = self._instant(row[index])
+            for position in self._timestamp_indexes:
+                if row[position] is not None:
+                    timestamp = self._instant(row[position])
                     break
-            offset = JdbcOffset(incrementing, timestamp)
+            offset = JdbcOffset(value, timestamp)
             offsets.append(offset.to_map())
         self.offset = offset
         return offsets
@@ -337,15 +351,6 @@ class TableQuerier:
                 connection.commit()
             except psycopg2.Error:
                 pass
-
-
-def _structs(mapping: RowMapping, rows: Sequence[Sequence[Any]]) -> list[Any]:
-    from conveyor.data import Struct
-
-    schema = mapping.schema
-    unchecked = Struct.unchecked
-    values = mapping.values
-    return [unchecked(schema, values(row)) for row in rows]
 
 
 def _incrementing(value: Any) -> int:

@@ -25,7 +25,7 @@ from conveyor.connectors.postgres.types import (
     builtin_type,
     parse_money,
 )
-from conveyor.data import Date, Decimal, Schema, SchemaBuilder, Time, Timestamp, Type
+from conveyor.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
 
 logger = logging.getLogger(__name__)
 
@@ -134,10 +134,14 @@ def _integer_schema(precision: int) -> Schema:
 
 
 def _rescale(scale: int) -> ValueStep:
+    """Give a decimal exactly ``scale`` digits after the point, as a Connect Decimal needs (PostgreSQL
+    already sends a declared scale's digits, so this is mostly a check)."""
     exponent = decimal.Decimal(1).scaleb(-scale)
     context = decimal.Context(prec=1000)
 
     def rescaled(value: decimal.Decimal) -> decimal.Decimal:
+        if value.as_tuple().exponent == -scale:
+            return value
         return value.quantize(exponent, context=context)
 
     return rescaled
@@ -219,14 +223,19 @@ class RowMapping:
     """(field index, step) for the fields whose psycopg2 value needs one."""
     all_kept: bool
 
-    def values(self, row: Sequence[Any]) -> list[Any]:
-        """The field values of ``row``, in field order."""
-        values = list(row) if self.all_kept else [row[index] for index in self.kept]
+    def structs(self, rows: Sequence[Sequence[Any]]) -> list[Struct]:
+        """The Struct value of each row: columns that need a step are converted column by column, and
+        the structs built without validation (the values are what the schema says by construction)."""
+        if not rows:
+            return []
+        columns: list[Any] = list(zip(*rows, strict=True))
+        if not self.all_kept:
+            columns = [columns[index] for index in self.kept]
         for index, step in self.steps:
-            value = values[index]
-            if value is not None:
-                values[index] = step(value)
-        return values
+            columns[index] = [None if value is None else step(value) for value in columns[index]]
+        schema = self.schema
+        unchecked = Struct.unchecked
+        return [unchecked(schema, list(values)) for values in zip(*columns, strict=True)]
 
 
 def row_mapping(
@@ -238,7 +247,7 @@ def row_mapping(
 ) -> RowMapping:
     """The mapping of rows with these columns into a struct called ``struct_name`` (Confluent names it
     after the table, and leaves a query's unnamed); ``where`` names the table or query in warnings."""
-    zone = zoneinfo.ZoneInfo(zone_name)
+    zone = time_zone(zone_name)
     builder = SchemaBuilder.struct()
     if struct_name:
         builder = builder.name(struct_name)
@@ -260,6 +269,11 @@ def row_mapping(
         kept.append(index)
         builder = builder.field(column.name, field.schema)
     return RowMapping(builder.build(), tuple(kept), tuple(steps), len(kept) == len(columns))
+
+
+def time_zone(name: str) -> dt.tzinfo:
+    """The zone called ``name``; UTC as ``datetime.UTC``, which attaches faster than a ``ZoneInfo``."""
+    return dt.UTC if name.upper() in ("UTC", "Z", "ETC/UTC") else zoneinfo.ZoneInfo(name)
 
 
 def resolve_type(oid: int, catalog: Mapping[int, PgType]) -> PgType | None:
