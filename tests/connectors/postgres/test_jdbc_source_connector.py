@@ -115,6 +115,12 @@ def test_a_valid_config_has_no_errors(database: PostgresAddress) -> None:
         ({"mode": "bulk", "numeric.mapping": "exact"}, "numeric.mapping", "String must be one of"),
         ({"mode": "bulk", "table.types": "TABLE,SYNONYM"}, "table.types", "Unknown table type"),
         ({"mode": "bulk", "db.timezone": "Mars/Olympus"}, "db.timezone", "time zone"),
+        ({"mode": "bulk", "connection.url": ""}, "connection.url", "jdbc:postgresql://"),
+        (
+            {"mode": "bulk", "connection.url": "jdbc:mysql://db/shop"},
+            "connection.url",
+            "not a PostgreSQL JDBC URL",
+        ),
     ],
 )
 def test_config_errors_name_the_key(

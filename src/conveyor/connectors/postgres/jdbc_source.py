@@ -50,6 +50,7 @@ from conveyor.connectors.postgres.jdbc_querier import (
     table_columns,
 )
 from conveyor.connectors.postgres.jdbc_source_config import (
+    CONNECTION_URL_CONFIG,
     JDBC_SOURCE_CONFIG,
     MODE_CONFIG,
     QUERY_CONFIG,
@@ -245,7 +246,11 @@ class JdbcSourceConnector(SourceConnector):
         if any(value.errors for value in values):
             return values
         by_name = {value.name: value for value in values}
-        settings = JdbcSourceSettings.parse(connector_configs)
+        try:
+            settings = JdbcSourceSettings.parse(connector_configs)
+        except ConfigError as error:
+            by_name[error.name or CONNECTION_URL_CONFIG].errors.append(str(error))
+            return values
         errors = offline_errors(settings)
         unknown = unknown_table_types(settings.table_types)
         if unknown:
