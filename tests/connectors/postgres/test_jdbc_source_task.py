@@ -11,6 +11,7 @@ from tests.connectors.connector_contexts import DictOffsetStorageReader
 from tests.connectors.postgres.databases import execute, fresh_database
 from tests.connectors.postgres.jdbc_support import commit_last, drain, jdbc_config, started_task, values
 
+from conveyor.api import ConnectError
 from conveyor.connectors.postgres.connection import PostgresAddress
 from conveyor.data import Decimal, Schema, Timestamp, Type
 from conveyor.postgres_server import PostgresServer
@@ -272,3 +273,11 @@ def test_columns_of_types_without_a_mapping_are_left_out(database: PostgresAddre
     (record,) = started_task(jdbc_config(database, mode="bulk", **{"table.whitelist": "shapes"})).poll() or []
     assert [f.name for f in record.value.schema.fields] == ["id", "name"]
     assert record.value.get("name") == "x"
+
+
+def test_a_numeric_nan_fails_saying_how_to_map_it(database: PostgresAddress) -> None:
+    execute(database, "CREATE TABLE amounts (id serial PRIMARY KEY, amount numeric(5,2))")
+    execute(database, "INSERT INTO amounts (amount) VALUES ('NaN')")
+    task = started_task(jdbc_config(database, mode="bulk", **{"table.whitelist": "amounts"}))
+    with pytest.raises(ConnectError, match=r"numeric\.mapping=best_fit"):
+        task.poll()

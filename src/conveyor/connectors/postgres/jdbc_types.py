@@ -26,6 +26,7 @@ from conveyor.connectors.postgres.types import (
     parse_money,
 )
 from conveyor.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
+from conveyor.errors import ConnectError
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +121,7 @@ def numeric_field(modifier: int, numeric: NumericMapping) -> tuple[Schema, Value
             return Schema(Type.FLOAT64), float
     decimal_scale = scale if declared else NUMERIC_TYPE_SCALE_HIGH
     schema = Decimal.builder(decimal_scale).parameter(DECIMAL_PRECISION_PARAMETER, str(precision)).build()
-    return schema, _rescale(decimal_scale)
+    return schema, _finite if declared else _rescale(decimal_scale)
 
 
 def _integer_schema(precision: int) -> Schema:
@@ -134,17 +135,26 @@ def _integer_schema(precision: int) -> Schema:
 
 
 def _rescale(scale: int) -> ValueStep:
-    """Give a decimal exactly ``scale`` digits after the point, as a Connect Decimal needs (PostgreSQL
-    already sends a declared scale's digits, so this is mostly a check)."""
+    """Give a decimal of a ``numeric`` without a declared scale exactly ``scale`` digits after the point,
+    as a Connect Decimal needs."""
     exponent = decimal.Decimal(1).scaleb(-scale)
     context = decimal.Context(prec=1000)
 
     def rescaled(value: decimal.Decimal) -> decimal.Decimal:
-        if value.as_tuple().exponent == -scale:
-            return value
-        return value.quantize(exponent, context=context)
+        return _finite(value).quantize(exponent, context=context)
 
     return rescaled
+
+
+def _finite(value: decimal.Decimal) -> decimal.Decimal:
+    """``value``, which PostgreSQL already sends with its column's declared scale, unless it is NaN or
+    infinite, which a Connect Decimal cannot hold."""
+    if not value.is_finite():
+        raise ConnectError(
+            f"numeric value {value} cannot be written as a Connect Decimal: map the column to a float "
+            "(numeric.mapping=best_fit) or leave such values out with a query"
+        )
+    return value
 
 
 def _localized(zone: dt.tzinfo) -> ValueStep:
@@ -233,9 +243,7 @@ class RowMapping:
             columns = [columns[index] for index in self.kept]
         for index, step in self.steps:
             columns[index] = [None if value is None else step(value) for value in columns[index]]
-        schema = self.schema
-        unchecked = Struct.unchecked
-        return [unchecked(schema, list(values)) for values in zip(*columns, strict=True)]
+        return Struct.unchecked_many(self.schema, map(list, zip(*columns, strict=True)))
 
 
 def row_mapping(
