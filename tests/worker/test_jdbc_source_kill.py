@@ -53,7 +53,7 @@ def writer(database: PostgresAddress) -> Iterator[threading.Thread]:
                 "INSERT INTO orders (item) SELECT 'item-' || n FROM generate_series(%s, %s) AS n",
                 params=(first, last),
             )
-            time.sleep(0.02)
+            time.sleep(0.05)
 
     thread = threading.Thread(target=write, daemon=True)
     yield thread
