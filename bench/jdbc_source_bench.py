@@ -165,19 +165,32 @@ def task_in_loop(address: PostgresAddress, batch: int, rows: int, log_dir: Path)
     return task.returned
 
 
-def timed(run: Any, *arguments: Any) -> tuple[float, int]:
-    started = time.perf_counter()
+def timed(run: Any, *arguments: Any) -> tuple[float, float, int]:
+    """Wall seconds, this process's CPU seconds (every thread's), and what ``run`` returned."""
+    started, cpu_started = time.perf_counter(), time.process_time()
     count = run(*arguments)
-    return time.perf_counter() - started, count
+    return time.perf_counter() - started, time.process_time() - cpu_started, count
 
 
-def report(rows: int, rounds: int, batch: int, seconds: Mapping[str, Sequence[float]]) -> None:
+def report(
+    rows: int,
+    rounds: int,
+    batch: int,
+    seconds: Mapping[str, Sequence[float]],
+    cpu: Mapping[str, Sequence[float]],
+) -> None:
     baseline = statistics.median(seconds[BASELINE])
-    print(f"{rows} rows, batch.max.rows={batch}; rows/s, median of {rounds} rounds (each round's seconds)")
+    print(
+        f"{rows} rows, batch.max.rows={batch}; median of {rounds} rounds: rows/s (wall), its ratio to the "
+        "SELECT's, and CPU us per row in this process (each round's wall seconds)"
+    )
     for name, values in seconds.items():
         median = statistics.median(values)
         each = ", ".join(f"{value:.2f}" for value in values)
-        print(f"  {name:52s} {rows / median:>10,.0f}  x{baseline / median:.2f} of the SELECT  ({each})")
+        cpu_us = statistics.median(cpu[name]) * 1e6 / rows
+        print(
+            f"  {name:52s} {rows / median:>10,.0f}  x{baseline / median:.2f}  {cpu_us:6.2f} us/row  ({each})"
+        )
 
 
 def main() -> None:
@@ -187,6 +200,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=10_000)
     arguments = parser.parse_args()
     seconds: dict[str, list[float]] = {BASELINE: [], TASK: [], LOOP: []}
+    cpu: dict[str, list[float]] = {BASELINE: [], TASK: [], LOOP: []}
     with PostgresServer() as server, tempfile.TemporaryDirectory(prefix="jdbc-bench-") as directory:
         admin = connect(PostgresAddress(server.host, server.port, "postgres", server.user, server.password))
         admin.autocommit = True
@@ -204,11 +218,12 @@ def main() -> None:
             order = list(runs) if round_number % 2 == 0 else list(reversed(runs))
             for name in order:
                 run, *rest = runs[name]
-                elapsed, count = timed(run, *rest)
+                elapsed, cpu_seconds, count = timed(run, *rest)
                 if count != arguments.rows:
                     raise SystemExit(f"{name} read {count} rows, not {arguments.rows}")
                 seconds[name].append(elapsed)
-    report(arguments.rows, arguments.rounds, arguments.batch, seconds)
+                cpu[name].append(cpu_seconds)
+    report(arguments.rows, arguments.rounds, arguments.batch, seconds, cpu)
 
 
 if __name__ == "__main__":
