@@ -264,3 +264,25 @@ def test_the_plugin_is_listed_under_confluents_class_name(client: httpx.Client) 
     assert {"class": "io.confluent.connect.jdbc.JdbcSourceConnector", "type": "source"}.items() <= next(
         p for p in plugins if p["class"] == "io.confluent.connect.jdbc.JdbcSourceConnector"
     ).items()
+
+
+def test_a_table_created_while_running_is_copied_too(
+    worker: StandaloneWorker, client: httpx.Client, database: PostgresAddress
+) -> None:
+    prefix = unique("grow").replace("-", "_")
+    first, second = f"{prefix}_a", f"{prefix}_b"
+    execute(database, f"CREATE TABLE {first} (id serial PRIMARY KEY, item text NOT NULL)")
+    insert(database, first, 1, 3)
+    settings = {
+        "table.include.list": f"public\\.{prefix}_.*",
+        "table.poll.interval.ms": "500",
+        "topic.prefix": "grow-",
+    }
+    connector = unique("jdbc")
+    create_connector(client, connector, jdbc_source(database, mode="incrementing", **settings))
+    wait_for_items(worker, f"grow-{first}", 3)
+
+    execute(database, f"CREATE TABLE {second} (id serial PRIMARY KEY, item text NOT NULL)")
+    insert(database, second, 1, 4)
+
+    assert wait_for_items(worker, f"grow-{second}", 4) == expected(1, 4)
