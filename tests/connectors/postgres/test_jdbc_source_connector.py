@@ -117,6 +117,17 @@ def test_a_valid_config_has_no_errors(database: PostgresAddress) -> None:
         ({"mode": "bulk", "db.timezone": "Mars/Olympus"}, "db.timezone", "time zone"),
         ({"mode": "bulk", "connection.url": ""}, "connection.url", "jdbc:postgresql://"),
         (
+            {"mode": "incrementing", "incrementing.column.mapping": "alpha"},
+            "incrementing.column.mapping",
+            "Expected",
+        ),
+        (
+            {"mode": "timestamp", "timestamp.columns.mapping": "a:ts"},
+            "timestamp.columns.mapping",
+            "square brackets",
+        ),
+        ({"mode": "bulk", "incrementing.column.mapping": "public.alpha:id"}, "mode", "Remove"),
+        (
             {"mode": "bulk", "connection.url": "jdbc:mysql://db/shop"},
             "connection.url",
             "not a PostgreSQL JDBC URL",
@@ -165,6 +176,24 @@ def test_config_errors_name_the_key(
             "nothere match(es) no table",
         ),
         ({"mode": "bulk", "query": "SELECT nope FROM alpha"}, "query", "not valid"),
+        (
+            {
+                "mode": "incrementing",
+                "table.whitelist": "beta",
+                "incrementing.column.mapping": "public\\.alpha:id",
+            },
+            "incrementing.column.mapping",
+            "Table public.beta matches no mappings",
+        ),
+        (
+            {
+                "mode": "timestamp",
+                "table.whitelist": "beta",
+                "timestamp.columns.mapping": "public\\.beta:[nope]",
+            },
+            "timestamp.columns.mapping",
+            "Timestamp columns: nope do not exist",
+        ),
         (
             {"mode": "incrementing", "query": "SELECT ts FROM alpha", "incrementing.column.name": "id"},
             "incrementing.column.name",

@@ -281,3 +281,24 @@ def test_a_numeric_nan_fails_saying_how_to_map_it(database: PostgresAddress) -> 
     task = started_task(jdbc_config(database, mode="bulk", **{"table.whitelist": "amounts"}))
     with pytest.raises(ConnectError, match=r"numeric\.mapping=best_fit"):
         task.poll()
+
+
+def test_column_mappings_choose_each_tables_columns(database: PostgresAddress) -> None:
+    execute(database, "CREATE TABLE events (seq bigserial PRIMARY KEY, happened timestamp NOT NULL)")
+    execute(database, "INSERT INTO events (happened) VALUES ('2024-01-01 10:00:00')")
+    execute(database, "INSERT INTO orders (item, updated) VALUES ('a', '2024-01-02 10:00:00')")
+    config = jdbc_config(
+        database,
+        mode="timestamp+incrementing",
+        **{
+            "table.include.list": "public\\..*",
+            "incrementing.column.mapping": "public\\.orders:id,public\\.events:seq",
+            "timestamp.columns.mapping": "public\\.orders:[updated],public\\.ev.*:[happened]",
+        },
+    )
+    records = drain(started_task(config))
+    offsets = {r.topic: r.source_offset for r in records}
+    assert offsets == {
+        "events": {"incrementing": 1, "timestamp": 1704103200000, "timestamp_nanos": 0},
+        "orders": {"incrementing": 1, "timestamp": 1704189600000, "timestamp_nanos": 0},
+    }

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -26,7 +26,6 @@ from psycopg2 import sql
 from conveyor.connectors.postgres.jdbc_offsets import INCREMENTING_FIELD, JdbcOffset
 from conveyor.connectors.postgres.jdbc_source_config import (
     INCREMENTING_COLUMN_NAME_CONFIG,
-    TIMESTAMP_COLUMN_NAME_CONFIG,
     JdbcSourceSettings,
     Mode,
 )
@@ -40,7 +39,7 @@ from conveyor.connectors.postgres.jdbc_types import (
 )
 from conveyor.connectors.postgres.types import PgType
 from conveyor.data import SourceRecord
-from conveyor.errors import ConnectError
+from conveyor.errors import ConfigError, ConnectError
 
 _EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _cursor_names = itertools.count()
@@ -104,26 +103,27 @@ def offset_columns(
     names = ", ".join(column.name for column in columns)
     incrementing = None
     if mode.uses_incrementing:
-        if settings.incrementing_column:
-            found = _find(columns, settings.incrementing_column)
+        key, wanted_name = _wanted(settings.wanted_incrementing, table)
+        if wanted_name:
+            found = _find(columns, wanted_name)
             if found is None:
                 raise OffsetColumnError(
-                    INCREMENTING_COLUMN_NAME_CONFIG,
-                    f"Incrementing column: {settings.incrementing_column} does not exist in table "
+                    key,
+                    f"Incrementing column: {wanted_name} does not exist in table "
                     f"'{table.unquoted}' (its columns: {names}): name one of its columns",
                 )
         else:
             generated = [column for column in columns if column.generated_key]
             if not generated:
                 raise OffsetColumnError(
-                    INCREMENTING_COLUMN_NAME_CONFIG,
+                    key,
                     f"Table '{table.unquoted}' has no serial or identity column to use as the incrementing "
                     f"column: set {INCREMENTING_COLUMN_NAME_CONFIG} to one of {names}",
                 )
             found = generated[0]
         if settings.validate_non_null and not found.not_null:
             raise OffsetColumnError(
-                INCREMENTING_COLUMN_NAME_CONFIG,
+                key,
                 f"Cannot make incremental queries using incrementing column {found.name} on "
                 f"{table.unquoted} because this column is nullable: make it NOT NULL or set "
                 "validate.non.null=false",
@@ -131,8 +131,9 @@ def offset_columns(
         incrementing = found.name
     timestamps: list[TableColumn] = []
     if mode.uses_timestamp:
+        timestamp_key, wanted_names = _wanted(settings.wanted_timestamps, table)
         missing = []
-        for wanted in settings.timestamp_columns:
+        for wanted in wanted_names:
             found = _find(columns, wanted)
             if found is None:
                 missing.append(wanted)
@@ -140,18 +141,25 @@ def offset_columns(
                 timestamps.append(found)
         if missing:
             raise OffsetColumnError(
-                TIMESTAMP_COLUMN_NAME_CONFIG,
+                timestamp_key,
                 f"Timestamp columns: {', '.join(missing)} do not exist in table '{table.unquoted}' "
                 f"(its columns: {names})",
             )
         if settings.validate_non_null and not any(column.not_null for column in timestamps):
             raise OffsetColumnError(
-                TIMESTAMP_COLUMN_NAME_CONFIG,
+                timestamp_key,
                 f"Cannot make incremental queries using timestamp columns "
                 f"{','.join(column.name for column in timestamps)} on {table.unquoted} because all of "
                 "these columns are nullable: make one NOT NULL or set validate.non.null=false",
             )
     return OffsetColumns(incrementing, tuple(column.name for column in timestamps))
+
+
+def _wanted(lookup: Callable[[str], tuple[str, Any]], table: TableId) -> tuple[str, Any]:
+    try:
+        return lookup(table.unquoted)
+    except ConfigError as error:
+        raise OffsetColumnError(error.name or "", str(error)) from None
 
 
 @dataclass(frozen=True)

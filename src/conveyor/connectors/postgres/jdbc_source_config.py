@@ -43,6 +43,8 @@ DIALECT_NAME_CONFIG: Final = "dialect.name"
 MODE_CONFIG: Final = "mode"
 INCREMENTING_COLUMN_NAME_CONFIG: Final = "incrementing.column.name"
 TIMESTAMP_COLUMN_NAME_CONFIG: Final = "timestamp.column.name"
+INCREMENTING_COLUMN_MAPPING_CONFIG: Final = "incrementing.column.mapping"
+TIMESTAMP_COLUMN_MAPPING_CONFIG: Final = "timestamp.columns.mapping"
 TIMESTAMP_INITIAL_CONFIG: Final = "timestamp.initial"
 TIMESTAMP_DELAY_INTERVAL_MS_CONFIG: Final = "timestamp.delay.interval.ms"
 VALIDATE_NON_NULL_CONFIG: Final = "validate.non.null"
@@ -111,6 +113,38 @@ def _regex_list(name: str, value: Any) -> None:
 def _numeric_mapping(name: str, value: Any) -> None:
     if value is not None:
         ValidString([m.value for m in NumericMapping]).ensure_valid(name, str(value).lower())
+
+
+def _column_mapping(name: str, value: Any) -> None:
+    for mapping in value or ():
+        _parse_mapping(name, mapping, multiple=False)
+
+
+def _columns_mapping(name: str, value: Any) -> None:
+    for mapping in value or ():
+        _parse_mapping(name, mapping, multiple=True)
+
+
+def _parse_mapping(name: str, mapping: str, multiple: bool) -> tuple[str, tuple[str, ...]]:
+    """``regex:column`` (or ``regex:[col1|col2]`` when ``multiple``) as the regex and its columns."""
+    expected = "regex:[col1|col2|...]" if multiple else "regex:columnName"
+    parts = mapping.strip().split(":")
+    if len(parts) != 2:
+        raise ConfigError(name, mapping, f"Invalid format. Expected '{expected}'")
+    regex, columns = parts[0].strip(), parts[1].strip()
+    try:
+        re.compile(regex)
+    except re.error as error:
+        raise ConfigError(name, regex, f"Invalid regular expression: {error}") from None
+    if multiple:
+        if not (columns.startswith("[") and columns.endswith("]")):
+            raise ConfigError(name, columns, "Columns list must be enclosed in square brackets")
+        names = tuple(column.strip() for column in columns[1:-1].split("|"))
+    else:
+        names = (columns,)
+    if not all(names):
+        raise ConfigError(name, columns, "Every column name should be non-empty string")
+    return regex, names
 
 
 def _topic_prefix(name: str, value: Any) -> None:
@@ -326,6 +360,28 @@ JDBC_SOURCE_CONFIG: Final = (
         order_in_group=3,
     )
     .define(
+        INCREMENTING_COLUMN_MAPPING_CONFIG,
+        ConfigType.LIST,
+        default="",
+        validator=LambdaValidator(_column_mapping, "a list of 'regex:columnName' mappings"),
+        importance=Importance.MEDIUM,
+        documentation="Per table, the incrementing column: 'regex:column' entries whose regex matches "
+        "schema.table in full, e.g. public\\.orders.*:id. Each copied table must match exactly one.",
+        group=_MODE,
+        order_in_group=3,
+    )
+    .define(
+        TIMESTAMP_COLUMN_MAPPING_CONFIG,
+        ConfigType.LIST,
+        default="",
+        validator=LambdaValidator(_columns_mapping, "a list of 'regex:[col1|col2|...]' mappings"),
+        importance=Importance.MEDIUM,
+        documentation="Per table, the timestamp columns: 'regex:[col1|col2]' entries whose regex matches "
+        "schema.table in full. Each copied table must match exactly one.",
+        group=_MODE,
+        order_in_group=3,
+    )
+    .define(
         TIMESTAMP_INITIAL_CONFIG,
         ConfigType.LONG,
         default=None,
@@ -466,6 +522,8 @@ class JdbcSourceSettings:
     mode: Mode | None
     incrementing_column: str
     timestamp_columns: tuple[str, ...]
+    incrementing_mapping: tuple[tuple[str, tuple[str, ...]], ...]
+    timestamp_mapping: tuple[tuple[str, tuple[str, ...]], ...]
     timestamp_initial_ms: int | None
     timestamp_delay_ms: int
     validate_non_null: bool
@@ -482,6 +540,23 @@ class JdbcSourceSettings:
     def query_mode(self) -> bool:
         """Whether the connector runs ``query`` rather than copying tables."""
         return bool(self.query)
+
+    def wanted_incrementing(self, table: str) -> tuple[str, str]:
+        """The setting naming ``table``'s incrementing column and the name it gives (empty: the table's
+        serial column): ``incrementing.column.mapping`` when set, else ``incrementing.column.name``."""
+        if not self.incrementing_mapping:
+            return INCREMENTING_COLUMN_NAME_CONFIG, self.incrementing_column
+        return INCREMENTING_COLUMN_MAPPING_CONFIG, _mapped(
+            INCREMENTING_COLUMN_MAPPING_CONFIG, self.incrementing_mapping, table
+        )[0]
+
+    def wanted_timestamps(self, table: str) -> tuple[str, tuple[str, ...]]:
+        """The setting naming ``table``'s timestamp columns and the names it gives."""
+        if not self.timestamp_mapping:
+            return TIMESTAMP_COLUMN_NAME_CONFIG, self.timestamp_columns
+        return TIMESTAMP_COLUMN_MAPPING_CONFIG, _mapped(
+            TIMESTAMP_COLUMN_MAPPING_CONFIG, self.timestamp_mapping, table
+        )
 
     @property
     def effective_mode(self) -> Mode:
@@ -525,6 +600,14 @@ class JdbcSourceSettings:
             mode=Mode(mode) if mode else None,
             incrementing_column=values[INCREMENTING_COLUMN_NAME_CONFIG].strip(),
             timestamp_columns=_names(values[TIMESTAMP_COLUMN_NAME_CONFIG]),
+            incrementing_mapping=tuple(
+                _parse_mapping(INCREMENTING_COLUMN_MAPPING_CONFIG, m, multiple=False)
+                for m in _names(values[INCREMENTING_COLUMN_MAPPING_CONFIG])
+            ),
+            timestamp_mapping=tuple(
+                _parse_mapping(TIMESTAMP_COLUMN_MAPPING_CONFIG, m, multiple=True)
+                for m in _names(values[TIMESTAMP_COLUMN_MAPPING_CONFIG])
+            ),
             timestamp_initial_ms=values[TIMESTAMP_INITIAL_CONFIG],
             timestamp_delay_ms=values[TIMESTAMP_DELAY_INTERVAL_MS_CONFIG],
             validate_non_null=values[VALIDATE_NON_NULL_CONFIG],
@@ -541,6 +624,19 @@ class JdbcSourceSettings:
 
 _URL_MISSING: Final = "Set it to the database to copy from, e.g. jdbc:postgresql://localhost:5432/shop"
 _MODE_MISSING: Final = "Query mode must be specified: one of " + ", ".join(m.value for m in Mode)
+
+
+def _mapped(key: str, mappings: tuple[tuple[str, tuple[str, ...]], ...], table: str) -> tuple[str, ...]:
+    """The columns of the one mapping whose regex matches ``table`` in full (Confluent's rule)."""
+    matches = [columns for regex, columns in mappings if re.fullmatch(regex, table)]
+    if len(matches) != 1:
+        found = "no" if not matches else str(len(matches))
+        raise ConfigError(
+            key,
+            ",".join(f"{regex}:{'|'.join(columns)}" for regex, columns in mappings),
+            f"Table {table} matches {found} mappings; each copied table must match exactly one",
+        )
+    return matches[0]
 
 
 def _names(values: list[str]) -> tuple[str, ...]:
@@ -610,11 +706,29 @@ def offline_errors(settings: JdbcSourceSettings) -> dict[str, list[str]]:
                 f"{TABLE_INCLUDE_LIST_CONFIG}. Exclude list only applies to tables that match the "
                 "include list.",
             )
-    if settings.mode is not None and settings.mode.uses_timestamp and not settings.timestamp_columns:
+    if settings.mode is not None and not settings.mode.uses_incrementing and settings.incrementing_mapping:
+        add(
+            MODE_CONFIG,
+            f"Remove '{INCREMENTING_COLUMN_MAPPING_CONFIG}': mode '{settings.mode.value}' uses no "
+            "incrementing column.",
+        )
+    if settings.mode is not None and not settings.mode.uses_timestamp and settings.timestamp_mapping:
+        add(
+            MODE_CONFIG,
+            f"Remove '{TIMESTAMP_COLUMN_MAPPING_CONFIG}': mode '{settings.mode.value}' uses no "
+            "timestamp column.",
+        )
+    mapped = bool(settings.timestamp_mapping) and not settings.query_mode
+    if (
+        settings.mode is not None
+        and settings.mode.uses_timestamp
+        and not settings.timestamp_columns
+        and not mapped
+    ):
         add(
             TIMESTAMP_COLUMN_NAME_CONFIG,
-            f"Mode '{settings.mode.value}' needs "
-            f"{TIMESTAMP_COLUMN_NAME_CONFIG}: "
-            "name the column (or columns, compared through COALESCE) that each write updates.",
+            f"Mode '{settings.mode.value}' needs {TIMESTAMP_COLUMN_NAME_CONFIG} (or, per table, "
+            f"{TIMESTAMP_COLUMN_MAPPING_CONFIG}): name the column (or columns, compared through COALESCE) "
+            "that each write updates.",
         )
     return errors
