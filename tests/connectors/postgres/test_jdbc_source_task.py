@@ -302,3 +302,20 @@ def test_column_mappings_choose_each_tables_columns(database: PostgresAddress) -
         "events": {"incrementing": 1, "timestamp": 1704103200000, "timestamp_nanos": 0},
         "orders": {"incrementing": 1, "timestamp": 1704189600000, "timestamp_nanos": 0},
     }
+
+
+def test_queries_run_at_the_transaction_isolation_mode_asked_for(database: PostgresAddress) -> None:
+    execute(
+        database, "CREATE VIEW isolation AS SELECT 1 AS id, current_setting('transaction_isolation') AS level"
+    )
+    config = jdbc_config(
+        database,
+        mode="bulk",
+        **{
+            "table.whitelist": "isolation",
+            "table.types": "VIEW",
+            "transaction.isolation.mode": "SERIALIZABLE",
+        },
+    )
+    (record,) = started_task(config).poll() or []
+    assert record.value.get("level") == "serializable"

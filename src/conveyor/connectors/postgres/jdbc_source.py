@@ -104,10 +104,10 @@ def open_connection(
             waiter = stopping or threading.Event()
             if waiter.wait(settings.connection_backoff_ms / 1000):
                 raise
-    with connection.cursor() as cursor:
-        cursor.execute("SET TIME ZONE %s", (settings.db_timezone,))
     if settings.isolation_level is not None:
         connection.set_session(isolation_level=settings.isolation_level)
+    with connection.cursor() as cursor:
+        cursor.execute("SET TIME ZONE %s", (settings.db_timezone,))
     connection.commit()
     read_as_text(connection, TEXT_OIDS)
     return connection
