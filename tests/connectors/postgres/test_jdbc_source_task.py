@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -11,10 +12,13 @@ from tests.connectors.connector_contexts import DictOffsetStorageReader
 from tests.connectors.postgres.databases import execute, fresh_database
 from tests.connectors.postgres.jdbc_support import commit_last, drain, jdbc_config, started_task, values
 
-from conveyor.api import ConnectError
+from conveyor.api import ConnectError, RetriableError
 from conveyor.connectors.postgres.connection import PostgresAddress
-from conveyor.data import Decimal, Schema, Timestamp, Type
+from conveyor.connectors.postgres.jdbc_source import JdbcSourceTask
+from conveyor.data import Decimal, Schema, SourceRecord, Timestamp, Type
 from conveyor.postgres_server import PostgresServer
+
+WAIT_POLLS = 1200
 
 
 @pytest.fixture
@@ -26,6 +30,16 @@ def database(postgres: PostgresServer) -> Iterator[PostgresAddress]:
             "updated timestamp NOT NULL DEFAULT now())",
         )
         yield target
+
+
+def wait_for_rows(task: JdbcSourceTask) -> list[SourceRecord]:
+    """The first records the task returns, polled for a bounded time."""
+    for _ in range(WAIT_POLLS):
+        records = task.poll()
+        if records:
+            return records
+        time.sleep(0.05)
+    raise AssertionError(f"no records after {WAIT_POLLS} polls")
 
 
 def insert(target: PostgresAddress, *items: str) -> None:
@@ -319,3 +333,39 @@ def test_queries_run_at_the_transaction_isolation_mode_asked_for(database: Postg
     )
     (record,) = started_task(config).poll() or []
     assert record.value.get("level") == "serializable"
+
+
+def test_a_lost_connection_is_retried_from_the_last_row_returned(database: PostgresAddress) -> None:
+    insert(database, *"abcde")
+    task = started_task(jdbc_config(database, mode="incrementing", **{"batch.max.rows": "2"}))
+    first = task.poll() or []
+    execute(
+        database,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE application_name = 'conveyor-jdbc-source'",
+    )
+
+    with pytest.raises(RetriableError, match="Lost the connection"):
+        task.poll()
+    rest = drain(task)
+
+    assert values(first, "item") + values(rest, "item") == list("abcde")
+
+
+def test_timestamp_initial_minus_one_starts_at_the_databases_current_time(database: PostgresAddress) -> None:
+    execute(database, "INSERT INTO orders (item, updated) VALUES ('old', now() - interval '1 hour')")
+    config = jdbc_config(
+        database, mode="timestamp", **{"timestamp.column.name": "updated", "timestamp.initial": "-1"}
+    )
+    task = started_task(config)
+    execute(database, "INSERT INTO orders (item, updated) VALUES ('new', now() + interval '1 second')")
+
+    new = wait_for_rows(task)
+
+    assert values(new, "item") == ["new"]
+
+
+def test_query_suffix_is_appended_to_the_generated_query(database: PostgresAddress) -> None:
+    insert(database, "a", "b", "c")
+    task = started_task(jdbc_config(database, mode="incrementing", **{"query.suffix": "LIMIT 1"}))
+    assert [values(task.poll() or [], "item") for _ in range(3)] == [["a"], ["b"], ["c"]]

@@ -478,7 +478,8 @@ class JdbcSourceTask(SourceTask):
                 querier.start(connection, self._catalog)
             records, exhausted = querier.fetch(settings.batch_max_rows)
         except (psycopg2.OperationalError, psycopg2.InterfaceError) as error:
-            querier.reset(time.monotonic(), reset_offset=True)
+            # The rows returned so far are the runtime's: the next query starts after the last of them.
+            querier.reset(time.monotonic(), reset_offset=False)
             self._drop_connection()
             raise RetriableError(
                 f"Lost the connection to PostgreSQL while reading {querier.spec.describe}: "
