@@ -11,6 +11,7 @@ from conveyor.connectors import (
     FileStreamSourceConnector,
     GeneratorSourceConnector,
 )
+from conveyor.connectors.postgres.jdbc_source import JdbcSourceConnector
 from conveyor.plugins.catalog import PluginCatalog, plugin_entry
 
 
@@ -33,6 +34,9 @@ def catalog() -> PluginCatalog:
         ("FileStreamSink", FileStreamSinkConnector),
         ("GeneratorSourceConnector", GeneratorSourceConnector),
         ("Generator", GeneratorSourceConnector),
+        ("io.confluent.connect.jdbc.JdbcSourceConnector", JdbcSourceConnector),
+        ("JdbcSourceConnector", JdbcSourceConnector),
+        ("JdbcSource", JdbcSourceConnector),
     ],
 )
 def test_each_name_resolves_to_its_connector(catalog: PluginCatalog, name: str, cls: type) -> None:

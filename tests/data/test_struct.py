@@ -108,3 +108,20 @@ def test_a_nested_struct_must_have_the_field_schema() -> None:
     stranger = SchemaBuilder.struct().field("name", STRING_SCHEMA).build()
     with pytest.raises(DataError, match="do not match"):
         Struct(outer).put("who", Struct(stranger).put("name", "x"))
+
+
+def test_unchecked_many_builds_one_struct_per_list_of_values() -> None:
+    schema = SchemaBuilder.struct().field("id", INT32_SCHEMA).field("name", STRING_SCHEMA).build()
+
+    structs = Struct.unchecked_many(schema, [[1, "a"], [2, "b"]])
+
+    assert structs == [
+        Struct(schema).put("id", 1).put("name", "a"),
+        Struct(schema).put("id", 2).put("name", "b"),
+    ]
+
+
+def test_unchecked_many_refuses_a_list_of_another_width() -> None:
+    schema = SchemaBuilder.struct().field("id", INT32_SCHEMA).build()
+    with pytest.raises(DataError, match="Expected 1 values"):
+        Struct.unchecked_many(schema, [[1, "extra"]])

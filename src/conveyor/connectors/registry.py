@@ -24,6 +24,7 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatConnector": f"{_MIRROR}.heartbeat:MirrorHeartbeatConnector",
     "MirrorSinkConnector": f"{_MIRROR}.sink:MirrorSinkConnector",
     "io.confluent.connect.jdbc.JdbcSinkConnector": f"{_POSTGRES}.jdbc_sink:JdbcSinkConnector",
+    "io.confluent.connect.jdbc.JdbcSourceConnector": f"{_POSTGRES}.jdbc_source:JdbcSourceConnector",
 }
 
 BUILTIN_TASKS: dict[str, str] = {
@@ -32,6 +33,7 @@ BUILTIN_TASKS: dict[str, str] = {
     f"{_JAVA_MIRROR_PACKAGE}.MirrorSourceTask": f"{_MIRROR}.source:MirrorSourceTask",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointTask": f"{_MIRROR}.checkpoint:MirrorCheckpointTask",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatTask": f"{_MIRROR}.heartbeat:MirrorHeartbeatTask",
+    "io.confluent.connect.jdbc.source.JdbcSourceTask": f"{_POSTGRES}.jdbc_source:JdbcSourceTask",
 }
 """Task classes by the Java name Kafka Connect writes in ``task.class``, so that task configs written by
 either runtime name a task both can run."""
