@@ -17,7 +17,7 @@ import click
 from rich.table import Table
 
 from conveyor.cli.exit_codes import ExitCode
-from conveyor.cli.operator_commands import Output, compact, rest_command
+from conveyor.cli.operator_commands import Output, compact, input_file_option, rest_command
 from conveyor.cli.rest_client import ConnectRestClient
 from conveyor.errors import ConfigError
 
@@ -50,14 +50,7 @@ def get_offsets(client: ConnectRestClient, output: Output, name: str) -> ExitCod
 
 @offsets.command("alter")
 @click.argument("name")
-@click.option(
-    "--file",
-    "-f",
-    "path",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A PATCH /offsets body, its offsets list alone, or an export file.",
-)
+@input_file_option("A PATCH /offsets body, its offsets list alone, or an export file.")
 @rest_command
 def alter_offsets(client: ConnectRestClient, output: Output, name: str, path: Path) -> ExitCode:
     """Give a STOPPED connector the offsets in a file."""
@@ -103,14 +96,7 @@ def export_offsets(client: ConnectRestClient, output: Output, name: str, path: P
 
 
 @offsets.command("import")
-@click.option(
-    "--file",
-    "-f",
-    "path",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A file `conveyor offsets export` wrote.",
-)
+@input_file_option("A file `conveyor offsets export` wrote.")
 @click.option("--name", "new_name", help="Import under this name instead of the exported one.")
 @click.option(
     "--state",

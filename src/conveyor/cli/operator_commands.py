@@ -62,6 +62,19 @@ def rest_command(function: F) -> F:
     return cast(F, wrapper)
 
 
+def input_file_option(help_text: str) -> Callable[[F], F]:
+    """`--file`/`-f`: a file the command reads, which must exist (passed as `path`)."""
+    option: Callable[[F], F] = click.option(
+        "--file",
+        "-f",
+        "path",
+        required=True,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help=help_text,
+    )
+    return option
+
+
 def _fail(message: str, code: ExitCode) -> NoReturn:
     click.echo(f"Error: {message}", err=True)
     raise SystemExit(int(code))
@@ -128,13 +141,8 @@ def connector_status(client: ConnectRestClient, output: Output, name: str) -> Ex
 
 
 @connectors.command("create")
-@click.option(
-    "--file",
-    "-f",
-    "path",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The connector's config: a .json file ({name, config} or a flat map) or a .properties file.",
+@input_file_option(
+    "The connector's config: a .json file ({name, config} or a flat map) or a .properties file."
 )
 @rest_command
 def create_connector(client: ConnectRestClient, output: Output, path: Path) -> ExitCode:
