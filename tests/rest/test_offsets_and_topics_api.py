@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.waiting import wait_until
 
 from conveyor.herder.standalone import StandaloneHerder
 
@@ -92,22 +93,40 @@ def test_offsets_of_an_unknown_connector_are_a_404(client: httpx.Client) -> None
     assert client.get(f"/connectors/{unique_name('missing')}/offsets").status_code == 404
 
 
-def test_active_topics_are_keyed_by_the_connector_name(
-    client: httpx.Client, source_file: dict[str, str]
-) -> None:
-    name = unique_name()
-    create_connector(client, name, source_file)
-    wait_for_status(client, name, "RUNNING", ["RUNNING"])
+def _active_topics(client: httpx.Client, name: str) -> list[str]:
     response = client.get(f"/connectors/{name}/topics")
     assert response.status_code == 200
-    assert list(response.json()) == [name]
-    assert isinstance(response.json()[name]["topics"], list)
+    topics: list[str] = response.json()[name]["topics"]
+    return topics
 
 
-def test_resetting_active_topics_answers_202_and_empties_them(client: httpx.Client, stopped: str) -> None:
-    response = client.put(f"/connectors/{stopped}/topics/reset")
+def test_a_source_s_active_topics_are_those_it_wrote_to(client: httpx.Client, tmp_path: Path) -> None:
+    topic = unique_name("written")
+    name = unique_name()
+    create_connector(client, name, file_source_config(tmp_path, topic))
+    assert wait_until(lambda: _active_topics(client, name), "the topic recorded as active") == [topic]
+
+
+def test_a_sink_s_active_topics_are_those_it_consumed(
+    client: httpx.Client, herder: StandaloneHerder, tmp_path: Path
+) -> None:
+    topic = unique_name("consumed")
+    herder.log.admin().create_topic(topic, partitions=1)
+    with herder.log.producer() as producer:
+        producer.send(topic, b"a line")
+    name = unique_name("sink")
+    config = {"connector.class": "FileStreamSink", "file": str(tmp_path / "out.txt"), "topics": topic}
+    create_connector(client, name, config)
+    assert wait_until(lambda: _active_topics(client, name), "the topic recorded as active") == [topic]
+
+
+def test_resetting_active_topics_answers_202_and_empties_them(client: httpx.Client, tmp_path: Path) -> None:
+    name = unique_name()
+    create_connector(client, name, file_source_config(tmp_path, unique_name("reset")))
+    wait_until(lambda: _active_topics(client, name), "the source's topic recorded as active")
+    response = client.put(f"/connectors/{name}/topics/reset")
     assert response.status_code == 202
-    assert client.get(f"/connectors/{stopped}/topics").json() == {stopped: {"topics": []}}
+    assert client.get(f"/connectors/{name}/topics").json() == {name: {"topics": []}}
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conveyor.api import SinkConnector, SourceConnector
-from conveyor.errors import BadRequestError, NotFoundError, NotReadyError
+from conveyor.errors import BadRequestError, ForbiddenError, NotFoundError, NotReadyError
 from conveyor.herder.api import Herder, HerderHealth
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -25,6 +25,7 @@ from conveyor.herder.entities import (
 )
 from conveyor.herder.sink_offsets import parse_sink_connector_offsets
 from conveyor.herder.stages import HerderStages
+from conveyor.herder.topic_tracking import TopicTracker
 from conveyor.herder.validation import (
     connector_class,
     connector_definition,
@@ -33,7 +34,7 @@ from conveyor.herder.validation import (
 )
 from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
 from conveyor.plugins import PluginKind, list_plugins
-from conveyor.runtime.connector_config import SinkTopics, SourceTransactionSettings
+from conveyor.runtime.connector_config import SourceTransactionSettings
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.status import State
@@ -93,6 +94,9 @@ class BaseHerder(Herder):
         )
         self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
         self._ready = threading.Event()
+        self._topic_tracker = (
+            TopicTracker(self.statuses, self.worker) if config.topic_tracking_enable else None
+        )
         self._stages = HerderStages()
         """What the herder is doing, for `GET /health` (KIP-1017)."""
 
@@ -103,6 +107,15 @@ class BaseHerder(Herder):
     def stop(self) -> None:
         """Stop every connector and task this worker runs, and the stores."""
         raise NotImplementedError
+
+    def _start_topic_tracking(self) -> None:
+        """Once the status store is read: record the topics tasks report (KIP-558)."""
+        if self._topic_tracker is not None:
+            self._topic_tracker.start()
+
+    def _stop_topic_tracking(self) -> None:
+        if self._topic_tracker is not None:
+            self._topic_tracker.stop()
 
     def _on_reconfiguration_request(self, name: str) -> None:
         """A connector asked for its tasks to be reconfigured (`ConnectorContext`)."""
@@ -364,16 +377,23 @@ class BaseHerder(Herder):
         return connector
 
     def connector_active_topics(self, name: str) -> list[str]:
-        config = self._require(name)
-        if self._type_of(config) is ConnectorType.SINK:
-            return sorted(SinkTopics.parse(config).topics)
-        topics: set[str] = set()
-        for task in self.worker.tasks_of(name):
-            topics.update(self.worker.task_metrics(task).get("topics", []))
-        return sorted(topics)
+        """The topics the connector's tasks have used, on any worker (KIP-558), from the status topic."""
+        self._require_topic_tracking()
+        self._require(name)
+        self.statuses.read_to_end()
+        return [status.topic for status in self.statuses.topic_statuses(name)]
 
     def reset_connector_active_topics(self, name: str) -> None:
+        self._require_topic_tracking()
+        if not self.config.topic_tracking_allow_reset:
+            raise ForbiddenError("Topic tracking reset is disabled.")
         self._require(name)
+        self.statuses.read_to_end()
+        self.statuses.delete_topics(name)
+
+    def _require_topic_tracking(self) -> None:
+        if not self.config.topic_tracking_enable:
+            raise ForbiddenError("Topic tracking is disabled.")
 
     # Plugins and validation.
 

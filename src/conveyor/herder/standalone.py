@@ -45,6 +45,7 @@ class StandaloneHerder(BaseHerder):
             self.configs.start()
             self.offsets.start()
             self.statuses.start()
+        self._start_topic_tracking()
         snapshot = self.configs.snapshot()
         logger.info("Starting connectors and tasks using config offset %s", snapshot.offset)
         for name in snapshot.connectors():
@@ -56,6 +57,7 @@ class StandaloneHerder(BaseHerder):
 
     def stop(self) -> None:
         self._ready.clear()
+        self._stop_topic_tracking()
         self.worker.close()
         for store in (self.configs, self.offsets, self.statuses):
             store.stop()

@@ -51,7 +51,7 @@ from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRec
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
-from conveyor.runtime.task_metrics import SinkTaskMetrics, with_plugin_metrics
+from conveyor.runtime.task_metrics import ACTIVE_TOPICS_METRIC, SinkTaskMetrics, with_plugin_metrics
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 
@@ -184,6 +184,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             else None
         )
         self.context = RuntimeSinkTaskContext(spec.task_config, self.reporter)
+        self.active_topics: set[str] = set()
         overrides = consumer_overrides(config, worker.client_override_policy)
         isolation = overrides.pop("isolation.level", "read_committed")
         self.consumer: Consumer = built_with_overrides(
@@ -303,6 +304,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             wait = min(wait, self.context.timeout_ms / 1000)
         for batch in self.consumer.poll_batch(wait):
             self.metrics.record_read(len(batch))
+            self.active_topics.add(batch.topic)
             partition = ApiPartition(batch.topic, batch.partition)
             if partition not in self.context.assigned:
                 continue
@@ -542,4 +544,5 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
 
     def _metric_values(self) -> dict[str, Any]:
         values = {**self.metrics.snapshot(), **self.errors.metrics(), "records-lag": self._records_lag()}
+        values[ACTIVE_TOPICS_METRIC] = sorted(self.active_topics)
         return with_plugin_metrics(values, self.context)

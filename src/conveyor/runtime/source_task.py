@@ -43,7 +43,7 @@ from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_generation import verify_task_generation
-from conveyor.runtime.task_metrics import SourceTaskMetrics, with_plugin_metrics
+from conveyor.runtime.task_metrics import ACTIVE_TOPICS_METRIC, SourceTaskMetrics, with_plugin_metrics
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 from conveyor.runtime.transactions import TransactionRequests
@@ -396,4 +396,5 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
 
     def _metric_values(self) -> dict[str, Any]:
         values = {**self.metrics.snapshot(), **self.counters, **self.errors.metrics()}
+        values[ACTIVE_TOPICS_METRIC] = self.topics.known
         return with_plugin_metrics(values, self.context)

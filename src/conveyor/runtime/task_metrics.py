@@ -15,6 +15,10 @@ from conveyor.runtime.sampled_stats import DEFAULT_WINDOW, Clock, MetricWindow, 
 
 MetricValues = dict[str, Any]
 
+ACTIVE_TOPICS_METRIC = "active-topics"
+"""The topics a task has produced to or consumed from, which its worker records as the connector's
+active topics (KIP-558)."""
+
 PLUGIN_METRICS_KEY = "plugin-metrics"
 """Where a task's report carries the samples of its plugin's own metrics (KIP-877)."""
 

@@ -21,6 +21,11 @@ class TopicCreator:
         self._partitions = partitions if partitions > 0 else 1
         self._known: set[str] = set()
 
+    @property
+    def known(self) -> list[str]:
+        """The topics the task has written to (each made sure of before its first batch), sorted."""
+        return sorted(self._known)
+
     def ensure(self, topic: str) -> None:
         if topic in self._known:
             return

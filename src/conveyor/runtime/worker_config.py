@@ -232,7 +232,11 @@ def _worker_config_def() -> ConfigDef:
                 importance=low,
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
                 "process, once every slot runs a task.")
-        .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low)
+        .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low,
+                documentation="Enable tracking the set of active topics per connector during runtime.")
+        .define("topic.tracking.allow.reset", ConfigType.BOOLEAN, default=True, importance=low,
+                documentation="If set to true, it allows user requests to reset the set of active topics "
+                "per connector.")
         .define(OVERRIDE_POLICY_CONFIG, ConfigType.STRING, default="All", importance=medium,
                 validator=LambdaValidator(ensure_override_policy, "One of None, Principal, Allowlist, All"),
                 documentation="Which client settings a connector may override (producer.override.*, "
@@ -334,6 +338,7 @@ class WorkerConfig:
     task_lease_ms: int
     tasks_per_slot: int
     topic_tracking_enable: bool
+    topic_tracking_allow_reset: bool
     rest_request_max_bytes: int
     transactional_id: str | None = None
     task_control_port: int = 0
@@ -460,6 +465,7 @@ class WorkerConfig:
             task_lease_ms=parsed["task.lease.ms"],
             tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],
+            topic_tracking_allow_reset=parsed["topic.tracking.allow.reset"],
             transactional_id=parsed["transactional.id"],
             task_control_port=parsed["task.control.port"],
             plugin_path=tuple(parsed["plugin.path"]),

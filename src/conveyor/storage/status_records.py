@@ -9,6 +9,8 @@ from conveyor.storage.json_values import to_json_bytes
 
 CONNECTOR_STATUS_PREFIX: Final = "status-connector-"
 TASK_STATUS_PREFIX: Final = "status-task-"
+TOPIC_STATUS_PREFIX: Final = "status-topic-"
+TOPIC_STATUS_SEPARATOR: Final = ":connector-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +70,55 @@ def parse_task_status_key(rest: str) -> tuple[str, int] | None:
     if not dash or not connector or not number.isdigit():
         return None
     return connector, int(number)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicStatus:
+    """A topic a connector's task produced to or consumed from, and when it was first seen (KIP-558)."""
+
+    topic: str
+    connector: str
+    task: int
+    discover_timestamp_ms: int
+
+
+def topic_status_key(connector: str, topic: str) -> bytes:
+    """``status-topic-<topic>:connector-<connector>``, as Kafka's KafkaStatusBackingStore keys it."""
+    return f"{TOPIC_STATUS_PREFIX}{topic}{TOPIC_STATUS_SEPARATOR}{connector}".encode()
+
+
+def parse_topic_status_key(rest: str) -> tuple[str, str] | None:
+    """``<topic>:connector-<connector>`` (what follows ``status-topic-``) as (topic, connector), or None."""
+    topic, separator, connector = rest.partition(TOPIC_STATUS_SEPARATOR)
+    if not separator or not topic or not connector:
+        return None
+    return topic, connector
+
+
+def topic_status_value(status: TopicStatus) -> bytes:
+    """``{"topic":{"name":..,"connector":..,"task":n,"discoverTimestamp":ms}}``, Kafka's topic status."""
+    return to_json_bytes(
+        {
+            "topic": {
+                "name": status.topic,
+                "connector": status.connector,
+                "task": status.task,
+                "discoverTimestamp": status.discover_timestamp_ms,
+            }
+        }
+    )
+
+
+def parse_topic_status(value: Any) -> TopicStatus | None:
+    """A topic status from parsed JSON, or None if it is not one."""
+    topic = value.get("topic") if isinstance(value, dict) else None
+    if not isinstance(topic, dict):
+        return None
+    name, connector, task, discovered = (
+        topic.get(k) for k in ("name", "connector", "task", "discoverTimestamp")
+    )
+    if not isinstance(name, str) or not isinstance(connector, str):
+        return None
+    if not isinstance(task, int) or not isinstance(discovered, int):
+        return None
+    return TopicStatus(name, connector, task, discovered)

@@ -11,7 +11,7 @@ from conveyor.storage import status_records
 from conveyor.storage.cached_topic import READ_TIMEOUT_S, CachedTopic
 from conveyor.storage.errors import StorageError
 from conveyor.storage.json_values import from_json_bytes
-from conveyor.storage.status_records import Status
+from conveyor.storage.status_records import Status, TopicStatus
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +42,7 @@ class StatusStore(CachedTopic):
         )
         self._connectors: dict[str, Status] = {}
         self._tasks: dict[str, dict[int, Status]] = {}
+        self._topics: dict[str, dict[str, TopicStatus]] = {}
         self._cache_lock = threading.Lock()
 
     def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
@@ -79,16 +80,50 @@ class StatusStore(CachedTopic):
                 self._tasks.setdefault(connector, {})[task] = status
 
     def delete_connector(self, connector: str) -> None:
-        """Tombstone the statuses of a connector and of every task of it this store knows."""
+        """Tombstone the statuses of a connector, of every task of it and of every topic it used that
+        this store knows (KIP-558: a deleted connector's active topics go with it)."""
         with self._write_lock:
             with self._cache_lock:
                 tasks = sorted(self._tasks.get(connector, {}))
+                topics = sorted(self._topics.get(connector, {}))
+            for topic in topics:
+                self._send(status_records.topic_status_key(connector, topic), None, flush=False)
             for task in tasks:
                 self._send(status_records.task_status_key(connector, task), None, flush=False)
             self._send(status_records.connector_status_key(connector), None)
             with self._cache_lock:
                 self._connectors.pop(connector, None)
                 self._tasks.pop(connector, None)
+                self._topics.pop(connector, None)
+
+    def put_topic(self, status: TopicStatus) -> None:
+        """Record that a connector uses a topic, unless this store knows it does already."""
+        with self._write_lock:
+            if self.topic_status(status.connector, status.topic) is not None:
+                return
+            key = status_records.topic_status_key(status.connector, status.topic)
+            self._send(key, status_records.topic_status_value(status))
+            with self._cache_lock:
+                self._topics.setdefault(status.connector, {})[status.topic] = status
+
+    def delete_topics(self, connector: str) -> None:
+        """Forget every topic the connector used (``PUT /connectors/{c}/topics/reset``)."""
+        with self._write_lock:
+            with self._cache_lock:
+                topics = sorted(self._topics.pop(connector, {}))
+            for topic in topics:
+                self._send(status_records.topic_status_key(connector, topic), None, flush=False)
+            if topics:
+                self._own_producer().flush()
+
+    def topic_status(self, connector: str, topic: str) -> TopicStatus | None:
+        with self._cache_lock:
+            return self._topics.get(connector, {}).get(topic)
+
+    def topic_statuses(self, connector: str) -> list[TopicStatus]:
+        """The topics the connector used, by name."""
+        with self._cache_lock:
+            return [status for _, status in sorted(self._topics.get(connector, {}).items())]
 
     def connector(self, connector: str) -> Status | None:
         with self._cache_lock:
@@ -127,6 +162,8 @@ class StatusStore(CachedTopic):
                 logger.warning("Ignoring status record with malformed task key %s", key)
                 return
             self._apply_task(*task_id, record.value)
+        elif key.startswith(status_records.TOPIC_STATUS_PREFIX):
+            self._apply_topic(key[len(status_records.TOPIC_STATUS_PREFIX) :], record.value)
         else:
             logger.debug("Ignoring status record with a key Conveyor does not use: %s", key)
 
@@ -141,6 +178,28 @@ class StatusStore(CachedTopic):
             return
         with self._cache_lock:
             self._connectors[connector] = status
+
+    def _apply_topic(self, rest: str, value: bytes | None) -> None:
+        names = status_records.parse_topic_status_key(rest)
+        if names is None:
+            logger.warning("Ignoring topic status record with malformed key %s", rest)
+            return
+        topic, connector = names
+        if value is None:
+            with self._cache_lock:
+                self._topics.get(connector, {}).pop(topic, None)
+            return
+        try:
+            status = status_records.parse_topic_status(from_json_bytes(value))
+        except ValueError:
+            status = None
+        if status is None:
+            logger.warning(
+                "Ignoring malformed status of topic %s of connector %s: %r", topic, connector, value
+            )
+            return
+        with self._cache_lock:
+            self._topics.setdefault(connector, {})[topic] = status
 
     def _apply_task(self, connector: str, task: int, value: bytes | None) -> None:
         if value is None:

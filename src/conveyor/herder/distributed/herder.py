@@ -276,6 +276,7 @@ class DistributedHerder(BaseHerder):
             self._config_state = self.configs.snapshot()
             self.offsets.start()
             self.statuses.start()
+        self._start_topic_tracking()
         self._refresher = threading.Thread(target=self._refresh_configs, name="config-refresher", daemon=True)
         self._refresher.start()
 
@@ -294,6 +295,7 @@ class DistributedHerder(BaseHerder):
         self._requests.fail_all(ConnectError("Worker is shutting down"))
         self._pool.shutdown(wait=True)
         self._forwarding.shutdown(wait=False)
+        self._stop_topic_tracking()
         self.worker.close()
         for store in (self.configs, self.offsets, self.statuses):
             store.stop()
