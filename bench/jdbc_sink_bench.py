@@ -42,7 +42,7 @@ from conveyor.postgres_server import PostgresServer
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 STRING = "org.apache.kafka.connect.storage.StringConverter"

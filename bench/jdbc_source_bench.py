@@ -33,7 +33,7 @@ from conveyor.postgres_server import PostgresServer
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 BASELINE = "psycopg2 SELECT, server-side cursor"
 TASK = "JdbcSourceTask.poll (records, Structs, offsets)"

@@ -22,7 +22,7 @@ import httpx
 
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.runtime.task_spec import TaskId
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_jobs import spark_slots
 

@@ -38,7 +38,7 @@ from conveyor.log import Log, TopicPartition, open_log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.task_entry import run_task
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 PARTITIONS = 3
 TOPIC = "orders"

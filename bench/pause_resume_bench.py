@@ -21,7 +21,7 @@ import httpx
 
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.control_channel import ControlServer, RemoteTaskControl
 
 POLL_S = 0.002

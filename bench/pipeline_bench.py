@@ -22,7 +22,7 @@ from conveyor.log import Log, TopicPartition, open_log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 VALUE_SIZE = 100

@@ -19,7 +19,7 @@ from tests.runtime.threads import ThreadTaskRunner
 from conveyor.cli.logging_setup import configure_logging
 from conveyor.cli.worker_process import DistributedWorker, load_worker_config
 from conveyor.log import open_log
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 
 class ThreadedDistributedWorker(DistributedWorker):

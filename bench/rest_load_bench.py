@@ -27,7 +27,7 @@ from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import open_log
 from conveyor.plugins import load_plugin_path
 from conveyor.rest import RestServer, create_app
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_runner import SparkTaskRunner
 

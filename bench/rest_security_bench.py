@@ -31,7 +31,7 @@ from conveyor.rest.basic_auth import Credentials, verify_password
 from conveyor.rest.basic_auth.extension import BasicAuthFilter
 from conveyor.rest.extensions import RequestFilterMiddleware
 from conveyor.rest.tls import server_ssl_context
-from conveyor.runtime.ssl_config import PEM, SslConfig
+from conveyor.settings.ssl_config import PEM, SslConfig
 
 REPEATS = 5
 REQUESTS = 200

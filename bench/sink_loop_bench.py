@@ -38,7 +38,7 @@ from conveyor.log import Log, RecordBatch, TopicPartition, open_log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from kafka_bench import broker
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"

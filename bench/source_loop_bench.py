@@ -28,7 +28,7 @@ from conveyor.log import Log, open_log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from kafka_bench import broker
 
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"

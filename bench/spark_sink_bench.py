@@ -34,9 +34,9 @@ from pyspark.sql import SparkSession
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.convert.json_converter import JsonConverter
 from conveyor.data import OPTIONAL_FLOAT64_SCHEMA, OPTIONAL_STRING_SCHEMA, Schema, SchemaBuilder, Struct, Type
-from conveyor.runtime.status import State
+from conveyor.metrics.status import State
 from conveyor.runtime.task_spec import TaskId
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 
 ORDER = (

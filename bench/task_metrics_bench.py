@@ -14,7 +14,7 @@ import argparse
 import tempfile
 import time
 
-from conveyor.runtime.task_metrics import SourceTaskMetrics
+from conveyor.metrics.task_metrics import SourceTaskMetrics
 from pipeline_bench import task_loop
 
 

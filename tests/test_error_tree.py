@@ -16,7 +16,7 @@ from conveyor.errors import AlreadyExistsError, ConfigError, ConnectError, NotFo
 from conveyor.log import open_log
 from conveyor.rest.listeners import parse_listeners
 from conveyor.runtime.error_handling import ErrorPolicy
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.datasource.options import parse_read_options
 
 

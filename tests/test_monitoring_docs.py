@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from conveyor.runtime.metric_groups import GROUPS, prometheus_name
+from conveyor.metrics.metric_groups import GROUPS, prometheus_name
 
 DOCS = Path(__file__).parent.parent / "docs"
 PUBLISHED = {prometheus_name(group.name, metric) for group in GROUPS for metric in group.metrics}

@@ -19,7 +19,7 @@ from tests.runtime.threads import ThreadTaskRunner  # noqa: E402
 
 from conveyor.herder.standalone import StandaloneHerder  # noqa: E402
 from conveyor.log import Log, open_log  # noqa: E402
-from conveyor.runtime.worker_config import WorkerConfig  # noqa: E402
+from conveyor.settings.worker_config import WorkerConfig  # noqa: E402
 
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 

@@ -9,7 +9,7 @@ import pytest
 
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import open_log
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage.errors import StorageError
 
 from .conftest import ThreadTaskRunner

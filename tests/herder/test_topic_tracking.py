@@ -10,7 +10,7 @@ import pytest
 from conveyor.errors import ForbiddenError
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 from .conftest import ThreadTaskRunner
 from .support import file_source

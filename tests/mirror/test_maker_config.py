@@ -8,7 +8,7 @@ import pytest
 
 from conveyor.connectors.mirror.maker_config import MirrorMakerConfig
 from conveyor.errors import ConfigError
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 PROPS = {
     "clusters": "A, B",

@@ -126,5 +126,5 @@ def test_a_plugin_path_module_is_a_plugin_package(tmp_path: Path) -> None:
 
 
 def test_conveyors_own_package_is_a_plugin_package() -> None:
-    provider = import_plugin_class("conveyor.runtime.config_providers.file:FileConfigProvider")
+    provider = import_plugin_class("conveyor.settings.config_providers.file:FileConfigProvider")
     assert provider.__name__ == "FileConfigProvider"

@@ -9,7 +9,7 @@ import httpx
 
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.rest import RestServer, create_app
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 from .connectors import file_source_config, unique_name
 

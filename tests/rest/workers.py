@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import open_log
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_runner import SparkTaskRunner
 

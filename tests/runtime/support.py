@@ -12,7 +12,7 @@ from conveyor.data import SourceRecord
 from conveyor.log import ConsumerRecord, Log, TopicPartition
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import OffsetStore
 
 T = TypeVar("T")

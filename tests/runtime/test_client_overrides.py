@@ -9,7 +9,11 @@ import pytest
 from conveyor.errors import ConfigError, ConnectError
 from conveyor.log import Log, Producer
 from conveyor.log.kafka.settings import KafkaSettings
-from conveyor.runtime.client_overrides import (
+from conveyor.runtime.control import LocalTaskControl
+from conveyor.runtime.sink_task import SinkTaskLoop
+from conveyor.runtime.source_task import SourceTaskLoop
+from conveyor.runtime.task_logs import task_log_url
+from conveyor.settings.client_overrides import (
     ClientType,
     OffsetsConsumerSettings,
     allowed_overrides,
@@ -18,11 +22,7 @@ from conveyor.runtime.client_overrides import (
     override_violations,
     source_offsets_consumer,
 )
-from conveyor.runtime.control import LocalTaskControl
-from conveyor.runtime.sink_task import SinkTaskLoop
-from conveyor.runtime.source_task import SourceTaskLoop
-from conveyor.runtime.task_logs import task_log_url
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import OffsetStore
 
 from .support import CONNECTOR, OFFSETS_TOPIC, running, task_spec, worker_props

@@ -15,7 +15,7 @@ from conveyor.data import (
 from conveyor.log import RecordBatch
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.pipeline import RecordPipeline
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 from .support import CONNECTOR, HEADER_CONVERTER, JSON_CONVERTER, STRING_CONVERTER
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conveyor.runtime.sampled_stats import MetricWindow, SampledStat, TotalRate
+from conveyor.metrics.sampled_stats import MetricWindow, SampledStat, TotalRate
 
 
 class Clock:

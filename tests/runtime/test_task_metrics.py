@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conveyor.runtime.task_metrics import SinkTaskMetrics, SourceTaskMetrics
+from conveyor.metrics.task_metrics import SinkTaskMetrics, SourceTaskMetrics
 
 
 class Clock:

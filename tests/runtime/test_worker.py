@@ -18,7 +18,7 @@ from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.runtime.worker import Worker
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
 
 from .support import STRING_CONVERTER, wait_until

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from conveyor.errors import ConfigError
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from log_backends import BACKENDS, fresh_log_url
 
 from .workers import running_worker

@@ -11,7 +11,7 @@ import pytest
 
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.rest.worker_client import inter_worker_client
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 from .certificates import KEY_PASSWORD
 from .conftest import Pki

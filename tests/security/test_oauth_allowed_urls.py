@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conveyor.errors import ConfigError
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 TOKEN_URL = "https://login.example.com/oauth2/token"

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from conveyor.errors import ConfigError
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 from .workers import running_worker
 

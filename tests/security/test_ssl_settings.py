@@ -10,8 +10,8 @@ import pytest
 from conveyor.api.config import Password
 from conveyor.errors import ConfigError
 from conveyor.rest.tls import client_ssl_context, server_ssl_context
-from conveyor.runtime.ssl_config import ClientAuth, SslConfig
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.ssl_config import ClientAuth, SslConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 from .certificates import KEY_PASSWORD, STORE_PASSWORD
 from .conftest import Pki

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conveyor.runtime.unsafe_overrides import UnsafeOverrides
+from conveyor.settings.unsafe_overrides import UnsafeOverrides
 
 TOKEN_URL = "https://login.example.com/token"
 

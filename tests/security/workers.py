@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from conveyor.cli.worker_process import StandaloneWorker
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 
 @contextmanager

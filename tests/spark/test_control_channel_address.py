@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.task_jobs import TaskJobRunner
 
 

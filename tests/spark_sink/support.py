@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 import waiting
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.log import Log
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 T = TypeVar("T")
 

@@ -10,7 +10,7 @@ from pyspark.sql import SparkSession
 
 from conveyor.runtime.task_runner import TaskEvents
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.streaming import QueryTaskRunner
 
 from .support import wait_until

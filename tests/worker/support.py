@@ -14,7 +14,7 @@ import waiting
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.log import Log, TopicPartition
 from conveyor.runtime.task_spec import TaskId
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 T = TypeVar("T")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conveyor.runtime.config_providers import DirectoryConfigProvider, FileConfigProvider
+from conveyor.settings.config_providers import DirectoryConfigProvider, FileConfigProvider
 
 SECRET = "outside-secret"
 

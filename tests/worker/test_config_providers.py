@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conveyor.api import ConfigError
-from conveyor.runtime.config_providers import ConfigProviders, EnvVarConfigProvider, reverse_transform
+from conveyor.settings.config_providers import ConfigProviders, EnvVarConfigProvider, reverse_transform
 
 KAFKA = "org.apache.kafka.common.config.provider."
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conveyor.api import ConfigDef, ConfigType, Importance, Range
-from conveyor.runtime.connector_config import (
+from conveyor.settings.connector_config import (
     connector_config_def,
     sink_connector_config_def,
     source_connector_config_def,

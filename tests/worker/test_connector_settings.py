@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from conveyor.api import ConfigError, TransactionBoundary
-from conveyor.runtime.connector_config import (
+from conveyor.runtime.error_handling import ErrorPolicy
+from conveyor.settings.connector_config import (
     ErrorSettings,
     SinkTopics,
     SourceTransactionSettings,
     TaskCount,
     ToleranceType,
 )
-from conveyor.runtime.error_handling import ErrorPolicy
 
 
 def test_an_empty_config_takes_the_definitions_defaults() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conveyor.api import ConfigError
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 
 def parse(tmp_path: Path, **props: str) -> WorkerConfig:

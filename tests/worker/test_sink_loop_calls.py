@@ -15,7 +15,7 @@ from conveyor.log import Log, open_log
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from log_backends import BACKENDS, fresh_log_url
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"

@@ -14,7 +14,7 @@ from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.runtime.worker import Worker
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_jobs import TaskJobRunner
 from conveyor.storage import StatusStore

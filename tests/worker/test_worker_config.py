@@ -9,7 +9,7 @@ import pytest
 
 from conveyor.api import ConfigError
 from conveyor.log.kafka import KafkaSettings
-from conveyor.runtime.worker_config import ExactlyOnceSourceSupport, WorkerConfig
+from conveyor.settings.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 
 
 def parse(tmp_path: Path) -> WorkerConfig:

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from conveyor.errors import ConfigError
-from conveyor.runtime.properties import read_properties
+from conveyor.settings.properties import read_properties
 
 CONNECTOR_FILE_SUFFIXES = (".json", ".yaml", ".yml", ".properties")
 STATES = ("running", "paused", "stopped")

@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.connectors import verify
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 TOPIC = "demo-events"
 TIMEOUT_S = 600

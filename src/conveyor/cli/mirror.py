@@ -17,8 +17,8 @@ from conveyor.cli.worker_process import DistributedWorker
 from conveyor.connectors.mirror.maker_config import Flow, MirrorMakerConfig
 from conveyor.errors import ConfigError, ConnectError, NotFoundError
 from conveyor.herder.distributed.herder import DistributedHerder
-from conveyor.runtime.properties import read_properties
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.properties import read_properties
+from conveyor.settings.worker_config import WorkerConfig
 
 logger = logging.getLogger(__name__)
 

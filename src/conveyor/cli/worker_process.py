@@ -16,8 +16,8 @@ from conveyor.plugins import load_plugin_path
 from conveyor.rest.routes.internal import InternalHerder
 from conveyor.rest.tls import client_ssl_context
 from conveyor.rest.worker_server import WorkerRestServer
-from conveyor.runtime.properties import read_properties
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.properties import read_properties
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.plugin_shipping import ship_plugins
 from conveyor.spark.session import get_or_create_session, start_executor_daemons
 from conveyor.spark.task_runner import SparkTaskRunner

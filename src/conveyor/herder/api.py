@@ -15,7 +15,7 @@ from conveyor.herder.entities import (
     TaskInfo,
     TaskState,
 )
-from conveyor.runtime.worker_metrics import WorkerMetrics
+from conveyor.metrics.worker_metrics import WorkerMetrics
 
 
 @dataclass(frozen=True)

@@ -33,16 +33,16 @@ from conveyor.herder.validation import (
     validate_connector_config,
 )
 from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
+from conveyor.metrics.status import State
+from conveyor.metrics.worker_metrics import WorkerMetrics
 from conveyor.plugins import PluginKind, list_plugins
-from conveyor.runtime.connector_config import SourceTransactionSettings
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.sink_task import consumer_group
-from conveyor.runtime.status import State
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
-from conveyor.runtime.worker_config import WorkerConfig
-from conveyor.runtime.worker_metrics import WorkerMetrics
+from conveyor.settings.connector_config import SourceTransactionSettings
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
 
 OFFSETS_ALTERED = "The offsets for this connector have been altered successfully"

@@ -25,7 +25,7 @@ from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, connector_type
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import threading
 import time
 
 from conveyor.errors import ConnectError
-from conveyor.runtime.task_metrics import ACTIVE_TOPICS_METRIC
+from conveyor.metrics.task_metrics import ACTIVE_TOPICS_METRIC
 from conveyor.runtime.worker import Worker
 from conveyor.storage.status_records import TopicStatus
 from conveyor.storage.status_store import StatusStore

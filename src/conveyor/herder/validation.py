@@ -25,7 +25,7 @@ from conveyor.api.config import HIDDEN
 from conveyor.api.config.infos import config_key_info
 from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.plugins import InvalidPluginError, PluginNotFoundError, load_chain_plugin, load_plugin_class
-from conveyor.runtime.client_overrides import (
+from conveyor.settings.client_overrides import (
     POLICIES,
     ClientType,
     OverridePolicy,
@@ -34,7 +34,7 @@ from conveyor.runtime.client_overrides import (
     log_url_refusals,
     override_violations,
 )
-from conveyor.runtime.connector_config import (
+from conveyor.settings.connector_config import (
     CONNECTOR_CLASS_CONFIG,
     connector_config_def,
     sink_connector_config_def,

@@ -14,9 +14,9 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from conveyor.runtime.metric_groups import GROUPS, LABEL_METRICS, PLUGINS_GROUP, MetricGroup, prometheus_name
-from conveyor.runtime.task_metrics import PLUGIN_METRICS_KEY
-from conveyor.runtime.worker_metrics import WorkerMetrics
+from conveyor.metrics.metric_groups import GROUPS, LABEL_METRICS, PLUGINS_GROUP, MetricGroup, prometheus_name
+from conveyor.metrics.task_metrics import PLUGIN_METRICS_KEY
+from conveyor.metrics.worker_metrics import WorkerMetrics
 
 
 def _number(value: Any) -> float:

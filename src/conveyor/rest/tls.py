@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.serialization import (
 
 from conveyor.api.config import Password
 from conveyor.errors import ConfigError
-from conveyor.runtime.ssl_config import PEM, PKCS12, ClientAuth, SslConfig
+from conveyor.settings.ssl_config import PEM, PKCS12, ClientAuth, SslConfig
 
 _VERIFY_MODES = {
     ClientAuth.NONE: ssl.CERT_NONE,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 
 from conveyor.rest.tls import client_ssl_context
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 INTER_WORKER_TIMEOUT_S = 90.0
 

@@ -13,8 +13,8 @@ from conveyor.rest.listeners import Listener, parse_listeners
 from conveyor.rest.routes.internal import InternalHerder
 from conveyor.rest.server import ListenerGroup, RestServer
 from conveyor.rest.tls import client_ssl_context, server_ssl_context
-from conveyor.runtime.ssl_config import SslConfig
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.ssl_config import SslConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 
 class WorkerRestServer:

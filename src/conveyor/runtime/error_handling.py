@@ -18,8 +18,8 @@ from typing import TypeVar
 from conveyor.api.errors import RetriableError
 from conveyor.data import ConnectError
 from conveyor.log import Log, Producer
-from conveyor.runtime.connector_config import ErrorSettings, ToleranceType
 from conveyor.runtime.topics import TopicCreator
+from conveyor.settings.connector_config import ErrorSettings, ToleranceType
 
 logger = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from conveyor.errors import ConfigError
 from conveyor.log import RecordBatch
 from conveyor.plugins import PluginKind, load_chain_plugin, load_plugin_class
 from conveyor.runtime.error_handling import ErrorHandler, FailedRecord, Stage
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.transforms import TransformationChain
 
 LogHeaders = list[tuple[str, bytes | None]]

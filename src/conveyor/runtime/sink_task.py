@@ -39,21 +39,21 @@ from conveyor.data import ConnectError, SinkColumns, SinkRecord
 from conveyor.log import Consumer, Log, Producer, RebalanceListener, RecordBatch
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.log.api import Closeable
-from conveyor.runtime.client_overrides import (
-    ClientType,
-    OverridePolicy,
-    allowed_overrides,
-    built_with_overrides,
-)
-from conveyor.runtime.connector_config import SinkTopics
+from conveyor.metrics.task_metrics import ACTIVE_TOPICS_METRIC, SinkTaskMetrics, with_plugin_metrics
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
-from conveyor.runtime.task_metrics import ACTIVE_TOPICS_METRIC, SinkTaskMetrics, with_plugin_metrics
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
+from conveyor.settings.client_overrides import (
+    ClientType,
+    OverridePolicy,
+    allowed_overrides,
+    built_with_overrides,
+)
+from conveyor.settings.connector_config import SinkTopics
 
 logger = logging.getLogger(__name__)
 

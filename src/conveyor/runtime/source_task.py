@@ -30,23 +30,23 @@ from conveyor.api.source import TransactionBoundary
 from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import Log, Producer
 from conveyor.log.api import Closeable
+from conveyor.metrics.task_metrics import ACTIVE_TOPICS_METRIC, SourceTaskMetrics, with_plugin_metrics
 from conveyor.positions import RecordMetadata
-from conveyor.runtime.client_overrides import (
-    ClientType,
-    allowed_overrides,
-    built_with_overrides,
-    source_offsets_consumer,
-)
-from conveyor.runtime.connector_config import SourceTransactionSettings
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_generation import verify_task_generation
-from conveyor.runtime.task_metrics import ACTIVE_TOPICS_METRIC, SourceTaskMetrics, with_plugin_metrics
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 from conveyor.runtime.transactions import TransactionRequests
+from conveyor.settings.client_overrides import (
+    ClientType,
+    allowed_overrides,
+    built_with_overrides,
+    source_offsets_consumer,
+)
+from conveyor.settings.connector_config import SourceTransactionSettings
 from conveyor.storage import OffsetStore, StoreOffsetStorageReader
 
 logger = logging.getLogger(__name__)

@@ -8,12 +8,12 @@ from conveyor.api import SinkTask, SourceTask
 from conveyor.log import open_log
 from conveyor.plugins import use_shipped_plugins
 from conveyor.plugins.task_classes import load_task_class
-from conveyor.runtime.client_overrides import ClientType, built_with_overrides
 from conveyor.runtime.control import TaskControl
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
 from conveyor.runtime.task_logs import admin_overrides, task_log_url
 from conveyor.runtime.task_spec import TaskSpec
+from conveyor.settings.client_overrides import ClientType, built_with_overrides
 
 logger = logging.getLogger(__name__)
 

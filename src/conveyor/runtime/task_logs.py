@@ -5,8 +5,8 @@ connector's `admin.override.*` settings given to the admin clients of a Kafka lo
 from __future__ import annotations
 
 from conveyor.log.kafka.settings import KafkaSettings
-from conveyor.runtime.client_overrides import ClientType, allowed_overrides
 from conveyor.runtime.task_spec import TaskKind, TaskSpec
+from conveyor.settings.client_overrides import ClientType, allowed_overrides
 
 CONSUMER_LOG_URL_CONFIG = "consumer.override.log.url"
 """A sink connector's setting: the log its consumer reads (its topics, group and offsets live there)."""

@@ -6,7 +6,7 @@ import enum
 import uuid
 from dataclasses import dataclass, field
 
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 
 class TaskKind(enum.StrEnum):

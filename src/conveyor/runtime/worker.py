@@ -20,23 +20,23 @@ from typing import Any
 
 from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector, Task
 from conveyor.errors import ConfigError, ConnectError
-from conveyor.plugins import load_plugin_class
-from conveyor.plugins.task_classes import load_task_class, task_class_name
-from conveyor.runtime.client_overrides import refuse_unsafe_log_urls
-from conveyor.runtime.config_providers import ConfigProviders
-from conveyor.runtime.connector_config import TaskCount
-from conveyor.runtime.control import TargetState
-from conveyor.runtime.status import State
-from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
-from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
-from conveyor.runtime.worker_metrics import (
+from conveyor.metrics.status import State
+from conveyor.metrics.worker_metrics import (
     ConnectorMetrics,
     StartupCounts,
     TaskMetricValues,
     WorkerMetrics,
     connector_task_counts,
 )
+from conveyor.plugins import load_plugin_class
+from conveyor.plugins.task_classes import load_task_class, task_class_name
+from conveyor.runtime.control import TargetState
+from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
+from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
+from conveyor.settings.client_overrides import refuse_unsafe_log_urls
+from conveyor.settings.config_providers import ConfigProviders
+from conveyor.settings.connector_config import TaskCount
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
 
 logger = logging.getLogger(__name__)

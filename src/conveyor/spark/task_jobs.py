@@ -20,7 +20,7 @@ from pyspark.sql import SparkSession
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
-from conveyor.runtime.worker_config import DEFAULT_TASKS_PER_SLOT
+from conveyor.settings.worker_config import DEFAULT_TASKS_PER_SLOT
 from conveyor.spark.control_channel import ControlServer
 from conveyor.spark.task_partition import HostLaunch, run_task_host, spec_message
 

@@ -10,7 +10,7 @@ from pyspark.sql import SparkSession
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
-from conveyor.runtime.worker_config import DEFAULT_TASKS_PER_SLOT
+from conveyor.settings.worker_config import DEFAULT_TASKS_PER_SLOT
 from conveyor.spark.streaming import QueryTaskRunner, is_query_task
 from conveyor.spark.task_jobs import TaskJobRunner
 

@@ -20,7 +20,7 @@ from tests.waiting import wait_until
 from conveyor.herder.distributed.herder import DistributedHerder
 from conveyor.log import Log, open_log
 from conveyor.rest import RestServer, create_app
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conveyor.runtime.properties import read_properties
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.properties import read_properties
+from conveyor.settings.worker_config import WorkerConfig
 
 CONNECT_DISTRIBUTED = Path(__file__).parent / "fixtures" / "connect-distributed.properties"
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"

@@ -8,7 +8,7 @@ import pytest
 
 from conveyor.errors import ConfigError
 from conveyor.herder.distributed.session_keys import SessionKey, SessionKeyGenerator, SessionKeyRotation
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 CREATED = 1_700_000_000_000
 TTL_MS = 60_000

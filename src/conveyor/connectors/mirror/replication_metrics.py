@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from conveyor.api import PluginMetrics
 from conveyor.errors import ConfigError
-from conveyor.runtime.sampled_stats import SampledStat
+from conveyor.metrics.sampled_stats import SampledStat
 
 METRIC_NAMES_FORMATS_CONFIG = "metric.names.formats"
 _FORMATS = ("legacy", "new")

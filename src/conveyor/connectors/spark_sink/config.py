@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, NonEmptyString, Range, ValidString
-from conveyor.runtime.connector_config import SinkTopics, TaskCount
+from conveyor.settings.connector_config import SinkTopics, TaskCount
 
 FORMAT_CONFIG: Final = "format"
 PATH_CONFIG: Final = "path"

@@ -30,7 +30,7 @@ from conveyor.plugins import load_chain_plugin
 from conveyor.runtime.pipeline import plugin_settings
 from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.task_spec import TaskSpec
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.datasource import register
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
 from conveyor.spark.datasource.decoding import sample_type

@@ -58,13 +58,13 @@ from conveyor.herder.entities import (
 )
 from conveyor.log import JoinResult, Log
 from conveyor.log.group_member import Assignment, GroupMember
+from conveyor.metrics.status import State
+from conveyor.metrics.worker_metrics import RebalanceMetrics, WorkerMetrics
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.status import State
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType
-from conveyor.runtime.worker_config import WorkerConfig
-from conveyor.runtime.worker_metrics import RebalanceMetrics, WorkerMetrics
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, Status
 from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import ConfigUpdateListener

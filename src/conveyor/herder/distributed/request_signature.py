@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from conveyor.errors import BadRequestError, ForbiddenError, NotReadyError
-from conveyor.runtime.mac_algorithms import HMAC_DIGESTS
+from conveyor.settings.mac_algorithms import HMAC_DIGESTS
 from conveyor.storage.config_records import SessionKey
 
 SIGNATURE_HEADER = "X-Connect-Authorization"

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from conveyor.errors import ConfigError
-from conveyor.runtime.mac_algorithms import key_size_bytes
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.mac_algorithms import key_size_bytes
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage.config_records import SessionKey
 
 __all__ = [

@@ -16,7 +16,7 @@ from pathlib import Path
 import bcrypt
 
 from conveyor.errors import ConfigError
-from conveyor.runtime.properties import read_properties
+from conveyor.settings.properties import read_properties
 
 _BCRYPT_PREFIXES = ("$2a$", "$2b$", "$2y$")
 _DIGESTS = {"{sha256}": "sha256", "{sha512}": "sha512"}

@@ -29,7 +29,7 @@ from conveyor.data import SinkRecord
 from conveyor.log import Log, RecordBatch, TopicPartition, open_log
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, connector_error_handler
 from conveyor.runtime.pipeline import RecordPipeline
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.datasource.columns import HEADERS_TYPE, arrow_schema, headers_column
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError, spark_type, to_arrow_column
 from conveyor.spark.datasource.decoding import first_batches

@@ -1,7 +1,7 @@
 """Connector config keys (Kafka's ConnectorConfig, SourceConnectorConfig, SinkConnectorConfig) and the
 typed settings the runtime reads through them."""
 
-from conveyor.runtime.connector_config.definitions import (
+from conveyor.settings.connector_config.definitions import (
     CONNECTOR_CLASS_CONFIG,
     NAME_CONFIG,
     TASKS_MAX_CONFIG,
@@ -11,7 +11,7 @@ from conveyor.runtime.connector_config.definitions import (
     sink_connector_config_def,
     source_connector_config_def,
 )
-from conveyor.runtime.connector_config.settings import (
+from conveyor.settings.connector_config.settings import (
     ErrorSettings,
     SinkTopics,
     SourceTransactionSettings,

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from conveyor.api.plugin_metrics import PluginMetricsHolder
-from conveyor.runtime.sampled_stats import DEFAULT_WINDOW, Clock, MetricWindow, SampledStat
+from conveyor.metrics.sampled_stats import DEFAULT_WINDOW, Clock, MetricWindow, SampledStat
 
 MetricValues = dict[str, Any]
 

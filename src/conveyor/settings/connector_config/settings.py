@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conveyor.api import ConfigDef, ConfigError, TransactionBoundary
-from conveyor.runtime.connector_config.definitions import (
+from conveyor.settings.connector_config.definitions import (
     DLQ_CONTEXT_HEADERS_ENABLE_CONFIG,
     DLQ_TOPIC_NAME_CONFIG,
     ERRORS_LOG_ENABLE_CONFIG,

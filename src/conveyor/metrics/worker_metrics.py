@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from conveyor.runtime.status import State
+from conveyor.metrics.status import State
 
 TASK_STATES = (
     State.RUNNING,

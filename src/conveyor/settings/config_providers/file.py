@@ -7,8 +7,8 @@ from pathlib import Path
 
 from conveyor.api.config_provider import ConfigData, ConfigProvider
 from conveyor.api.errors import ConfigError
-from conveyor.runtime.config_providers.allowed_paths import AllowedPaths
-from conveyor.runtime.properties import read_properties
+from conveyor.settings.config_providers.allowed_paths import AllowedPaths
+from conveyor.settings.properties import read_properties
 
 
 class FileConfigProvider(ConfigProvider):

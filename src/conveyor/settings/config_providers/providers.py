@@ -8,10 +8,10 @@ from conveyor.api.config_provider import ConfigProvider
 from conveyor.api.errors import ConfigError
 from conveyor.log.api import Closeable
 from conveyor.plugins import PluginNotFoundError, import_plugin_class
-from conveyor.runtime.config_providers.directory import DirectoryConfigProvider
-from conveyor.runtime.config_providers.env import EnvVarConfigProvider
-from conveyor.runtime.config_providers.file import FileConfigProvider
-from conveyor.runtime.config_providers.variables import reverse_transform, transform
+from conveyor.settings.config_providers.directory import DirectoryConfigProvider
+from conveyor.settings.config_providers.env import EnvVarConfigProvider
+from conveyor.settings.config_providers.file import FileConfigProvider
+from conveyor.settings.config_providers.variables import reverse_transform, transform
 
 CONFIG_PROVIDERS_CONFIG = "config.providers"
 

@@ -27,7 +27,7 @@ from conveyor.api.config import (
     ValidString,
     Width,
 )
-from conveyor.runtime.connector_config.names import ConnectorName
+from conveyor.settings.connector_config.names import ConnectorName
 
 NAME_CONFIG = "name"
 CONNECTOR_CLASS_CONFIG = "connector.class"

@@ -4,7 +4,7 @@ the worker's `connector.client.config.override.policy` that allows them, as in K
 The policies are Kafka's: `None` allows no override, `Principal` only the client's principal, `Allowlist`
 (KIP-1188) the settings `connector.client.config.override.allowlist` names, `All` (the default) every
 setting. Whatever the policy, a setting that would make the worker load code, run a command, read a file
-or reach a URL is refused unless the worker allows it explicitly (`conveyor.runtime.unsafe_overrides`).
+or reach a URL is refused unless the worker allows it explicitly (`conveyor.settings.unsafe_overrides`).
 A refused override is refused when the connector config is validated, and again when a task starts (a
 config written before the worker's settings changed).
 """
@@ -20,7 +20,7 @@ from typing import TypeVar
 from conveyor.errors import ConfigError, ConnectError
 from conveyor.log.api import IsolationLevel
 from conveyor.log.errors import InvalidConfigError
-from conveyor.runtime.unsafe_overrides import NO_UNSAFE_OVERRIDES, UnsafeOverrides
+from conveyor.settings.unsafe_overrides import NO_UNSAFE_OVERRIDES, UnsafeOverrides
 
 logger = logging.getLogger(__name__)
 

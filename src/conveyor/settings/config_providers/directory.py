@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conveyor.api.config_provider import ConfigData, ConfigProvider
 from conveyor.api.errors import ConfigError
-from conveyor.runtime.config_providers.allowed_paths import AllowedPaths
+from conveyor.settings.config_providers.allowed_paths import AllowedPaths
 
 
 class DirectoryConfigProvider(ConfigProvider):

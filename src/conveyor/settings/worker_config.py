@@ -26,7 +26,7 @@ from conveyor.api.config import (
 )
 from conveyor.errors import ConfigError
 from conveyor.log.kafka.settings import kafka_url_from_worker_props
-from conveyor.runtime.client_overrides import (
+from conveyor.settings.client_overrides import (
     ALLOWLIST_CONFIG,
     OVERRIDE_POLICY_CONFIG,
     POLICIES,
@@ -34,9 +34,9 @@ from conveyor.runtime.client_overrides import (
     ensure_override_policy,
     override_policy,
 )
-from conveyor.runtime.config_providers import CONFIG_PROVIDERS_CONFIG, ConfigProviders
-from conveyor.runtime.mac_algorithms import ensure_mac_algorithm, ensure_mac_algorithms, key_size_bytes
-from conveyor.runtime.ssl_config import (
+from conveyor.settings.config_providers import CONFIG_PROVIDERS_CONFIG, ConfigProviders
+from conveyor.settings.mac_algorithms import ensure_mac_algorithm, ensure_mac_algorithms, key_size_bytes
+from conveyor.settings.ssl_config import (
     ADMIN_LISTENERS_HTTPS_PREFIX,
     LISTENERS_HTTPS_PREFIX,
     SSL_PREFIXES,
@@ -44,7 +44,7 @@ from conveyor.runtime.ssl_config import (
     define_ssl_keys,
     ssl_config,
 )
-from conveyor.runtime.unsafe_overrides import (
+from conveyor.settings.unsafe_overrides import (
     ALLOWED_PATHS_CONFIG,
     ALLOWED_UNSAFE_KEYS_CONFIG,
     ALLOWED_URLS_CONFIG,
