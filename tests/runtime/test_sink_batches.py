@@ -15,7 +15,8 @@ from conveyor.data import SinkRecord
 from conveyor.log import Log
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.runtime.control import LocalTaskControl
-from conveyor.runtime.sink_task import SinkTaskLoop, consumer_group
+from conveyor.runtime.sink_task import SinkTaskLoop
+from conveyor.settings.names import consumer_group
 
 from .support import CONNECTOR, committed_group_offsets, running, task_spec, wait_until, worker_props
 

@@ -19,8 +19,9 @@ from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError
 from conveyor.log import Log
 from conveyor.runtime.control import LocalTaskControl, TargetState
-from conveyor.runtime.sink_task import SinkTaskLoop, consumer_group
+from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.task_spec import TaskId
+from conveyor.settings.names import consumer_group
 from log_backends import BACKENDS, fresh_log_url
 
 from .support import CONNECTOR, RunningLoop, committed_group_offsets, task_spec, wait_until, worker_props

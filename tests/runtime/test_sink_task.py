@@ -20,7 +20,8 @@ from conveyor.log import Log
 from conveyor.log import TopicPartition as LogPartition
 from conveyor.log.errors import IllegalStateError
 from conveyor.runtime.control import LocalTaskControl, TargetState
-from conveyor.runtime.sink_task import SinkTaskLoop, consumer_group
+from conveyor.runtime.sink_task import SinkTaskLoop
+from conveyor.settings.names import consumer_group
 from log_backends import BACKENDS, fresh_log_url
 
 from .support import (

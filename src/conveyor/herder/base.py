@@ -37,11 +37,11 @@ from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import WorkerMetrics
 from conveyor.plugins import PluginKind, list_plugins
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.settings.connector_config import SourceTransactionSettings
+from conveyor.settings.names import consumer_group
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
 

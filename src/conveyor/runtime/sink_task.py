@@ -44,7 +44,6 @@ from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
-from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 from conveyor.settings.client_overrides import (
@@ -54,17 +53,13 @@ from conveyor.settings.client_overrides import (
     built_with_overrides,
 )
 from conveyor.settings.connector_config import SinkTopics
+from conveyor.settings.names import CONSUMER_LOG_URL_CONFIG, consumer_group
 
 logger = logging.getLogger(__name__)
 
 MAX_POLL_WAIT_S = 0.2
 TOPIC_REFRESH_S = 2.0
 LAG_REFRESH_S = 1.0
-
-
-def consumer_group(connector: str) -> str:
-    """Kafka Connect's default sink consumer group (`SinkUtils.consumerGroupId`)."""
-    return f"connect-{connector}"
 
 
 CONSUMER_OVERRIDE_PREFIX = "consumer.override."

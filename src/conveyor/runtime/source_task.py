@@ -47,6 +47,7 @@ from conveyor.settings.client_overrides import (
     source_offsets_consumer,
 )
 from conveyor.settings.connector_config import SourceTransactionSettings
+from conveyor.settings.names import task_transactional_id
 from conveyor.storage import OffsetStore, StoreOffsetStorageReader
 
 logger = logging.getLogger(__name__)
@@ -149,7 +150,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             return built_with_overrides(
                 ClientType.PRODUCER, overrides, lambda: self.log.producer(**overrides)
             )
-        transactional_id = f"{worker.group_id}-{self.connector}-{self.spec.id.task}"
+        transactional_id = task_transactional_id(worker.group_id, self.connector, self.spec.id.task)
         for forced in EXACTLY_ONCE_PRODUCER_SETTINGS:
             if forced in overrides:
                 logger.warning(

@@ -7,9 +7,7 @@ from __future__ import annotations
 from conveyor.log.kafka.settings import KafkaSettings
 from conveyor.runtime.task_spec import TaskKind, TaskSpec
 from conveyor.settings.client_overrides import ClientType, allowed_overrides
-
-CONSUMER_LOG_URL_CONFIG = "consumer.override.log.url"
-"""A sink connector's setting: the log its consumer reads (its topics, group and offsets live there)."""
+from conveyor.settings.names import CONSUMER_LOG_URL_CONFIG
 
 
 def task_log_url(spec: TaskSpec) -> str:

@@ -32,7 +32,7 @@ from conveyor.connectors.mirror.topic_filter import (
     TopicFilter,
 )
 from conveyor.errors import ConfigError
-from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
+from conveyor.settings.names import CONSUMER_LOG_URL_CONFIG
 
 SOURCE_ALIAS_CONFIG = "source.cluster.alias"
 TARGET_ALIAS_CONFIG = "target.cluster.alias"

@@ -15,7 +15,7 @@ from conveyor.connectors.mirror.config import EMIT_CHECKPOINTS_CONFIG, EMIT_OFFS
 from conveyor.connectors.mirror.policy import DEFAULT_SEPARATOR, SEPARATOR_CONFIG
 from conveyor.connectors.mirror.topic_filter import TOPICS_CONFIG, TOPICS_EXCLUDE_CONFIG, TopicFilter
 from conveyor.errors import ConfigError
-from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
+from conveyor.settings.names import CONSUMER_LOG_URL_CONFIG
 from conveyor.settings.unsafe_overrides import (
     ALLOWED_PATHS_CONFIG,
     ALLOWED_UNSAFE_KEYS_CONFIG,

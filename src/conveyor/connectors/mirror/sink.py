@@ -31,8 +31,7 @@ from conveyor.connectors.mirror.remote_topics import create_remote_topics
 from conveyor.data import SinkRecord
 from conveyor.errors import ConfigError
 from conveyor.log import Log, Producer, ProducerFencedError, RecordMetadata, TopicPartition, open_log
-from conveyor.runtime.sink_task import consumer_group
-from conveyor.runtime.task_logs import CONSUMER_LOG_URL_CONFIG
+from conveyor.settings.names import CONSUMER_LOG_URL_CONFIG, consumer_group
 
 logger = logging.getLogger(__name__)
 

@@ -28,8 +28,8 @@ from conveyor.data import DataError
 from conveyor.log import Admin, Log, TopicPartition, open_log
 from conveyor.plugins import load_chain_plugin
 from conveyor.runtime.pipeline import plugin_settings
-from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.task_spec import TaskSpec
+from conveyor.settings.names import consumer_group
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.datasource import register
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError

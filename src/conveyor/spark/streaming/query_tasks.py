@@ -32,10 +32,10 @@ from conveyor.log import Log, TopicPartition, open_log
 from conveyor.metrics.task_metrics import SinkTaskMetrics
 from conveyor.plugins.task_classes import load_task_class
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 from conveyor.settings.connector_config import SinkTopics
+from conveyor.settings.names import consumer_group
 from conveyor.spark.datasource.offsets import subscribed_partitions
 from conveyor.spark.datasource.options import Subscription
 from conveyor.spark.streaming.progress import BatchProgress, batches_after, commit_to_group, lag
