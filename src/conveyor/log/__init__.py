@@ -63,7 +63,7 @@ from conveyor.log.errors import (
 )
 from conveyor.log.group_member import Assignment, Assignor, GroupMember
 from conveyor.log.murmur2 import murmur2, partition_for_key
-from conveyor.log.url import open_log
+from conveyor.log.url import open_log, url_with_client_settings
 from conveyor.positions import RecordMetadata, TopicPartition
 
 __all__ = [
@@ -113,4 +113,5 @@ __all__ = [
     "murmur2",
     "open_log",
     "partition_for_key",
+    "url_with_client_settings",
 ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 from urllib.parse import parse_qs
 
 from conveyor.log.api import Log
@@ -26,6 +28,18 @@ def open_log(url: str) -> Log:
     raise InvalidLogUrlError(
         f"Log URL {url!r} names unknown backend {scheme!r}; use embedded:<directory> or kafka://host:port"
     )
+
+
+def url_with_client_settings(
+    url: str, client: Literal["admin", "consumer", "producer"], settings: Mapping[str, str]
+) -> str:
+    """The log URL with ``settings`` added to one kind of client's own, so that every process that opens
+    it gives them to that client; a log whose clients take no settings (the embedded log) keeps its URL."""
+    if not settings or not url.startswith("kafka:"):
+        return url
+    from conveyor.log.kafka.settings import KafkaSettings
+
+    return KafkaSettings.from_url(url).with_client_settings(client, settings).url()
 
 
 def _open_embedded(url: str, rest: str) -> Log:

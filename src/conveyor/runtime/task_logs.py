@@ -1,10 +1,10 @@
 """Which log a task runs on: the worker's, or the cluster a sink connector points its consumer at (how a
 sink replicates from another cluster, as Kafka's `consumer.override.bootstrap.servers`), with the
-connector's `admin.override.*` settings given to the admin clients of a Kafka log."""
+connector's `admin.override.*` settings given to the log's admin clients."""
 
 from __future__ import annotations
 
-from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.log import url_with_client_settings
 from conveyor.runtime.task_spec import TaskKind, TaskSpec
 from conveyor.settings.client_overrides import ClientType, allowed_overrides
 from conveyor.settings.names import CONSUMER_LOG_URL_CONFIG
@@ -25,9 +25,7 @@ def task_log_url(spec: TaskSpec) -> str:
             allowed_overrides(policy, spec.connector_config, ClientType.CONSUMER)
             url = override
     admin = allowed_overrides(policy, spec.connector_config, ClientType.ADMIN)
-    if admin and url.startswith("kafka://"):
-        url = KafkaSettings.from_url(url).with_client_settings("admin", admin).url()
-    return url
+    return url_with_client_settings(url, "admin", admin)
 
 
 def admin_overrides(spec: TaskSpec) -> dict[str, str]:
