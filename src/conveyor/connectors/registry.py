@@ -12,6 +12,8 @@ _FILE = "conveyor.connectors.file"
 _JAVA_FILE_PACKAGE = "org.apache.kafka.connect.file"
 _MIRROR = "conveyor.connectors.mirror"
 _JAVA_MIRROR_PACKAGE = "org.apache.kafka.connect.mirror"
+_POSTGRES_CDC = "conveyor.connectors.postgres.cdc_source"
+_DEBEZIUM_POSTGRES_PACKAGE = "io.debezium.connector.postgresql"
 
 BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_FILE_PACKAGE}.FileStreamSourceConnector": f"{_FILE}.source:FileStreamSourceConnector",
@@ -22,6 +24,7 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointConnector": f"{_MIRROR}.checkpoint:MirrorCheckpointConnector",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatConnector": f"{_MIRROR}.heartbeat:MirrorHeartbeatConnector",
     "MirrorSinkConnector": f"{_MIRROR}.sink:MirrorSinkConnector",
+    f"{_DEBEZIUM_POSTGRES_PACKAGE}.PostgresConnector": f"{_POSTGRES_CDC}:PostgresCdcSourceConnector",
 }
 
 BUILTIN_TASKS: dict[str, str] = {
@@ -30,11 +33,13 @@ BUILTIN_TASKS: dict[str, str] = {
     f"{_JAVA_MIRROR_PACKAGE}.MirrorSourceTask": f"{_MIRROR}.source:MirrorSourceTask",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointTask": f"{_MIRROR}.checkpoint:MirrorCheckpointTask",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatTask": f"{_MIRROR}.heartbeat:MirrorHeartbeatTask",
+    f"{_DEBEZIUM_POSTGRES_PACKAGE}.PostgresConnectorTask": f"{_POSTGRES_CDC}:PostgresCdcSourceTask",
 }
 """Task classes by the Java name Kafka Connect writes in ``task.class``, so that task configs written by
 either runtime name a task both can run."""
 
 BUILTIN_CONNECTOR_ALIASES: dict[str, tuple[str, ...]] = {
     "GeneratorSourceConnector": ("Generator",),
+    f"{_DEBEZIUM_POSTGRES_PACKAGE}.PostgresConnector": ("PostgresCdcSourceConnector", "PostgresCdcSource"),
 }
 """Extra names, by listed name, beyond those the catalog derives."""
