@@ -242,14 +242,14 @@ class PostgresCdcSourceTask(SourceTask):
     ) -> SourceRecord:
         events, row, index = item
         last = following is None
-        if first:
-            marker = "first"
-        elif last:
+        if last:
             marker = "last"
-        elif index == 0:
-            marker = "first_in_data_collection"
         elif following is not None and following[0] is not events:
             marker = "last_in_data_collection"
+        elif first:
+            marker = "first"
+        elif index == 0:
+            marker = "first_in_data_collection"
         else:
             marker = "true"
         position = Position(consistent_point, consistent_point, 0, reader.xid, reader.started_us, marker)
