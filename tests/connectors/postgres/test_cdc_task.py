@@ -310,7 +310,7 @@ def test_a_slot_held_by_another_connection_fails_the_task_with_what_to_do(
         run.poll()
         with (
             pytest.raises(CaptureError, match=r"in use by another connection.*its own slot\.name"),
-            task_run(config),
+            task_run({**config, "slot.max.retries": "1", "slot.retry.delay.ms": "100"}),
         ):
             pass
 

@@ -24,6 +24,10 @@ class CaptureError(ConnectError):
     """The database is not set up for change data capture as configured; the message says what to do."""
 
 
+class SlotInUseError(CaptureError):
+    """Another connection holds the replication slot."""
+
+
 @dataclass(frozen=True)
 class TableId:
     schema: str
@@ -201,7 +205,7 @@ def check_slot_usable(cursor: Cursor, name: str, dbname: str) -> SlotInfo | None
             f"(SELECT pg_drop_replication_slot('{name}'))"
         )
     if info.active_pid is not None:
-        raise CaptureError(
+        raise SlotInUseError(
             f"Replication slot {name} is in use by another connection (process {info.active_pid}), perhaps "
             "another connector: give this connector its own slot.name, or stop the other one"
         )

@@ -56,6 +56,8 @@ MAX_BATCH_SIZE_CONFIG: Final = "max.batch.size"
 POLL_INTERVAL_CONFIG: Final = "poll.interval.ms"
 SNAPSHOT_FETCH_SIZE_CONFIG: Final = "snapshot.fetch.size"
 STATUS_UPDATE_INTERVAL_CONFIG: Final = "status.update.interval.ms"
+SLOT_MAX_RETRIES_CONFIG: Final = "slot.max.retries"
+SLOT_RETRY_DELAY_CONFIG: Final = "slot.retry.delay.ms"
 
 _TOPIC_PREFIX: Final = re.compile(r"^[a-zA-Z0-9._-]+$")
 _OPERATIONS: Final = ("c", "u", "d", "t", "none")
@@ -232,6 +234,23 @@ CONFIG_DEF: Final = (
         validator=NonEmptyString(),
         importance=Importance.MEDIUM,
         documentation="The logical replication slot the connector streams from (created when missing).",
+    )
+    .define(
+        SLOT_MAX_RETRIES_CONFIG,
+        ConfigType.INT,
+        default=6,
+        validator=Range.at_least(0),
+        importance=Importance.LOW,
+        documentation="How often to try again to take a slot another connection holds (a previous "
+        "incarnation of the task may still be exiting) before the task fails.",
+    )
+    .define(
+        SLOT_RETRY_DELAY_CONFIG,
+        ConfigType.LONG,
+        default=10000,
+        validator=Range.at_least(0),
+        importance=Importance.LOW,
+        documentation="Milliseconds between two tries to take the slot.",
     )
     .define(
         SLOT_DROP_ON_STOP_CONFIG,
@@ -431,6 +450,8 @@ class CdcSettings:
     poll_interval_ms: int
     snapshot_fetch_size: int
     status_update_interval_ms: int
+    slot_max_retries: int
+    slot_retry_delay_ms: int
 
     @classmethod
     def from_props(cls, props: Mapping[str, str]) -> CdcSettings:
@@ -466,6 +487,8 @@ class CdcSettings:
             poll_interval_ms=config[POLL_INTERVAL_CONFIG],
             snapshot_fetch_size=config[SNAPSHOT_FETCH_SIZE_CONFIG],
             status_update_interval_ms=config[STATUS_UPDATE_INTERVAL_CONFIG],
+            slot_max_retries=config[SLOT_MAX_RETRIES_CONFIG],
+            slot_retry_delay_ms=config[SLOT_RETRY_DELAY_CONFIG],
         )
 
     @property

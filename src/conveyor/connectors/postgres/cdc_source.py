@@ -147,7 +147,7 @@ class PostgresCdcSourceTask(SourceTask):
         tables = catalog.captured_tables(cursor, settings.filters)
         catalog.ensure_publication(cursor, settings.publication_name, settings.publication_autocreate, tables)
         offset = self.context.offset_storage_reader().offset(settings.source_partition)
-        slot = catalog.check_slot_usable(cursor, settings.slot_name, settings.address.dbname)
+        slot = self._usable_slot(cursor)
         if self._needs_snapshot(offset, slot is not None):
             if slot is not None:
                 catalog.drop_slot(cursor, settings.slot_name)
@@ -166,6 +166,19 @@ class PostgresCdcSourceTask(SourceTask):
             stream.create_slot(export_snapshot=False)
         if settings.snapshot_mode is SnapshotMode.INITIAL_ONLY:
             self._streaming_done = True
+
+    def _usable_slot(self, cursor: Any) -> catalog.SlotInfo | None:
+        """The slot, once no other connection holds it, trying ``slot.max.retries`` more times."""
+        settings = self.settings
+        for attempt in range(settings.slot_max_retries + 1):
+            try:
+                return catalog.check_slot_usable(cursor, settings.slot_name, settings.address.dbname)
+            except catalog.SlotInUseError:
+                if attempt == settings.slot_max_retries:
+                    raise
+                logger.info("Replication slot %s is in use; trying again shortly", settings.slot_name)
+                time.sleep(settings.slot_retry_delay_ms / 1000)
+        return None
 
     def _needs_snapshot(self, offset: Mapping[str, Any] | None, slot_exists: bool) -> bool:
         mode = self.settings.snapshot_mode
