@@ -99,6 +99,7 @@ def test_every_change_arrives_once_in_commit_order_across_a_kill_9_of_the_worker
             lambda: len(changes(data_dir)) >= KILL_AFTER_CHANGES, "changes before the kill", DEADLINE_S
         )
         worker.kill()
+        written_before_the_kill = len(changes(data_dir))
         worker = worker_process(data_dir)
         for thread in writers:
             thread.join(DEADLINE_S)
