@@ -395,3 +395,55 @@ def test_the_task_reconnects_after_its_connection_is_killed_and_repeats_nothing(
         )
         run.poll()
     assert [after(r)["id"] for r in run.records] == [1, 2]
+
+
+def test_changes_read_just_before_a_lost_connection_are_streamed_again(
+    database: PostgresAddress, config: dict[str, str]
+) -> None:
+    slot = config["slot.name"]
+    with task_run({**config, "snapshot.mode": "no_data", "poll.interval.ms": "3000"}) as run:
+        run.poll()
+        execute(database, "INSERT INTO customers VALUES (1, 'a', 1)")
+        wait_until(
+            lambda: (
+                query(
+                    database,
+                    "SELECT sent_lsn >= pg_current_wal_lsn() FROM pg_stat_replication "
+                "WHERE application_name = %s",
+                    (f"conveyor-{slot}",),
+                )
+                == [(True,)]
+            ),
+            "the server to send the insert",
+        )
+        execute(
+            database,
+            "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = %s",
+            params=(slot,),
+        )
+
+        def poll_through_errors() -> bool:
+            with contextlib.suppress(RetriableError):
+                run.poll()
+            return bool(run.records)
+
+        wait_until(poll_through_errors, "the insert after the reconnect", 60, 0.0)
+    assert [after(r)["id"] for r in run.records] == [1]
+
+
+def test_a_heartbeat_commits_the_position_of_transactions_with_nothing_to_capture(
+    database: PostgresAddress, config: dict[str, str]
+) -> None:
+    slot = config["slot.name"]
+    execute(database, "CREATE TABLE ignored (id int PRIMARY KEY)")
+    settings = {**config, "table.exclude.list": "public.ignored", "heartbeat.interval.ms": "1"}
+    with task_run(settings) as run:
+        run.poll()
+        start = confirmed_flush(database, slot)
+        execute(database, "INSERT INTO ignored VALUES (1)")
+        (heartbeat,) = run.poll_until(lambda records: bool(records), "a heartbeat")
+        run.commit()
+        assert confirmed_flush(database, slot) > start
+    assert heartbeat.topic == "__debezium-heartbeat.server1"
+    assert heartbeat.key.to_dict() == {"serverName": "server1"}
+    assert heartbeat.source_offset is not None and heartbeat.source_offset["lsn"] > start

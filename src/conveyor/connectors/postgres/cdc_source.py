@@ -308,9 +308,11 @@ class PostgresCdcSourceTask(SourceTask):
         if self._streaming_done:
             time.sleep(self.settings.poll_interval_ms / 1000)
             return None
+        returned = (self._resume, self._complete_through, self._last_complete)
         try:
             return self._poll_stream()
         except (psycopg2.OperationalError, psycopg2.InterfaceError, PostgresConnectionError) as error:
+            self._resume, self._complete_through, self._last_complete = returned
             self._lost_connection(error)
             raise RetriableError(
                 f"Lost the connection to PostgreSQL ({first_line(error)}); reconnecting and resuming after "
@@ -363,7 +365,6 @@ class PostgresCdcSourceTask(SourceTask):
         if stream is None:
             stream = self._open_stream()
         stream.start(self._start_lsn)
-        stream.confirm(self._complete_through)
         return stream
 
     def _poll_stream(self) -> list[SourceRecord] | None:
