@@ -409,7 +409,7 @@ def test_changes_read_just_before_a_lost_connection_are_streamed_again(
                 query(
                     database,
                     "SELECT sent_lsn >= pg_current_wal_lsn() FROM pg_stat_replication "
-                "WHERE application_name = %s",
+                    "WHERE application_name = %s",
                     (f"conveyor-{slot}",),
                 )
                 == [(True,)]

@@ -78,9 +78,30 @@ def payload_ops(found: list[tuple[Any, Any]]) -> list[str | None]:
     return [None if value is None else value["payload"]["op"] for _, value in found]
 
 
-def test_changes_reach_the_topic_as_debezium_s_json_events(tmp_path: Path, database: PostgresAddress) -> None:
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneWorker]:
+    with running_worker(tmp_path_factory.mktemp("cdc-worker")) as running:
+        yield running
+
+
+def test_a_wrong_password_is_a_400_that_says_what_to_check(
+    worker: StandaloneWorker, database: PostgresAddress
+) -> None:
+    config = connector_config(database, **{"database.password": "wrong"})
+    with rest_client(worker) as client:
+        response = client.post("/connectors", json={"name": "bad-password", "config": config})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["error_code"] == 400
+    assert "database.hostname: Could not connect to PostgreSQL" in body["message"]
+    assert "password authentication failed" in body["message"]
+
+
+def test_changes_reach_the_topic_as_debezium_s_json_events(
+    worker: StandaloneWorker, database: PostgresAddress
+) -> None:
     execute(database, "INSERT INTO orders VALUES (1, 'pen', 2, 1.50, '2024-05-01 10:00:00+00')")
-    with running_worker(tmp_path / "data") as worker, rest_client(worker) as client:
+    with rest_client(worker) as client:
         create_connector(client, "orders-cdc", connector_config(database))
         wait_for_states(client, "orders-cdc", "RUNNING", ["RUNNING"])
         wait_until(lambda: len(events(worker)) >= 1, "the snapshot's record")
@@ -89,6 +110,7 @@ def test_changes_reach_the_topic_as_debezium_s_json_events(tmp_path: Path, datab
         execute(database, "DELETE FROM orders WHERE id = 1")
         found = wait_for_events(worker, lambda found: len(found) >= 5, "every change in the topic")
         offsets = wait_until(lambda: client_offsets(worker, "orders-cdc"), "the committed offsets")
+        client.delete("/connectors/orders-cdc")
     assert payload_ops(found) == ["r", "c", "u", "d", None]
     keys = [key for key, _ in found]
     assert keys[0] == {
