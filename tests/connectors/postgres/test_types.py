@@ -125,6 +125,7 @@ def test_numeric_with_precision_is_a_connect_decimal_with_its_scale_and_precisio
 def test_numeric_without_precision_is_a_variable_scale_decimal(database: PostgresAddress) -> None:
     schema, value = read_column(database, "numeric", "-1234.5678")
     assert schema.name == "io.debezium.data.VariableScaleDecimal"
+    assert value.schema == schema
     assert value.get("scale") == 4
     assert decimal_from_variable_scale(value) == decimal.Decimal("-1234.5678")
 

@@ -244,7 +244,18 @@ def column_mapping(pg_type: PgType, modifier: int, optional: bool, options: Type
     schema, convert = _mapping(pg_type, modifier, options)
     if optional:
         schema = _optional(schema)
+    if schema.name == DEBEZIUM_VARIABLE_SCALE_DECIMAL:
+        convert = _variable_scale_decimal_of(schema)
     return ColumnMapping(schema, convert)
+
+
+def _variable_scale_decimal_of(schema: Schema) -> Converter:
+    """A converter whose structs carry ``schema`` itself (optional or not), as Connect requires."""
+
+    def convert(text: str) -> Struct:
+        return Struct.unchecked(schema, list(variable_scale_decimal(text).raw_values()))
+
+    return convert
 
 
 def _optional(schema: Schema) -> Schema:
@@ -272,9 +283,10 @@ def _mapping(pg_type: PgType, modifier: int, options: TypeOptions) -> tuple[Sche
     if pg_type.base is not None:
         return _mapping(pg_type.base, modifier, options)
     if pg_type.element is not None:
-        element_schema, element_convert = _mapping(pg_type.element, -1, options)
+        element = column_mapping(pg_type.element, -1, True, options)
+        element_convert = element.convert
         return (
-            Schema(Type.ARRAY, value_schema=_optional(element_schema)),
+            Schema(Type.ARRAY, value_schema=element.schema),
             lambda text: [None if item is None else element_convert(item) for item in parse_array(text)],
         )
     if pg_type.enum_labels is not None:
