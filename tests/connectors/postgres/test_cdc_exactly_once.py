@@ -118,5 +118,6 @@ def test_every_change_arrives_once_in_commit_order_across_a_kill_9_of_the_worker
         mine = [change for change in seen if change[1] // 100_000 == writer and change[1] >= 0]
         rows = [writer * 100_000 + n for n in range(TRANSACTIONS)]
         assert mine == [change for row in rows for change in (("c", row, 0), ("u", row, 1))]
-    positions = [(int(json.loads(event["source"]["sequence"])[0]), event["source"]["lsn"]) for event in found]
+    sequences = [json.loads(event["source"]["sequence"]) for event in found]
+    positions = [(int(previous), int(lsn)) for previous, lsn in sequences if previous is not None]
     assert positions == sorted(positions)

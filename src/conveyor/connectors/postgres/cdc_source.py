@@ -107,6 +107,8 @@ class _Transaction:
     xid: int
     commit_lsn: int
     commit_time_us: int
+    previous_commit_end: int | None
+    """Where the transaction committed before this one ended, as far as this stream has seen."""
     events: int = 0
 
 
@@ -388,7 +390,8 @@ class PostgresCdcSourceTask(SourceTask):
 
     def _handle(self, lsn: int, message: Message, records: list[SourceRecord]) -> None:
         if isinstance(message, Begin):
-            self._transaction = _Transaction(message.xid, message.final_lsn, message.commit_time_us)
+            previous = self._last_complete[1] if self._last_complete is not None else None
+            self._transaction = _Transaction(message.xid, message.final_lsn, message.commit_time_us, previous)
         elif isinstance(message, Commit):
             if self._transaction is not None:
                 self._last_complete = (self._transaction, message.end_lsn)
@@ -422,7 +425,12 @@ class PostgresCdcSourceTask(SourceTask):
         if self._resume is not None and self._resume.covers(transaction.commit_lsn, transaction.events, lsn):
             return None
         return Position(
-            lsn, transaction.commit_lsn, transaction.events, transaction.xid, transaction.commit_time_us
+            lsn,
+            transaction.commit_lsn,
+            transaction.events,
+            transaction.xid,
+            transaction.commit_time_us,
+            previous_commit_end=transaction.previous_commit_end,
         )
 
     def _change(self, lsn: int, message: Insert | Update | Delete, records: list[SourceRecord]) -> None:

@@ -70,7 +70,10 @@ SOURCE_SCHEMA: Final = struct_schema(
         ("txId", _optional(Type.INT64)),
         ("lsn", _optional(Type.INT64)),
         ("xmin", _optional(Type.INT64)),
+        ("origin", _optional(Type.STRING)),
+        ("origin_lsn", _optional(Type.INT64)),
     ],
+    version=1,
 )
 
 TRANSACTION_BLOCK_SCHEMA: Final = struct_schema(
@@ -104,6 +107,8 @@ class Position:
     xid: int
     commit_time_us: int
     snapshot: str = "false"
+    previous_commit_end: int | None = None
+    """Where the previous transaction's commit ended (Debezium's ``lsn_commit`` in ``source.sequence``)."""
 
 
 def source_offset(
@@ -267,7 +272,7 @@ class TableEvents:
                 position.commit_time_us // 1000,
                 position.snapshot,
                 self.database,
-                json.dumps([str(position.commit_lsn), str(position.lsn)], separators=(",", ":")),
+                self._sequence(position),
                 position.commit_time_us,
                 position.commit_time_us * 1000,
                 self.table.schema,
@@ -275,7 +280,18 @@ class TableEvents:
                 position.xid,
                 position.lsn,
                 None,
+                None,
+                None,
             ],
+        )
+
+    @staticmethod
+    def _sequence(position: Position) -> str:
+        """Debezium's ``sequence``: the end of the previous commit (null before the first one seen) and
+        the change's LSN, as strings."""
+        previous = position.previous_commit_end if position.snapshot == "false" else position.commit_lsn
+        return json.dumps(
+            [None if previous is None else str(previous), str(position.lsn)], separators=(",", ":")
         )
 
 
