@@ -447,3 +447,30 @@ def test_a_heartbeat_commits_the_position_of_transactions_with_nothing_to_captur
     assert heartbeat.topic == "__debezium-heartbeat.server1"
     assert heartbeat.key.to_dict() == {"serverName": "server1"}
     assert heartbeat.source_offset is not None and heartbeat.source_offset["lsn"] > start
+
+
+def test_a_restart_of_postgresql_mid_stream_loses_and_repeats_nothing() -> None:
+    with PostgresServer() as server:
+        server.start()
+        target = PostgresAddress(server.host, server.port, "postgres", server.user, server.password)
+        execute(target, "CREATE TABLE customers (id int PRIMARY KEY, name text NOT NULL, balance numeric)")
+        with task_run(cdc_config(target, "server1", **{"snapshot.mode": "no_data"})) as run:
+
+            def poll_through_errors(count: int) -> bool:
+                with contextlib.suppress(RetriableError):
+                    run.poll()
+                return len(run.records) >= count
+
+            run.poll()
+            execute(
+                target, "INSERT INTO customers VALUES (1, 'a', 1)", "INSERT INTO customers VALUES (2, 'b', 2)"
+            )
+            wait_until(lambda: poll_through_errors(2), "the changes before the restart", 60, 0.0)
+            run.commit()
+            execute(target, "INSERT INTO customers VALUES (3, 'c', 3)")
+            server.stop(mode="immediate")
+            server.start()
+            execute(target, "INSERT INTO customers VALUES (4, 'd', 4)")
+            wait_until(lambda: poll_through_errors(4), "the changes after the restart", 90, 0.0)
+            run.poll()
+    assert [after(r)["id"] for r in run.records] == [1, 2, 3, 4]

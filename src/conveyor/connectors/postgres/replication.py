@@ -12,7 +12,12 @@ import psycopg2.extras
 from psycopg2 import sql
 
 from conveyor.connectors.postgres.catalog import CaptureError
-from conveyor.connectors.postgres.connection import PostgresAddress, connect, first_line
+from conveyor.connectors.postgres.connection import (
+    PostgresAddress,
+    PostgresConnectionError,
+    connect,
+    first_line,
+)
 from conveyor.connectors.postgres.pgoutput import Message, decode, parse_lsn
 
 
@@ -87,15 +92,23 @@ class ReplicationStream:
         return self._started
 
     def read(self, timeout_s: float) -> tuple[int, Message] | None:
-        """The next message and the WAL position it starts at, waiting up to ``timeout_s``; None if none."""
-        message = self._cursor.read_message()
-        if message is None:
-            ready, _, _ = select.select([self._connection], [], [], timeout_s)
-            if not ready:
-                return None
+        """The next message and the WAL position it starts at, waiting up to ``timeout_s``; None if none.
+
+        A broken connection (the server restarting, the walsender ended) is a ``PostgresConnectionError``,
+        whatever psycopg2 calls it."""
+        try:
             message = self._cursor.read_message()
             if message is None:
-                return None
+                ready, _, _ = select.select([self._connection], [], [], timeout_s)
+                if not ready:
+                    return None
+                message = self._cursor.read_message()
+                if message is None:
+                    return None
+        except psycopg2.DatabaseError as error:
+            raise PostgresConnectionError(
+                f"The replication connection of slot {self.slot} broke: {first_line(error)}"
+            ) from error
         return int(message.data_start), decode(bytes(message.payload))
 
     def confirm(self, lsn: int) -> None:
