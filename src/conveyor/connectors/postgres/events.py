@@ -4,7 +4,6 @@ block, and the records of creates, updates, deletes, reads (snapshot) and trunca
 from __future__ import annotations
 
 import datetime as dt
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -290,9 +289,8 @@ class TableEvents:
         """Debezium's ``sequence``: the end of the previous commit (null before the first one seen) and
         the change's LSN, as strings."""
         previous = position.previous_commit_end if position.snapshot == "false" else position.commit_lsn
-        return json.dumps(
-            [None if previous is None else str(previous), str(position.lsn)], separators=(",", ":")
-        )
+        first = "null" if previous is None else f'"{previous}"'
+        return f'[{first},"{position.lsn}"]'
 
 
 def _unavailable(schema: Schema, fallback: Any) -> Any:

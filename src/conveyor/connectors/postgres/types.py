@@ -345,6 +345,9 @@ def _plain_string(value: decimal.Decimal) -> str:
 
 
 def _rescaled(value: decimal.Decimal, scale: int) -> decimal.Decimal:
+    exponent = value.as_tuple().exponent
+    if exponent == -scale:
+        return value
     if not value.is_finite():
         raise ConnectError(
             f"numeric value {value} cannot be written as a Connect Decimal: set decimal.handling.mode "
@@ -414,6 +417,8 @@ def _time_of_day(micros: int) -> dt.time:
 _DATE: Final = re.compile(r"^(\d{4,})-(\d\d)-(\d\d)( BC)?$")
 _TIME: Final = re.compile(r"^(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
 _OFFSET: Final = re.compile(r"([+-])(\d\d)(?::?(\d\d))?(?::?(\d\d))?$")
+_UTC_TIMESTAMP: Final = re.compile(r"^(\d{4}-\d\d-\d\d) \d\d:\d\d:\d\d(?:\.(\d{1,6}))?\+00$")
+"""A ``timestamptz`` already in UTC (the server's TimeZone is UTC): Debezium's text is a rewrite of it."""
 _TIMESTAMP: Final = re.compile(r"^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d{1,6})?)([+-][\d:]+)?( BC)?$")
 
 
@@ -465,6 +470,10 @@ def _fraction(micros: int, digits: int) -> str:
 
 def zoned_timestamp(text: str, digits: int = DEFAULT_TIME_PRECISION) -> str:
     """Debezium's ``ZonedTimestamp``: the instant in UTC, ISO 8601, ``digits`` fractional digits."""
+    utc = _UTC_TIMESTAMP.match(text)
+    if utc is not None:
+        fraction = (utc.group(2) or "")[:digits].ljust(digits, "0")
+        return f"{utc.group(1)}T{text[11:19]}{'.' + fraction if digits > 0 else ''}Z"
     micros = epoch_micros(text)
     instant = _EPOCH + dt.timedelta(microseconds=micros)
     return instant.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(instant.microsecond, digits) + "Z"
