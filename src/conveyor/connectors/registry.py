@@ -13,6 +13,8 @@ _JAVA_FILE_PACKAGE = "org.apache.kafka.connect.file"
 _MIRROR = "conveyor.connectors.mirror"
 _JAVA_MIRROR_PACKAGE = "org.apache.kafka.connect.mirror"
 _POSTGRES = "conveyor.connectors.postgres"
+_POSTGRES_CDC = f"{_POSTGRES}.cdc_source"
+_DEBEZIUM_POSTGRES_PACKAGE = "io.debezium.connector.postgresql"
 
 BUILTIN_CONNECTORS: dict[str, str] = {
     f"{_JAVA_FILE_PACKAGE}.FileStreamSourceConnector": f"{_FILE}.source:FileStreamSourceConnector",
@@ -25,6 +27,7 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     "MirrorSinkConnector": f"{_MIRROR}.sink:MirrorSinkConnector",
     "io.confluent.connect.jdbc.JdbcSinkConnector": f"{_POSTGRES}.jdbc_sink:JdbcSinkConnector",
     "io.confluent.connect.jdbc.JdbcSourceConnector": f"{_POSTGRES}.jdbc_source:JdbcSourceConnector",
+    f"{_DEBEZIUM_POSTGRES_PACKAGE}.PostgresConnector": f"{_POSTGRES_CDC}:PostgresCdcSourceConnector",
 }
 
 BUILTIN_TASKS: dict[str, str] = {
@@ -34,6 +37,7 @@ BUILTIN_TASKS: dict[str, str] = {
     f"{_JAVA_MIRROR_PACKAGE}.MirrorCheckpointTask": f"{_MIRROR}.checkpoint:MirrorCheckpointTask",
     f"{_JAVA_MIRROR_PACKAGE}.MirrorHeartbeatTask": f"{_MIRROR}.heartbeat:MirrorHeartbeatTask",
     "io.confluent.connect.jdbc.source.JdbcSourceTask": f"{_POSTGRES}.jdbc_source:JdbcSourceTask",
+    f"{_DEBEZIUM_POSTGRES_PACKAGE}.PostgresConnectorTask": f"{_POSTGRES_CDC}:PostgresCdcSourceTask",
 }
 """Task classes by the Java name Kafka Connect writes in ``task.class``, so that task configs written by
 either runtime name a task both can run."""
@@ -41,5 +45,6 @@ either runtime name a task both can run."""
 BUILTIN_CONNECTOR_ALIASES: dict[str, tuple[str, ...]] = {
     "GeneratorSourceConnector": ("Generator",),
     "io.confluent.connect.jdbc.JdbcSinkConnector": ("io.debezium.connector.jdbc.JdbcSinkConnector",),
+    f"{_DEBEZIUM_POSTGRES_PACKAGE}.PostgresConnector": ("PostgresCdcSourceConnector", "PostgresCdcSource"),
 }
 """Extra names, by listed name, beyond those the catalog derives."""

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tests.waiting import wait_until
+
 from conveyor.connectors.postgres.connection import PostgresAddress, connect
 from conveyor.postgres_server import PostgresServer
 
@@ -24,15 +26,23 @@ def fresh_database(server: PostgresServer, prefix: str = "cdc") -> Iterator[Post
         admin.cursor().execute(f"CREATE DATABASE {name}")
         yield address(server, name)
         cursor = admin.cursor()
-        cursor.execute("SELECT slot_name, active_pid FROM pg_replication_slots WHERE database = %s", (name,))
-        for _slot, pid in cursor.fetchall():
-            if pid:
-                cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
-        cursor.execute(
-            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = %s",
-            (name,),
-        )
+
+        def slots_dropped() -> bool:
+            cursor.execute(
+                "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots "
+                "WHERE database = %s AND active_pid IS NOT NULL",
+                (name,),
+            )
+            cursor.execute(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                "WHERE database = %s AND active_pid IS NULL",
+                (name,),
+            )
+            cursor.execute("SELECT count(*) FROM pg_replication_slots WHERE database = %s", (name,))
+            row = cursor.fetchone()
+            return row is not None and row[0] == 0
+
+        wait_until(slots_dropped, f"the replication slots of {name} to be dropped", 60)
         cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     finally:
         admin.close()

@@ -20,6 +20,7 @@ from conveyor.connectors.postgres.types import (
     decimal_from_variable_scale,
     load_types,
     read_as_text,
+    zoned_timestamp,
 )
 from conveyor.data import Schema, Type
 from conveyor.postgres_server import PostgresServer
@@ -125,6 +126,7 @@ def test_numeric_with_precision_is_a_connect_decimal_with_its_scale_and_precisio
 def test_numeric_without_precision_is_a_variable_scale_decimal(database: PostgresAddress) -> None:
     schema, value = read_column(database, "numeric", "-1234.5678")
     assert schema.name == "io.debezium.data.VariableScaleDecimal"
+    assert value.schema == schema
     assert value.get("scale") == 4
     assert decimal_from_variable_scale(value) == decimal.Decimal("-1234.5678")
 
@@ -240,3 +242,18 @@ def test_arrays_of_integers(database: PostgresAddress) -> None:
 def test_a_type_without_mapping_says_how_to_leave_it_out(database: PostgresAddress) -> None:
     with pytest.raises(UnsupportedTypeError, match=r"column\.exclude\.list"):
         read_column(database, "point", "'(1,2)'")
+
+
+@pytest.mark.parametrize(
+    ("text", "digits", "expected"),
+    [
+        ("2024-01-01 00:30:00.25+00", 6, "2024-01-01T00:30:00.250000Z"),
+        ("2024-01-01 02:30:00.25+02", 6, "2024-01-01T00:30:00.250000Z"),
+        ("2024-01-01 02:30:00+05:30", 3, "2023-12-31T21:00:00.000Z"),
+        ("2024-01-01 00:00:00.123456+00", 0, "2024-01-01T00:00:00Z"),
+    ],
+)
+def test_a_zoned_timestamp_is_the_instant_in_utc_whatever_the_server_s_time_zone(
+    text: str, digits: int, expected: str
+) -> None:
+    assert zoned_timestamp(text, digits) == expected

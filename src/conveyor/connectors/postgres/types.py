@@ -244,7 +244,18 @@ def column_mapping(pg_type: PgType, modifier: int, optional: bool, options: Type
     schema, convert = _mapping(pg_type, modifier, options)
     if optional:
         schema = _optional(schema)
+    if schema.name == DEBEZIUM_VARIABLE_SCALE_DECIMAL:
+        convert = _variable_scale_decimal_of(schema)
     return ColumnMapping(schema, convert)
+
+
+def _variable_scale_decimal_of(schema: Schema) -> Converter:
+    """A converter whose structs carry ``schema`` itself (optional or not), as Connect requires."""
+
+    def convert(text: str) -> Struct:
+        return Struct.unchecked(schema, list(variable_scale_decimal(text).raw_values()))
+
+    return convert
 
 
 def _optional(schema: Schema) -> Schema:
@@ -272,9 +283,10 @@ def _mapping(pg_type: PgType, modifier: int, options: TypeOptions) -> tuple[Sche
     if pg_type.base is not None:
         return _mapping(pg_type.base, modifier, options)
     if pg_type.element is not None:
-        element_schema, element_convert = _mapping(pg_type.element, -1, options)
+        element = column_mapping(pg_type.element, -1, True, options)
+        element_convert = element.convert
         return (
-            Schema(Type.ARRAY, value_schema=_optional(element_schema)),
+            Schema(Type.ARRAY, value_schema=element.schema),
             lambda text: [None if item is None else element_convert(item) for item in parse_array(text)],
         )
     if pg_type.enum_labels is not None:
@@ -333,6 +345,9 @@ def _plain_string(value: decimal.Decimal) -> str:
 
 
 def _rescaled(value: decimal.Decimal, scale: int) -> decimal.Decimal:
+    exponent = value.as_tuple().exponent
+    if exponent == -scale:
+        return value
     if not value.is_finite():
         raise ConnectError(
             f"numeric value {value} cannot be written as a Connect Decimal: set decimal.handling.mode "
@@ -402,6 +417,8 @@ def _time_of_day(micros: int) -> dt.time:
 _DATE: Final = re.compile(r"^(\d{4,})-(\d\d)-(\d\d)( BC)?$")
 _TIME: Final = re.compile(r"^(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
 _OFFSET: Final = re.compile(r"([+-])(\d\d)(?::?(\d\d))?(?::?(\d\d))?$")
+_UTC_TIMESTAMP: Final = re.compile(r"^(\d{4}-\d\d-\d\d) \d\d:\d\d:\d\d(?:\.(\d{1,6}))?\+00$")
+"""A ``timestamptz`` already in UTC (the server's TimeZone is UTC): Debezium's text is a rewrite of it."""
 _TIMESTAMP: Final = re.compile(r"^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d{1,6})?)([+-][\d:]+)?( BC)?$")
 
 
@@ -453,6 +470,10 @@ def _fraction(micros: int, digits: int) -> str:
 
 def zoned_timestamp(text: str, digits: int = DEFAULT_TIME_PRECISION) -> str:
     """Debezium's ``ZonedTimestamp``: the instant in UTC, ISO 8601, ``digits`` fractional digits."""
+    utc = _UTC_TIMESTAMP.match(text)
+    if utc is not None:
+        fraction = (utc.group(2) or "")[:digits].ljust(digits, "0")
+        return f"{utc.group(1)}T{text[11:19]}{'.' + fraction if digits > 0 else ''}Z"
     micros = epoch_micros(text)
     instant = _EPOCH + dt.timedelta(microseconds=micros)
     return instant.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(instant.microsecond, digits) + "Z"

@@ -1,0 +1,640 @@
+"""``PostgresCdcSourceConnector``: PostgreSQL's row changes, streamed from a logical replication slot with
+``pgoutput``, as Debezium's change events; runs Debezium's PostgreSQL connector configs unchanged.
+
+The slot's confirmed position advances only in ``commit``, once the runtime has made every record returned
+so far durable: PostgreSQL keeps the WAL of anything Conveyor has not written. After a restart the server
+resends the transactions after that position, and the task skips the changes its committed offset covers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg2
+
+from conveyor import __version__
+from conveyor.api import (
+    ConfigDef,
+    ConfigValue,
+    ConnectError,
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    RetriableError,
+    SourceConnector,
+    SourceTask,
+    Task,
+)
+from conveyor.connectors.postgres import catalog
+from conveyor.connectors.postgres.catalog import CaptureError, TableId, TableInfo
+from conveyor.connectors.postgres.cdc_config import (
+    CONFIG_DEF,
+    HOSTNAME_CONFIG,
+    PUBLICATION_NAME_CONFIG,
+    TABLE_INCLUDE_CONFIG,
+    CdcSettings,
+    PublicationAutocreateMode,
+    SnapshotMode,
+)
+from conveyor.connectors.postgres.connection import PostgresConnectionError, connect, first_line
+from conveyor.connectors.postgres.events import (
+    HEARTBEAT_KEY_SCHEMA,
+    HEARTBEAT_VALUE_SCHEMA,
+    Column,
+    Position,
+    TableEvents,
+    source_offset,
+)
+from conveyor.connectors.postgres.pgoutput import (
+    Begin,
+    Commit,
+    Delete,
+    Insert,
+    Message,
+    Relation,
+    Truncate,
+    TypeMessage,
+    Update,
+    format_lsn,
+)
+from conveyor.connectors.postgres.replication import ReplicationStream
+from conveyor.connectors.postgres.snapshot import SnapshotReader
+from conveyor.connectors.postgres.types import (
+    PgType,
+    UnsupportedTypeError,
+    builtin_type,
+    column_mapping,
+    load_types,
+)
+from conveyor.data import SourceRecord, Struct
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """The last change already written: changes at or before it are skipped when the server resends them.
+
+    Conveyor's offsets give the transaction's commit LSN and the change's index in it; Debezium's (after a
+    takeover) give the last fully written commit LSN and the last change's LSN.
+    """
+
+    commit_lsn: int
+    event: int | None
+    lsn: int
+
+    @classmethod
+    def from_offset(cls, offset: Mapping[str, Any] | None) -> ResumePoint | None:
+        if not offset or offset.get("snapshot"):
+            return None
+        lsn = int(offset.get("lsn") or 0)
+        commit_lsn = int(offset.get("lsn_commit") or 0)
+        event = offset.get("event")
+        return cls(commit_lsn, int(event) if event is not None else None, lsn)
+
+    def covers(self, commit_lsn: int, event: int, lsn: int) -> bool:
+        if self.event is None:
+            return commit_lsn <= self.commit_lsn or lsn <= self.lsn
+        return commit_lsn < self.commit_lsn or (commit_lsn == self.commit_lsn and event <= self.event)
+
+
+@dataclass
+class _Transaction:
+    xid: int
+    commit_lsn: int
+    commit_time_us: int
+    previous_commit_end: int | None
+    """Where the transaction committed before this one ended, as far as this stream has seen."""
+    events: int = 0
+
+
+class PostgresCdcSourceTask(SourceTask):
+    """Snapshots the captured tables if needed, then streams their changes from the slot."""
+
+    def __init__(self) -> None:
+        self._settings: CdcSettings | None = None
+        self._catalog: Any = None
+        self._stream: ReplicationStream | None = None
+        self._snapshot: Iterator[SourceRecord] | None = None
+        self._reader: SnapshotReader | None = None
+        self._types: dict[int, PgType] = {}
+        self._tables: dict[int, TableEvents | None] = {}
+        self._resume: ResumePoint | None = None
+        self._transaction: _Transaction | None = None
+        self._start_lsn = 0
+        self._complete_through = 0
+        """End LSN of the last transaction whose records have all been returned by ``poll``."""
+        self._last_complete: tuple[_Transaction, int] | None = None
+        self._streaming_done = False
+        self._last_emit = time.monotonic()
+
+    def version(self) -> str:
+        return __version__
+
+    @property
+    def settings(self) -> CdcSettings:
+        assert self._settings is not None
+        return self._settings
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._settings = settings = CdcSettings.from_props(props)
+        self._catalog = connect(settings.address, application_name="conveyor-cdc", autocommit=True)
+        cursor = self._catalog.cursor()
+        catalog.check_wal_level(cursor)
+        self._types = load_types(cursor)
+        tables = catalog.captured_tables(cursor, settings.filters)
+        catalog.ensure_publication(cursor, settings.publication_name, settings.publication_autocreate, tables)
+        offset = self.context.offset_storage_reader().offset(settings.source_partition)
+        slot = self._usable_slot(cursor)
+        if self._needs_snapshot(offset, slot is not None):
+            if slot is not None:
+                catalog.drop_slot(cursor, settings.slot_name)
+            self._begin_snapshot(tables)
+            return
+        self._resume = ResumePoint.from_offset(offset)
+        if slot is None:
+            if offset:
+                logger.warning(
+                    "Replication slot %s does not exist: creating it; changes made since offset %s are not "
+                    "streamed (snapshot.mode=when_needed would snapshot instead)",
+                    settings.slot_name,
+                    offset,
+                )
+            stream = self._open_stream()
+            stream.create_slot(export_snapshot=False)
+        if settings.snapshot_mode is SnapshotMode.INITIAL_ONLY:
+            self._streaming_done = True
+
+    def _usable_slot(self, cursor: Any) -> catalog.SlotInfo | None:
+        """The slot, once no other connection holds it, trying ``slot.max.retries`` more times."""
+        settings = self.settings
+        for attempt in range(settings.slot_max_retries + 1):
+            try:
+                return catalog.check_slot_usable(cursor, settings.slot_name, settings.address.dbname)
+            except catalog.SlotInUseError:
+                if attempt == settings.slot_max_retries:
+                    raise
+                logger.info("Replication slot %s is in use; trying again shortly", settings.slot_name)
+                time.sleep(settings.slot_retry_delay_ms / 1000)
+        return None
+
+    def _needs_snapshot(self, offset: Mapping[str, Any] | None, slot_exists: bool) -> bool:
+        mode = self.settings.snapshot_mode
+        completed = bool(offset) and not (
+            offset is not None and offset.get("snapshot") and not offset.get("last_snapshot_record")
+        )
+        if mode is SnapshotMode.ALWAYS:
+            return True
+        if mode is SnapshotMode.NO_DATA:
+            return False
+        if mode is SnapshotMode.WHEN_NEEDED:
+            return not completed or not slot_exists
+        return not completed
+
+    def _open_stream(self) -> ReplicationStream:
+        settings = self.settings
+        self._stream = ReplicationStream(
+            settings.address,
+            settings.slot_name,
+            settings.publication_name,
+            settings.status_update_interval_ms / 1000,
+        )
+        return self._stream
+
+    def _begin_snapshot(self, tables: list[TableInfo]) -> None:
+        settings = self.settings
+        created = self._open_stream().create_slot(export_snapshot=True)
+        assert created.snapshot is not None
+        self._reader = SnapshotReader(settings.address, created.snapshot, settings.snapshot_fetch_size)
+        self._start_lsn = created.consistent_point
+        logger.info(
+            "Snapshot of %d tables at %s, then streaming from slot %s",
+            len(tables),
+            format_lsn(created.consistent_point),
+            settings.slot_name,
+        )
+        self._snapshot = self._snapshot_records(tables, self._reader, created.consistent_point)
+
+    def _snapshot_records(
+        self, tables: list[TableInfo], reader: SnapshotReader, consistent_point: int
+    ) -> Iterator[SourceRecord]:
+        """Every row as an ``op`` r event, each marked as Debezium marks a snapshot's records."""
+        partition = self.settings.source_partition
+
+        def rows() -> Iterator[tuple[TableEvents, tuple[str | None, ...], int]]:
+            for table in tables:
+                events = self._table_events(
+                    table, [(c.name, c.type_oid, c.type_modifier) for c in table.columns]
+                )
+                if events is None:
+                    continue
+                names = [column.name for column in table.columns]
+                for index, row in enumerate(reader.rows(table, names)):
+                    yield events, row, index
+
+        pending: tuple[TableEvents, tuple[str | None, ...], int] | None = None
+        first = True
+        for item in rows():
+            if pending is not None:
+                yield self._snapshot_record(pending, item, first, consistent_point, reader, partition)
+                first = False
+            pending = item
+        if pending is not None:
+            yield self._snapshot_record(pending, None, first, consistent_point, reader, partition)
+
+    def _snapshot_record(
+        self,
+        item: tuple[TableEvents, tuple[str | None, ...], int],
+        following: tuple[TableEvents, tuple[str | None, ...], int] | None,
+        first: bool,
+        consistent_point: int,
+        reader: SnapshotReader,
+        partition: Mapping[str, Any],
+    ) -> SourceRecord:
+        events, row, index = item
+        last = following is None
+        if last:
+            marker = "last"
+        elif following is not None and following[0] is not events:
+            marker = "last_in_data_collection"
+        elif first:
+            marker = "first"
+        elif index == 0:
+            marker = "first_in_data_collection"
+        else:
+            marker = "true"
+        position = Position(consistent_point, consistent_point, 0, reader.xid, reader.started_us, marker)
+        values = events.row(row)
+        offset = source_offset(position, snapshot=True, last_snapshot_record=last)
+        return events.record("r", None, values, position, offset, partition)
+
+    def _table_events(self, table: TableInfo, columns: Sequence[tuple[str, int, int]]) -> TableEvents | None:
+        """The events of a captured table with these (name, type oid, modifier) columns, else None."""
+        settings = self.settings
+        if not settings.filters.captures_table(table.id.schema, table.id.table):
+            return None
+        described = {column.name: column for column in table.columns}
+        kept: list[Column] = []
+        positions: list[int] = []
+        for position, (name, type_oid, modifier) in enumerate(columns):
+            if not settings.filters.captures_column(table.id.schema, table.id.table, name):
+                continue
+            info = described.get(name)
+            pg_type = self._pg_type(type_oid)
+            try:
+                mapping = column_mapping(
+                    pg_type, modifier, not (info is not None and info.not_null), settings.type_options
+                )
+            except UnsupportedTypeError as error:
+                raise UnsupportedTypeError(f"Column {table.id}.{name}: {error}") from None
+            kept.append(Column(name, mapping, info is not None and info.primary_key))
+            positions.append(position)
+        return TableEvents(settings.topic_prefix, settings.address.dbname, table.id, kept, positions)
+
+    def _pg_type(self, oid: int) -> PgType:
+        known = self._types.get(oid) or builtin_type(oid)
+        if known is None:
+            self._types = load_types(self._catalog.cursor())
+            known = self._types.get(oid)
+        if known is None:
+            raise UnsupportedTypeError(f"PostgreSQL type oid {oid} is unknown to the database's catalog")
+        return known
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self._snapshot is not None:
+            return self._poll_snapshot()
+        if self._streaming_done:
+            time.sleep(self.settings.poll_interval_ms / 1000)
+            return None
+        returned = (self._resume, self._complete_through, self._last_complete)
+        try:
+            return self._poll_stream()
+        except (psycopg2.OperationalError, psycopg2.InterfaceError, PostgresConnectionError) as error:
+            self._resume, self._complete_through, self._last_complete = returned
+            self._lost_connection(error)
+            raise RetriableError(
+                f"Lost the connection to PostgreSQL ({first_line(error)}); reconnecting and resuming after "
+                "the last change returned"
+            ) from error
+
+    def _poll_snapshot(self) -> list[SourceRecord] | None:
+        assert self._snapshot is not None
+        records: list[SourceRecord] = []
+        for record in self._snapshot:
+            records.append(record)
+            if len(records) >= self.settings.max_batch_size:
+                return records
+        self._snapshot = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        logger.info("Snapshot done; streaming from %s", format_lsn(self._start_lsn))
+        if self.settings.snapshot_mode is SnapshotMode.INITIAL_ONLY:
+            self._streaming_done = True
+        return records or None
+
+    def _lost_connection(self, error: BaseException) -> None:
+        logger.warning("Replication from slot %s interrupted: %s", self.settings.slot_name, first_line(error))
+        self._transaction = None
+        self._tables.clear()
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+        with contextlib.suppress(psycopg2.Error):
+            self._catalog.close()
+        self._catalog = None
+
+    def _ensure_streaming(self) -> ReplicationStream:
+        stream = self._stream
+        if stream is not None and stream.started:
+            return stream
+        settings = self.settings
+        if self._catalog is None:
+            self._catalog = connect(settings.address, application_name="conveyor-cdc", autocommit=True)
+            slot = catalog.check_slot_usable(
+                self._catalog.cursor(), settings.slot_name, settings.address.dbname
+            )
+            if slot is None:
+                raise CaptureError(
+                    f"Replication slot {settings.slot_name} was dropped while the connector ran: the changes "
+                    "since the last committed offset are gone from the server. Restart the connector with "
+                    "snapshot.mode=when_needed to snapshot the tables again"
+                )
+        if stream is None:
+            stream = self._open_stream()
+        stream.start(self._start_lsn)
+        return stream
+
+    def _poll_stream(self) -> list[SourceRecord] | None:
+        stream = self._ensure_streaming()
+        settings = self.settings
+        records: list[SourceRecord] = []
+        deadline = time.monotonic() + settings.poll_interval_ms / 1000
+        while len(records) < settings.max_batch_size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            item = stream.read(min(remaining, 0.5))
+            if item is None:
+                continue
+            lsn, message = item
+            self._handle(lsn, message, records)
+        if records:
+            self._last_emit = time.monotonic()
+            return records
+        return self._heartbeat()
+
+    def _handle(self, lsn: int, message: Message, records: list[SourceRecord]) -> None:
+        if isinstance(message, Begin):
+            previous = self._last_complete[1] if self._last_complete is not None else None
+            self._transaction = _Transaction(message.xid, message.final_lsn, message.commit_time_us, previous)
+        elif isinstance(message, Commit):
+            if self._transaction is not None:
+                self._last_complete = (self._transaction, message.end_lsn)
+            self._complete_through = message.end_lsn
+            self._transaction = None
+        elif isinstance(message, Relation):
+            self._tables[message.oid] = self._relation_events(message)
+        elif isinstance(message, TypeMessage):
+            self._types = load_types(self._catalog.cursor())
+        elif isinstance(message, Insert | Update | Delete):
+            self._change(lsn, message, records)
+        elif isinstance(message, Truncate):
+            for oid in message.relation_oids:
+                self._truncate(lsn, oid, records)
+
+    def _relation_events(self, relation: Relation) -> TableEvents | None:
+        table = catalog.describe(self._catalog.cursor(), relation.oid)
+        if table is None:
+            table = TableInfo(
+                relation.oid, TableId(relation.namespace, relation.name), (), relation.replica_identity
+            )
+        columns = [(column.name, column.type_oid, column.type_modifier) for column in relation.columns]
+        return self._table_events(table, columns)
+
+    def _next_position(self, lsn: int) -> Position | None:
+        """The position of the transaction's next change; None if the committed offsets already cover it."""
+        transaction = self._transaction
+        if transaction is None:
+            raise ConnectError(f"A change at {format_lsn(lsn)} arrived outside a transaction")
+        transaction.events += 1
+        if self._resume is not None and self._resume.covers(transaction.commit_lsn, transaction.events, lsn):
+            return None
+        return Position(
+            lsn,
+            transaction.commit_lsn,
+            transaction.events,
+            transaction.xid,
+            transaction.commit_time_us,
+            previous_commit_end=transaction.previous_commit_end,
+        )
+
+    def _change(self, lsn: int, message: Insert | Update | Delete, records: list[SourceRecord]) -> None:
+        position = self._next_position(lsn)
+        events = self._tables.get(message.relation_oid)
+        if position is None or events is None:
+            return
+        self._resume = ResumePoint(position.commit_lsn, position.event, lsn)
+        skipped = self.settings.skipped_operations
+        offset = source_offset(position)
+        partition = self.settings.source_partition
+        if isinstance(message, Insert):
+            if "c" not in skipped:
+                records.append(events.record("c", None, events.row(message.new), position, offset, partition))
+            return
+        if isinstance(message, Delete):
+            if "d" not in skipped:
+                self._delete(events, events.row(message.old), position, offset, records)
+            return
+        before = events.row(message.old) if message.old is not None else None
+        after = events.row(message.new)
+        if before is not None and message.old_is_key and events.key(before) != events.key(after):
+            if "d" not in skipped:
+                self._delete(events, before, position, offset, records)
+            if "c" not in skipped:
+                records.append(events.record("c", None, after, position, offset, partition))
+            return
+        if "u" not in skipped:
+            records.append(events.record("u", before, after, position, offset, partition))
+
+    def _delete(
+        self,
+        events: TableEvents,
+        before: list[Any],
+        position: Position,
+        offset: Mapping[str, Any],
+        records: list[SourceRecord],
+    ) -> None:
+        delete = events.record("d", before, None, position, offset, self.settings.source_partition)
+        records.append(delete)
+        if self.settings.tombstones_on_delete:
+            records.append(events.tombstone(delete))
+
+    def _truncate(self, lsn: int, oid: int, records: list[SourceRecord]) -> None:
+        position = self._next_position(lsn)
+        events = self._tables.get(oid)
+        if position is None or events is None:
+            return
+        self._resume = ResumePoint(position.commit_lsn, position.event, lsn)
+        if "t" not in self.settings.skipped_operations:
+            offset = source_offset(position)
+            records.append(events.truncate(position, offset, self.settings.source_partition))
+
+    def _heartbeat(self) -> list[SourceRecord] | None:
+        """A heartbeat record after ``heartbeat.interval.ms`` without records: it commits the position of
+        transactions that had nothing to capture, so the slot can release their WAL."""
+        settings = self.settings
+        interval = settings.heartbeat_interval_ms
+        if interval <= 0 or self._last_complete is None:
+            return None
+        if (time.monotonic() - self._last_emit) * 1000 < interval:
+            return None
+        self._last_emit = time.monotonic()
+        transaction, end_lsn = self._last_complete
+        position = Position(
+            end_lsn, transaction.commit_lsn, transaction.events, transaction.xid, transaction.commit_time_us
+        )
+        return [
+            SourceRecord(
+                settings.heartbeat_topic,
+                source_partition=settings.source_partition,
+                source_offset=source_offset(position),
+                key_schema=HEARTBEAT_KEY_SCHEMA,
+                key=Struct.unchecked(HEARTBEAT_KEY_SCHEMA, [settings.topic_prefix]),
+                value_schema=HEARTBEAT_VALUE_SCHEMA,
+                value=Struct.unchecked(HEARTBEAT_VALUE_SCHEMA, [time.time_ns() // 1_000_000]),
+            )
+        ]
+
+    def commit(self) -> None:
+        """Every record returned so far is durable: let the server discard the WAL of the transactions
+        they complete."""
+        if self._stream is not None and self._complete_through:
+            try:
+                self._stream.confirm(self._complete_through)
+            except psycopg2.Error as error:
+                logger.warning(
+                    "Could not confirm %s to the server: %s", format_lsn(self._complete_through), error
+                )
+
+    def stop(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+        settings = self._settings
+        if settings is not None and settings.slot_drop_on_stop and self._catalog is not None:
+            try:
+                catalog.drop_slot(self._catalog.cursor(), settings.slot_name)
+            except psycopg2.Error as error:
+                logger.warning(
+                    "Could not drop replication slot %s: %s", settings.slot_name, first_line(error)
+                )
+        if self._catalog is not None:
+            self._catalog.close()
+            self._catalog = None
+
+
+class PostgresCdcSourceConnector(SourceConnector):
+    """One task per server, as Debezium's: the slot is one ordered stream."""
+
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def version(self) -> str:
+        return __version__
+
+    def config(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def start(self, props: Mapping[str, str]) -> None:
+        CdcSettings.from_props(props)
+        self._props = dict(props)
+
+    def stop(self) -> None:
+        """Nothing to release: the task holds the connections."""
+
+    def task_class(self) -> type[Task]:
+        return PostgresCdcSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self._props)]
+
+    def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport:
+        """Supported: the offset of each change is its place in the WAL, which the server resends from."""
+        return ExactlyOnceSupport.SUPPORTED
+
+    def can_define_transaction_boundaries(
+        self, connector_config: Mapping[str, str]
+    ) -> ConnectorTransactionBoundaries:
+        return ConnectorTransactionBoundaries.UNSUPPORTED
+
+    def validate(self, connector_configs: Mapping[str, str]) -> list[ConfigValue]:
+        """Debezium's checks: the keys, then the database itself (login, wal_level, publication, tables)."""
+        values = CONFIG_DEF.validate(connector_configs)
+        if any(value.errors for value in values):
+            return values
+        by_name = {value.name: value for value in values}
+        try:
+            settings = CdcSettings.from_props(connector_configs)
+        except ConnectError as error:
+            by_name[HOSTNAME_CONFIG].add_error(str(error))
+            return values
+        try:
+            _check_database(settings)
+        except PostgresConnectionError as error:
+            by_name[HOSTNAME_CONFIG].add_error(str(error))
+        except _KeyedError as error:
+            by_name[error.key].add_error(str(error))
+        return values
+
+    def alter_offsets(
+        self,
+        connector_config: Mapping[str, str],
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+    ) -> bool:
+        """Accept ``{"server": <prefix>}`` partitions with an offset holding an integer ``lsn``, or null."""
+        for partition, offset in offsets:
+            if set(partition) != {"server"}:
+                raise ConnectError('Partition objects should be {"server": <topic.prefix>}')
+            if offset is not None and not isinstance(offset.get("lsn"), int):
+                raise ConnectError("Offset objects should either be null or hold an integer 'lsn'")
+        return False
+
+
+class _KeyedError(ConnectError):
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _check_database(settings: CdcSettings) -> None:
+    connection = connect(settings.address, application_name="conveyor-validate", autocommit=True)
+    try:
+        cursor = connection.cursor()
+        try:
+            catalog.check_wal_level(cursor)
+        except CaptureError as error:
+            raise _KeyedError(HOSTNAME_CONFIG, str(error)) from None
+        if (
+            settings.publication_autocreate is PublicationAutocreateMode.DISABLED
+            and not catalog.publication_exists(cursor, settings.publication_name)
+        ):
+            try:
+                catalog.ensure_publication(
+                    cursor, settings.publication_name, settings.publication_autocreate, []
+                )
+            except CaptureError as error:
+                raise _KeyedError(PUBLICATION_NAME_CONFIG, str(error)) from None
+        try:
+            catalog.check_replica_identities(catalog.captured_tables(cursor, settings.filters))
+        except CaptureError as error:
+            raise _KeyedError(TABLE_INCLUDE_CONFIG, str(error)) from None
+    finally:
+        connection.close()
