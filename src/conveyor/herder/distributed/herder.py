@@ -278,10 +278,7 @@ class DistributedHerder(BaseHerder):
             logger.exception("Uncaught exception in herder work thread, exiting")
             self.failure = error
             self._failed.set()
-        try:
-            self._halt()
-        except Exception:
-            logger.exception("Stopping the herder's work failed")
+        self._halt()
 
     def _start_services(self) -> None:
         with self._stages.stage("reading to the end of internal topics"):
@@ -300,16 +297,26 @@ class DistributedHerder(BaseHerder):
                 logger.debug("Reading the config topic failed; retrying: %s", error)
 
     def _halt(self) -> None:
+        """Stop the work, leave the group, fail the requests left and close the stores; each step is
+        taken even if one before it failed (after a failure, the group must still see this worker go)."""
         self._ready.clear()
         self._serving.clear()
-        self._release(self._running)
-        self._member.close()
-        self._requests.fail_all(ConnectError("Worker is shutting down"))
-        self._pool.shutdown(wait=True)
-        self._forwarding.shutdown(wait=False)
-        self.worker.close()
-        for store in (self.configs, self.offsets, self.statuses):
-            store.stop()
+        steps: list[Callable[[], object]] = [
+            lambda: self._release(self._running),
+            self._member.close,
+            lambda: self._requests.fail_all(ConnectError("Worker is shutting down")),
+            lambda: self._pool.shutdown(wait=True),
+            lambda: self._forwarding.shutdown(wait=False),
+            self.worker.close,
+            self.configs.stop,
+            self.offsets.stop,
+            self.statuses.stop,
+        ]
+        for step in steps:
+            try:
+                step()
+            except Exception:
+                logger.exception("A step of stopping the herder failed; going on with the next")
 
     def wakeup(self) -> None:
         self._member.wakeup()
