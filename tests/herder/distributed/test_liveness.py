@@ -59,7 +59,7 @@ def test_a_herder_stalled_in_its_tick_leaves_the_group_its_tasks_stop_and_run_el
             release.set()
 
 
-def test_a_herder_whose_work_thread_fails_stops_its_tasks_leaves_the_group_and_says_why(
+def test_a_herder_whose_work_thread_fails_stops_its_tasks_leaves_the_group_and_reports_the_failure(
     tmp_path: Path,
 ) -> None:
     """The leader's status store is closed under it: the next rebalance (a connector created) fails in
@@ -77,8 +77,11 @@ def test_a_herder_whose_work_thread_fails_stops_its_tasks_leaves_the_group_and_s
             "every task running on the worker that remains",
             WAIT_S,
         )
-        failure = leader.herder.health().failure
-        assert failure is not None and "Status store" in failure
+        health = leader.http("GET", "/health")
+        assert (health.status_code, health.json()["status"]) == (500, "unhealthy"), health.text
+        assert "Status store" in health.json()["message"]
+        refused = leader.http("GET", "/connectors")
+        assert refused.status_code == 503 and "shutting down" in refused.json()["message"], refused.text
 
 
 def test_a_cooperative_worker_that_cannot_catch_up_with_the_config_topic_stops_its_tasks_after_its_backoffs(

@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
-from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError
+from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError, NotReadyError
 from conveyor.herder.api import HerderHealth
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssignment
@@ -88,6 +88,7 @@ FENCED_LEADER = (
     "retried"
 )
 NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
+SHUTTING_DOWN = "Worker is shutting down"
 BACKOFF_RETRIES = 5
 """Under cooperative rebalancing, the backoffs a worker that cannot catch up with the config topic takes
 before it stops its work (Kafka's `BACKOFF_RETRIES`)."""
@@ -304,7 +305,7 @@ class DistributedHerder(BaseHerder):
         steps: list[Callable[[], object]] = [
             lambda: self._release(self._running),
             self._member.close,
-            lambda: self._requests.fail_all(ConnectError("Worker is shutting down")),
+            lambda: self._requests.fail_all(ConnectError(SHUTTING_DOWN)),
             lambda: self._pool.shutdown(wait=True),
             lambda: self._forwarding.shutdown(wait=False),
             self.worker.close,
@@ -332,6 +333,12 @@ class DistributedHerder(BaseHerder):
         if health.ready and not self._serving.is_set():
             return HerderHealth(False, health.stuck, health.details)
         return health
+
+    def _require_ready(self) -> None:
+        """As the base herder's, but a worker whose herder failed says it is exiting, not starting."""
+        if self.failure is not None:
+            raise NotReadyError(f"{SHUTTING_DOWN}: its herder failed ({self.failure!r})")
+        super()._require_ready()
 
     @property
     def known_connectors(self) -> frozenset[str]:
