@@ -34,6 +34,7 @@ def test_a_new_cluster_id_never_starts_with_a_dash_the_storage_tool_would_read_a
 
 
 def test_a_broker_started_again_on_its_store_serves_what_it_stored_before(tmp_path: Path) -> None:
+    """As `python -m conveyor.kafka_broker <directory> --port <port>` run a second time does."""
     broker = KafkaBroker(tmp_path / "broker")
     broker.start()
     try:
@@ -44,13 +45,16 @@ def test_a_broker_started_again_on_its_store_serves_what_it_stored_before(tmp_pa
         producer = Producer({"bootstrap.servers": bootstrap})
         producer.produce(topic, b"kept")
         assert producer.flush(30) == 0
+    finally:
         broker.stop()
-        broker.start()
-        assert (broker.cluster_id, broker.bootstrap_servers) == (first_id, bootstrap)
+    again = KafkaBroker(tmp_path / "broker", port=broker.port)
+    again.start()
+    try:
+        assert (again.cluster_id, again.bootstrap_servers) == (first_id, bootstrap)
         consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": topic})
         consumer.assign([TopicPartition(topic, 0, 0)])
         message = consumer.poll(30)
         consumer.close()
         assert message is not None and message.value() == b"kept"
     finally:
-        broker.stop()
+        again.stop()
