@@ -17,6 +17,8 @@ from conveyor.connectors.generator.verify import verify
 from conveyor.kafka_broker import KafkaBroker
 from conveyor.log import open_log
 
+pytestmark = pytest.mark.timeout(900)
+
 GRACEFUL_MS = 3_000
 SHUTDOWN_BOUND_S = GRACEFUL_MS / 1000 + 30.0
 """`task.shutdown.graceful.timeout.ms` plus the worker's shutdown margin."""
