@@ -142,6 +142,12 @@ def healthy(group: WorkerGroup) -> bool:
         return False
 
 
+def created(group: WorkerGroup, name: str, config: dict[str, str]) -> bool:
+    """The connector exists, created now or by an earlier attempt."""
+    response = group.request(group.workers[0], "POST", "/connectors", {"name": name, "config": config})
+    return response.status_code == 201 or (response.status_code == 409 and "already exists" in response.text)
+
+
 def said_the_coordinator_was_lost(group: WorkerGroup) -> bool:
     """Each worker has given up a first time on the group's coordinator (after the client's retry time)."""
     return all(
@@ -157,10 +163,10 @@ def test_a_group_runs_every_task_again_after_its_broker_was_down_longer_than_the
     topic = f"outage-{uuid.uuid4().hex[:8]}"
     with worker_group(tmp_path, 2, **kafka_group(bootstrap)) as group:
         first = group.workers[0]
-        created = group.request(
+        response = group.request(
             first, "POST", "/connectors", {"name": "gen", "config": generator(topic, 2, 900)}
         )
-        assert created.status_code == 201, created.text
+        assert response.status_code == 201, response.text
         wait_until(lambda: group.tasks_running_on("gen", 2, group.live()), "both tasks running", 180.0)
 
         outage_broker.stop()
@@ -169,14 +175,12 @@ def test_a_group_runs_every_task_again_after_its_broker_was_down_longer_than_the
         )
         outage_broker.start()
 
-        wait_until(lambda: healthy(group), "every worker healthy again", 300.0, every_s=2.0)
-        after = group.request(
-            group.workers[0],
-            "POST",
-            "/connectors",
-            {"name": "after", "config": generator(f"{topic}-after", 1, 50)},
+        wait_until(
+            lambda: healthy(group) and created(group, "after", generator(f"{topic}-after", 1, 50)),
+            "every worker healthy again, and a connector created",
+            300.0,
+            every_s=2.0,
         )
-        assert after.status_code == 201, after.text
         with open_log(f"kafka://{bootstrap}") as log:
             wait_until(
                 lambda: verify(topic_values(log, f"{topic}-after"), 50, 1).tasks[0].distinct == 50,

@@ -118,7 +118,7 @@ def test_a_member_not_polled_within_the_rebalance_timeout_leaves_and_its_work_go
         stall.set()
         stalling.join()
         wait_until(lambda: stalled.left, "the stalled member to leave the group", 30)
-        wait_until(lambda: polled.assigned[-1].data == bytes(range(6)), "every task assigned to the other", 30)
+        wait_until(lambda: polled.assigned[-1].data == bytes(range(6)), "every task on the other member", 30)
         assert stalled.left == [stalled.assigned[-1]]
         assert polled.assigned[-1].generation > stalled.assigned[-1].generation
     finally:

@@ -968,12 +968,21 @@ class DistributedHerder(BaseHerder):
         return self._protocol is ConnectProtocolCompatibility.SESSIONED
 
     def _delete_removed_connector_statuses(self) -> None:
+        """Delete the statuses of connectors deleted before this rebalance. A status topic that cannot be
+        read or written now (the log coming back after an outage) leaves them to the next rebalance: a
+        clean-up is no reason to stop the herder."""
         connectors = set(self.configs.snapshot().connectors())
-        self.statuses.read_to_end()
-        for name in self.statuses.connectors():
-            if name not in connectors:
-                logger.debug("Cleaning status information for connector %s", name)
-                self.statuses.delete_connector(name)
+        try:
+            self.statuses.read_to_end()
+            for name in self.statuses.connectors():
+                if name not in connectors:
+                    logger.debug("Cleaning status information for connector %s", name)
+                    self.statuses.delete_connector(name)
+        except StorageError as error:
+            logger.warning(
+                "Could not clean up the statuses of deleted connectors; retrying at the next rebalance: %s",
+                error,
+            )
 
     # Requests from other threads.
 
