@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 DOCS = Path(__file__).parent.parent / "docs"
 BLOCK = re.compile(r"^```bash\n(.*?)^```", re.DOTALL | re.MULTILINE)
 PAGE_PORT = "127.0.0.1:8083"
@@ -46,6 +48,7 @@ def test_no_quickstart_command_waits_a_fixed_time() -> None:
     assert [line for line in script.splitlines() if re.match(r"\s*sleep \d", line)] == []
 
 
+@pytest.mark.timeout(BOUND_S + 120)
 def test_the_quickstart_commands_run_as_pasted(tmp_path: Path) -> None:
     clone, scratch, port = tmp_path / "clone", tmp_path / "scratch", free_port()
     clone.mkdir()

@@ -23,7 +23,7 @@ from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.herder.api import Herder
 from conveyor.herder.base import BaseHerder
 from conveyor.log.api import ConsumerRecord, Log
-from conveyor.log.errors import UnknownTopicOrPartitionError
+from conveyor.log.errors import InvalidTopicError, UnknownTopicOrPartitionError
 from conveyor.positions import TopicPartition
 from conveyor.rest.console.history import ConsoleHistory, TaskFailures
 from conveyor.rest.openapi import body, errors
@@ -108,7 +108,7 @@ class RecordsBody(BaseModel):
 
 def conveyor_router(herder: Herder, history: ConsoleHistory) -> APIRouter:
     """`/conveyor/history` over any herder; the topic browser only over a herder with a log of its own."""
-    router = APIRouter(prefix=PREFIX, tags=[TAG], responses=errors(500))
+    router = APIRouter(prefix=PREFIX, tags=[TAG], responses=errors(404, 500))
 
     @router.get(
         "/history",
@@ -159,7 +159,7 @@ def _add_topic_browser(router: APIRouter, log: Log, config: WorkerConfig) -> Non
     def describe(topic: str) -> Any:
         try:
             return log.admin().describe_topics([topic])[topic]
-        except UnknownTopicOrPartitionError as error:
+        except (UnknownTopicOrPartitionError, InvalidTopicError) as error:
             raise NotFoundError(f"Topic {topic} does not exist: GET /conveyor/topics lists them") from error
 
     @router.get(
