@@ -83,7 +83,9 @@ def test_a_running_connector_with_a_failed_task_shows_failed_and_never_green(
 ) -> None:
     name = failed_source(client)
     waiting.wait_until(
-        lambda: client.get("/conveyor/history").json()["restarts"].get(name), "the failure sampled"
+        lambda: client.get("/conveyor/history").json()["restarts"].get(name),
+        "the failure sampled",
+        timeout_s=90,
     )
     open_view(page)
     expect(row(page, name)).to_have_class("failing")
@@ -142,7 +144,9 @@ def test_a_trace_shows_the_message_and_the_users_frame_first_and_folds_the_trace
 def test_the_topic_browser_lists_the_logs_topics(client: httpx.Client, page: Page, tmp_path: Path) -> None:
     topic = unique_name("shown-topic")
     create_connector(client, unique_name("shown"), file_source_config(tmp_path, topic=topic))
-    waiting.wait_until(lambda: client.get(f"/conveyor/topics/{topic}").status_code == 200, f"{topic} created")
+    waiting.wait_until(
+        lambda: client.get(f"/conveyor/topics/{topic}").status_code == 200, f"{topic} created", timeout_s=60
+    )
     open_view(page, "topics")
     expect(page.locator(f'#topics tr[data-topic="{topic}"]')).to_contain_text("1")
 
