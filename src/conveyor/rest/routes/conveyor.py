@@ -123,7 +123,7 @@ def conveyor_router(herder: Herder, history: ConsoleHistory) -> APIRouter:
             "interval_ms": round(history.interval_s * 1000),
             "window_ms": round(history.window_s * 1000),
             "samples": [sample.to_json() for sample in history.since(since)],
-            "restarts": _restarts(history.task_failures(), _worker_config(herder)),
+            "restarts": task_restarts(history.task_failures(), _worker_config(herder)),
         }
 
     if isinstance(herder, BaseHerder):
@@ -135,7 +135,7 @@ def _worker_config(herder: Herder) -> WorkerConfig | None:
     return herder.config if isinstance(herder, BaseHerder) else None
 
 
-def _restarts(
+def task_restarts(
     failures: dict[tuple[str, int], TaskFailures], config: WorkerConfig | None
 ) -> dict[str, list[dict[str, Any]]]:
     """Per connector, its tasks that failed: how often, and when the worker's backoff tries again."""
