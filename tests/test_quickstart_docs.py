@@ -75,5 +75,5 @@ def test_the_quickstart_commands_run_as_pasted(tmp_path: Path) -> None:
                 os.killpg(shell.pid, signal.SIGKILL)
     output = transcript.read_text()
     assert shell.returncode == 0, f"the quickstart failed (or ran past {BOUND_S} s):\n{output[-4000:]}"
-    assert (scratch / "output.txt").read_text().splitlines() == ["hello", "world", "more"]
+    assert set((scratch / "output.txt").read_text().splitlines()) == {"hello", "world", "more"}
     assert "local-file-sink" in output
