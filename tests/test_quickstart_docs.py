@@ -22,7 +22,7 @@ DOCS = Path(__file__).parent.parent / "docs"
 BLOCK = re.compile(r"^```bash\n(.*?)^```", re.DOTALL | re.MULTILINE)
 PAGE_PORT = "127.0.0.1:8083"
 PAGE_SCRATCH = "/tmp/conveyor-quickstart"
-BOUND_S = 900
+BOUND_S = 1500
 
 
 def bash_blocks(page: Path) -> list[str]:
