@@ -10,13 +10,18 @@ SUDO := $(shell test "$$(id -u)" = 0 || echo sudo)
 .PHONY: demo test lint bench clean kafka postgres postgresql-server
 
 $(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@echo "[1/3] Creating the virtualenv $(VENV)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "[2/3] Upgrading pip"
+	@$(PY) -m pip install --quiet --upgrade pip
+	@echo "[3/3] Installing Conveyor and its dependencies (PySpark is large: a few minutes the first time)"
+	@$(PY) -m pip install --progress-bar on -e '.[test]'
+	@touch $(STAMP)
+	@echo "Installed. Put the conveyor command on your PATH with: export PATH=\"$$PWD/$(VENV)/bin:\$$PATH\""
 
 demo: $(STAMP)
 	$(PY) -m conveyor.cli demo
+	@echo "The conveyor command is $(VENV)/bin/conveyor; put it on your PATH with: export PATH=\"$$PWD/$(VENV)/bin:\$$PATH\""
 
 # A single-node Apache Kafka broker on 127.0.0.1:9092 (jars fetched with Maven into ~/.cache/conveyor).
 kafka: $(STAMP)

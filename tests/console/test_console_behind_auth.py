@@ -47,3 +47,13 @@ def test_the_console_lists_connectors_for_a_user_with_credentials(browser: Brows
 
 def test_the_console_is_refused_without_credentials(worker_url: str) -> None:
     assert httpx.get(f"{worker_url}/ui/", timeout=30).status_code == 401
+
+
+def test_the_topic_browser_and_history_are_refused_without_credentials(worker_url: str) -> None:
+    for path in ("/conveyor/topics", "/conveyor/history"):
+        assert httpx.get(f"{worker_url}{path}", timeout=30).status_code == 401
+
+
+def test_the_topic_browser_answers_a_user_with_credentials(worker_url: str) -> None:
+    response = httpx.get(f"{worker_url}/conveyor/topics", auth=PLAIN_USER, timeout=30)
+    assert response.status_code == 200, response.text

@@ -13,6 +13,7 @@ from conveyor.herder.distributed.errors import RebalanceNeededError, RequestTarg
 from conveyor.rest import server_info
 from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
 from conveyor.rest.console import install_console
+from conveyor.rest.console.history import ConsoleHistory, HistorySampler
 from conveyor.rest.cors import CorsPolicy
 from conveyor.rest.errors import install_error_handlers
 from conveyor.rest.extensions import RequestFilterMiddleware
@@ -23,6 +24,7 @@ from conveyor.rest.path_segments import PathSegmentsMiddleware
 from conveyor.rest.request_log import RequestLogMiddleware
 from conveyor.rest.routes.connector_lifecycle import connector_lifecycle_router
 from conveyor.rest.routes.connectors import connectors_router
+from conveyor.rest.routes.conveyor import conveyor_router
 from conveyor.rest.routes.internal import InternalHerder, internal_router
 from conveyor.rest.routes.loggers import loggers_router
 from conveyor.rest.routes.metrics import metrics_router
@@ -62,6 +64,9 @@ def create_app(
         app.include_router(internal_router(internal))
     for router in api_routers(herder, admin_enabled=admin_enabled):
         app.include_router(router)
+    history = ConsoleHistory()
+    app.include_router(conveyor_router(herder, history))
+    HistorySampler(herder, history).start(owner=app)
     install_console(app)
     install_openapi(app)
     app.add_exception_handler(RequestTargetError, request_target_error)

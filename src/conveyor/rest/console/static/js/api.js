@@ -50,5 +50,9 @@ export const api = {
   alterOffsets: (name, body) => call("PATCH", `${connector(name)}/offsets`, body),
   plugins: () => call("GET", "connector-plugins"),
   pluginConfig: (plugin) => call("GET", `connector-plugins/${seg(plugin)}/config`),
+  history: (since) => call("GET", `conveyor/history?since=${since}`),
+  topics: () => call("GET", "conveyor/topics"),
+  topic: (topic) => call("GET", `conveyor/topics/${seg(topic)}`),
+  records: (topic, partition, limit) => call("GET", `conveyor/topics/${seg(topic)}/partitions/${partition}/records?limit=${limit}`),
   validate: (plugin, config) => call("PUT", `connector-plugins/${seg(plugin)}/config/validate`, config),
 };

@@ -1,10 +1,11 @@
-// The console: a hash router over four views, refreshed from the REST API every few seconds.
+// The console: a hash router over its views, refreshed from the REST API every few seconds.
 
 import { api } from "./api.js";
 import { History } from "./history.js";
 import { connectorView } from "./views/connector.js";
 import { connectorsView } from "./views/connectors.js";
 import { createView } from "./views/create.js";
+import { topicsView } from "./views/topics.js";
 import { workersView } from "./views/workers.js";
 
 const POLL_MS = 2000;
@@ -26,11 +27,12 @@ function notify(message, isError = false) {
 }
 
 function viewFor(hash) {
-  const [, page, name] = hash.replace(/^#\/?/, "/").split("/");
+  const [, page, name, partition] = hash.replace(/^#\/?/, "/").split("/");
   const context = { refresh, notify };
   if (page === "connectors" && name) return connectorView(decodeURIComponent(name), context);
   if (page === "workers") return workersView();
   if (page === "new") return createView(context);
+  if (page === "topics") return topicsView(name === undefined ? null : decodeURIComponent(name), partition ?? null);
   return connectorsView();
 }
 
@@ -46,8 +48,9 @@ function route() {
 
 async function refresh() {
   try {
-    state.connectors = await api.connectors();
-    state.history.record(Date.now(), Object.fromEntries(Object.entries(state.connectors).map(([n, e]) => [n, e.status])));
+    const [connectors, history] = await Promise.all([api.connectors(), api.history(state.history.latest)]);
+    state.connectors = connectors;
+    state.history.merge(history);
     state.loaded = true;
     problem.hidden = true;
   } catch (error) {

@@ -8,8 +8,31 @@ import { deadLettered, recordErrors, taskRecordsMoved } from "../history.js";
 
 const DLQ_TOPIC = "errors.deadletterqueue.topic.name";
 
+// Frames of Conveyor's runtime, Spark and Python itself: the user's frame is the last one outside them.
+const FRAMEWORK = /\/(pyspark|py4j|lib\/python3[^/]*|conveyor\/(runtime|spark|herder|log|storage|api|convert|data|rest))\//;
+const FRAME = /^\s*File "([^"]+)", line (\d+), in (.+)$/;
+
+/** The last frame outside the framework (else the last frame) and the exception's last line. */
+export function traceSummary(text) {
+  const lines = text.split("\n");
+  const frames = lines.map((line, i) => ({ match: FRAME.exec(line), code: (lines[i + 1] ?? "").trim() })).filter((f) => f.match);
+  const user = frames.filter((f) => !FRAMEWORK.test(f.match[1])).at(-1) ?? frames.at(-1) ?? null;
+  const message = lines.map((line) => line.trimEnd()).filter((line) => line && !/^\s/.test(line) && !/^Traceback /.test(line)
+    && !/^(The above exception|During handling of the above exception)/.test(line)).at(-1) ?? lines[0];
+  return {
+    message,
+    frame: user ? `${user.match[1]}, line ${user.match[2]}, in ${user.match[3]}` : null,
+    code: user?.code ?? "",
+  };
+}
+
 function trace(text) {
-  return text ? h("pre", { class: "trace" }, text) : null;
+  if (!text) return null;
+  const { message, frame, code } = traceSummary(text);
+  return h("div", { class: "trace" },
+    h("p", { class: "trace-message" }, message),
+    frame ? h("p", { class: "trace-frame" }, h("code", {}, frame), code ? h("code", { class: "trace-code" }, code) : null) : null,
+    h("details", { class: "trace-full" }, h("summary", {}, "Full traceback"), h("pre", {}, text)));
 }
 
 function metric(task, name) {
@@ -30,12 +53,14 @@ export function connectorView(name, { refresh, notify }) {
     await refresh();
   }
 
+  // Each button with whether it applies to the connector's state.
+  const idle = (state) => state === "PAUSED" || state === "STOPPED";
   const actions = [
-    ["Pause", "pause", () => api.pause(name)],
-    ["Resume", "resume", () => api.resume(name)],
-    ["Restart", "restart", () => api.restart(name)],
-    ["Restart failed tasks", "restart-failed", () => api.restartFailedTasks(name)],
-    ["Stop", "stop", () => api.stop(name)],
+    ["Pause", "pause", () => api.pause(name), (state) => !idle(state)],
+    ["Resume", "resume", () => api.resume(name), idle],
+    ["Restart", "restart", () => api.restart(name), () => true],
+    ["Restart failed tasks", "restart-failed", () => api.restartFailedTasks(name), () => true],
+    ["Stop", "stop", () => api.stop(name), (state) => state !== "STOPPED"],
   ];
 
   const header = h("div");
@@ -121,6 +146,9 @@ export function connectorView(name, { refresh, notify }) {
       }
       toolbar.hidden = false;
       const { status, info } = entry;
+      for (const [, id, , applies] of actions) {
+        toolbar.querySelector(`[data-action="${id}"]`).disabled = !applies(status.connector.state);
+      }
       const stopped = status.connector.state === "STOPPED";
       put(header,
         h("h2", {}, name, " ", h("span", { id: "connector-state" }, stateBadge(status.connector.state))),
