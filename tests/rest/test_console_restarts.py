@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conveyor.rest.console.history import TaskFailures
 from conveyor.rest.routes.conveyor import task_restarts
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 BACKOFF = {"task.restart.backoff.initial.ms": "1000", "task.restart.backoff.max.ms": "3000"}
 

@@ -28,7 +28,7 @@ from conveyor.positions import TopicPartition
 from conveyor.rest.console.history import ConsoleHistory, TaskFailures
 from conveyor.rest.openapi import body, errors
 from conveyor.runtime.pipeline import build_converter, build_header_converter
-from conveyor.runtime.worker_config import WorkerConfig
+from conveyor.settings.worker_config import WorkerConfig
 
 TAG = "conveyor"
 PREFIX = "/conveyor"
