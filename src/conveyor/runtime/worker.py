@@ -25,6 +25,7 @@ from conveyor.plugins.task_classes import load_task_class, task_class_name
 from conveyor.runtime.client_overrides import refuse_unsafe_log_urls
 from conveyor.runtime.config_providers import ConfigProviders
 from conveyor.runtime.connector_config import TaskCount
+from conveyor.runtime.connector_config.definitions import CONNECTOR_VERSION_CONFIG
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.status import State
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
@@ -63,7 +64,7 @@ def connector_type(connector: Connector | type[Connector]) -> ConnectorType:
 
 
 def new_connector(config: Mapping[str, str]) -> Connector:
-    klass = load_plugin_class(config["connector.class"])
+    klass = load_plugin_class(config["connector.class"], version=config.get(CONNECTOR_VERSION_CONFIG) or None)
     if not (isinstance(klass, type) and issubclass(klass, Connector)):
         raise ConfigError(f"{config['connector.class']} is not a Connector class")
     return klass()
