@@ -188,11 +188,11 @@ def _add_error(values: list[ConfigValue], name: str, message: str) -> None:
             return
 
 
-_VERSIONED_CLASS_KEYS: dict[str, PluginKind | None] = {
-    CONNECTOR_CLASS_CONFIG: None,
-    "key.converter": PluginKind.CONVERTER,
-    "value.converter": PluginKind.CONVERTER,
-    "header.converter": PluginKind.HEADER_CONVERTER,
+_VERSIONED_CLASS_KEYS: dict[str, tuple[str, PluginKind | None]] = {
+    CONNECTOR_VERSION_CONFIG: (CONNECTOR_CLASS_CONFIG, None),
+    "key.converter" + PLUGIN_VERSION_SUFFIX: ("key.converter", PluginKind.CONVERTER),
+    "value.converter" + PLUGIN_VERSION_SUFFIX: ("value.converter", PluginKind.CONVERTER),
+    "header.converter" + PLUGIN_VERSION_SUFFIX: ("header.converter", PluginKind.HEADER_CONVERTER),
 }
 
 
@@ -200,7 +200,7 @@ def _check_plugin_versions(config: Mapping[str, str], values: list[ConfigValue])
     """Each ``*.plugin.version`` must name an installed version of its plugin; the error names the key and
     lists the versions installed (KIP-891)."""
     for key, class_name, kind in _versioned_plugins(config):
-        version = config.get(key + PLUGIN_VERSION_SUFFIX)
+        version = config.get(key)
         if not class_name or not version or not version.strip():
             continue
         try:
@@ -208,22 +208,25 @@ def _check_plugin_versions(config: Mapping[str, str], values: list[ConfigValue])
         except PluginVersionNotFoundError as exc:
             _add_error(
                 values,
-                key + PLUGIN_VERSION_SUFFIX,
+                key,
                 f"Plugin {class_name} is not installed in version {version.strip()}; the versions installed "
                 f"are: {', '.join(exc.versions)}",
             )
         except InvalidPluginVersionError as exc:
-            _add_error(values, key + PLUGIN_VERSION_SUFFIX, str(exc))
+            _add_error(values, key, str(exc))
         except (PluginNotFoundError, InvalidPluginError):
             continue
 
 
 def _versioned_plugins(config: Mapping[str, str]) -> list[tuple[str, str, PluginKind | None]]:
-    """Each key naming a plugin class whose version may be pinned, the class it names and its kind."""
-    found = [(key, config.get(key, ""), kind) for key, kind in _VERSIONED_CLASS_KEYS.items()]
+    """Each ``*.plugin.version`` key, the plugin class it pins a version of, and that plugin's kind."""
+    found = [
+        (key, config.get(class_key, ""), kind) for key, (class_key, kind) in _VERSIONED_CLASS_KEYS.items()
+    ]
     for list_key, kind in (("transforms", PluginKind.TRANSFORMATION), ("predicates", PluginKind.PREDICATE)):
         for alias in dict.fromkeys(a.strip() for a in config.get(list_key, "").split(",") if a.strip()):
-            found.append((f"{list_key}.{alias}", config.get(f"{list_key}.{alias}.type", ""), kind))
+            prefix = f"{list_key}.{alias}"
+            found.append((prefix + PLUGIN_VERSION_SUFFIX, config.get(f"{prefix}.type", ""), kind))
     return found
 
 
