@@ -68,28 +68,6 @@ def test_a_rest_extension_answers_its_config_keys(client: httpx.Client) -> None:
     assert response.json() == []
 
 
-@pytest.mark.parametrize(
-    "plugin",
-    [
-        "org.apache.kafka.connect.json.JsonConverter",
-        "org.apache.kafka.connect.storage.SimpleHeaderConverter",
-        "org.apache.kafka.connect.transforms.InsertField$Value",
-        "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
-    ],
-)
-def test_every_kind_of_plugin_answers_its_config_keys_for_its_installed_version(
-    client: httpx.Client, plugin: str
-) -> None:
-    version = next(
-        listed["version"]
-        for listed in client.get("/connector-plugins?connectorsOnly=false").json()
-        if listed["class"] == plugin
-    )
-    response = client.get(f"/connector-plugins/{plugin}/config", params={"version": version})
-    assert response.status_code == 200, response.text
-    assert response.json() == client.get(f"/connector-plugins/{plugin}/config").json()
-
-
 def test_a_plugin_config_of_a_version_not_installed_is_a_400_listing_the_installed_ones(
     client: httpx.Client,
 ) -> None:

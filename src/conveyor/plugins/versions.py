@@ -34,10 +34,10 @@ class PluginVersion:
                 continue
             if part.isdigit():
                 parts.append((2, int(part), ""))
-            else:
-                parts.append((0, 0, part))
-        while parts and parts[-1] == (2, 0, ""):
-            parts.pop()
+                continue
+            _drop_trailing_zeros(parts)
+            parts.append((0, 0, part))
+        _drop_trailing_zeros(parts)
         return tuple(parts)
 
     def __lt__(self, other: object) -> bool:
@@ -63,6 +63,12 @@ class PluginVersion:
 
     def __str__(self) -> str:
         return self.text
+
+
+def _drop_trailing_zeros(parts: list[tuple[int, int, str]]) -> None:
+    """``1.0`` is ``1`` and ``1.0-beta`` is ``1-beta``, as Maven normalizes them."""
+    while parts and parts[-1] == (2, 0, ""):
+        parts.pop()
 
 
 @dataclass(frozen=True)
