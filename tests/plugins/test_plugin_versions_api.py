@@ -218,3 +218,55 @@ def test_a_plugin_config_of_a_version_not_installed_is_a_400_listing_the_install
     response = client.get("/connector-plugins/VersionedSource/config", params={"version": "3.0"})
     assert response.status_code == 400
     assert "1.0, 1.5, 2.0" in response.json()["message"]
+
+
+def _samples(client: httpx.Client, family: str, connector: str) -> list[str]:
+    return [
+        line
+        for line in client.get("/metrics").text.splitlines()
+        if line.startswith(f"{family}{{") and f'connector="{connector}"' in line
+    ]
+
+
+def test_the_metrics_carry_the_versions_of_the_connector_task_and_converters_in_use(
+    client: httpx.Client, module_name: str
+) -> None:
+    json_converter = "org.apache.kafka.connect.json.JsonConverter"
+    converter_version = next(
+        plugin["version"]
+        for plugin in client.get("/connector-plugins?connectorsOnly=false").json()
+        if plugin["class"] == json_converter
+    )
+    config = _source(
+        module_name,
+        "measured",
+        **{
+            "connector.plugin.version": "1.5",
+            "value.converter": "JsonConverter",
+            "value.converter.plugin.version": converter_version,
+        },
+    )
+    assert client.post("/connectors", json=config).status_code == 201
+    _running_status(client, "measured")
+    task = "kafka_connect_connector_task_metrics"
+    assert (
+        f'connector_class="{module_name}.VersionedSource"'
+        in _samples(client, "kafka_connect_connector_metrics_connector_class", "measured")[0]
+    )
+    assert (
+        'connector_version="1.5"'
+        in _samples(client, "kafka_connect_connector_metrics_connector_version", "measured")[0]
+    )
+    assert 'task_version="1.5"' in _samples(client, f"{task}_task_version", "measured")[0]
+    assert (
+        f'task_class="{module_name}.VersionedSourceTask"'
+        in _samples(client, f"{task}_task_class", "measured")[0]
+    )
+    assert (
+        f'value_converter_class="{json_converter}"'
+        in _samples(client, f"{task}_value_converter_class", "measured")[0]
+    )
+    assert (
+        f'value_converter_version="{converter_version}"'
+        in _samples(client, f"{task}_value_converter_version", "measured")[0]
+    )

@@ -51,6 +51,7 @@ __all__ = [
     "import_plugin_class",
     "kinds_of",
     "list_plugins",
+    "listed_name",
     "load_chain_plugin",
     "load_plugin_class",
     "load_plugin_path",
@@ -69,6 +70,11 @@ def load_plugin_class(name: str, kind: PluginKind | None = None, version: str | 
     :class:`PluginNotFoundError` listing close names, :class:`PluginVersionNotFoundError` listing the
     installed versions."""
     return _default_resolver.load(name, kind, version)
+
+
+def listed_name(cls: type) -> str:
+    """The name a plugin class is listed under by ``GET /connector-plugins``."""
+    return _default_resolver.listed_name(cls)
 
 
 def plugin_versions(name: str) -> list[str]:

@@ -117,6 +117,11 @@ class PluginResolver:
         except ClassNotFound:
             raise PluginNotFoundError(f"Class {wanted} could not be found", wanted, []) from None
 
+    def listed_name(self, cls: type) -> str:
+        """The name ``cls`` is listed under (Kafka's Java name for a built-in), or its dotted path."""
+        found = next((entry for entry in self.catalog.entries() if entry.cls is cls), None)
+        return found.class_name if found is not None else plugin_entry(cls).class_name
+
     def versions(self, name: str) -> builtins.list[str]:
         """The installed versions of the plugin ``name`` names, lowest first (none for an unknown name)."""
         return sorted({entry.version for entry in self.catalog.versions(name.strip())}, key=PluginVersion)

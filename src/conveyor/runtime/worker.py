@@ -20,13 +20,14 @@ from typing import Any
 
 from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector, Task
 from conveyor.errors import ConfigError, ConnectError
-from conveyor.plugins import load_plugin_class
+from conveyor.plugins import listed_name, load_plugin_class
 from conveyor.plugins.task_classes import load_task_class, task_class_name
 from conveyor.runtime.client_overrides import refuse_unsafe_log_urls
 from conveyor.runtime.config_providers import ConfigProviders
 from conveyor.runtime.connector_config import TaskCount
 from conveyor.runtime.connector_config.definitions import CONNECTOR_VERSION_CONFIG
 from conveyor.runtime.control import TargetState
+from conveyor.runtime.plugin_labels import WORKER_CONVERTER_KEYS, task_plugin_labels
 from conveyor.runtime.status import State
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
@@ -85,7 +86,7 @@ def _connector_metrics(name: str, state: State, connector: Connector | None) -> 
     return ConnectorMetrics(
         name,
         state.value.lower(),
-        f"{klass.__module__}.{klass.__qualname__}",
+        listed_name(klass),
         connector_type(connector).value,
         version,
     )
@@ -516,13 +517,17 @@ class Worker:
             task_states = dict(self._task_states)
             running_connectors = dict(self._connectors)
             task_count = len(self._tasks)
+            task_configs = {task: running.raw_configs for task, running in self._tasks.items()}
         connectors = [
             _connector_metrics(name, state, running_connectors.get(name))
             for name, state in sorted(connector_states.items())
         ]
         tasks = [
             TaskMetricValues(
-                task.connector, task.task, state.value.lower(), _published(self.runner.metrics(task))
+                task.connector,
+                task.task,
+                state.value.lower(),
+                {**self._task_plugin_labels(task_configs.get(task)), **_published(self.runner.metrics(task))},
             )
             for task, state in sorted(task_states.items(), key=lambda item: (item[0].connector, item[0].task))
         ]
@@ -540,6 +545,12 @@ class Worker:
             connectors,
             tasks,
         )
+
+    def _task_plugin_labels(self, configs: tuple[dict[str, str], dict[str, str]] | None) -> dict[str, str]:
+        if configs is None:
+            return {}
+        defaults = {key: self.config.converter(key)[0] for key in WORKER_CONVERTER_KEYS}
+        return task_plugin_labels(*configs, defaults)
 
     def close(self) -> None:
         """Stop every task and connector; tasks commit what they may on the way out."""
