@@ -22,4 +22,5 @@ def clean_plugin_path() -> Iterator[None]:
         del sys.modules[name]
     with plugin_path._lock:
         plugin_path._plugin_classes.clear()
+        plugin_path._module_infos.clear()
     refresh_plugins()

@@ -100,3 +100,95 @@ def install_distribution(site: Path, entry_points: str) -> None:
     metadata = "Metadata-Version: 2.1\nName: conveyor-sample-plugins\nVersion: 1.0\n"
     (dist_info / "METADATA").write_text(metadata)
     (dist_info / "entry_points.txt").write_text(entry_points)
+
+
+def versioned_plugin_source(version: str) -> str:
+    """A module of one version of a plugin: a source connector and its task that say ``version``, and a
+    transformation and predicate that do not (they take the plugin directory's metadata version). Each
+    kind has a config key named after the version, so that its config shows which version answered."""
+    tag = version.replace(".", "_")
+    return f'''
+import threading
+
+from conveyor.api import ConfigDef, Predicate, SourceConnector, SourceTask, Transformation
+from conveyor.api.config import ConfigType, Importance
+
+VERSION = "{version}"
+
+
+def _keys(prefix):
+    return ConfigDef().define(
+        f"{{prefix}}.only.in.{tag}", ConfigType.STRING, default="", importance=Importance.LOW,
+        documentation="A key only version {version} has.",
+    )
+
+
+class VersionedSourceTask(SourceTask):
+    def version(self):
+        return VERSION
+
+    def start(self, props):
+        self._stopping = threading.Event()
+
+    def poll(self):
+        self._stopping.wait(0.5)
+        return None
+
+    def stop(self):
+        self._stopping.set()
+
+
+class VersionedSource(SourceConnector):
+    def version(self):
+        return VERSION
+
+    def start(self, props):
+        pass
+
+    def task_class(self):
+        return VersionedSourceTask
+
+    def task_configs(self, max_tasks):
+        return [{{}}]
+
+    def stop(self):
+        pass
+
+    def config(self):
+        return _keys("source")
+
+
+class VersionedStamp(Transformation):
+    def configure(self, configs):
+        pass
+
+    def apply(self, record):
+        return record
+
+    def config(self):
+        return _keys("stamp")
+
+
+class VersionedAlways(Predicate):
+    def configure(self, configs):
+        pass
+
+    def test(self, record):
+        return True
+
+    def config(self):
+        return _keys("always")
+'''
+
+
+def write_plugin_directory(plugin_path: Path, module: str, version: str, text: str) -> Path:
+    """A plugin directory as ``pip install --target`` leaves one: the module and its distribution's
+    metadata, named after the version so that several versions of ``module`` sit side by side."""
+    directory = plugin_path / f"{module}-{version}"
+    write_module(directory, module, text)
+    dist_info = directory / f"{module}-{version}.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: {version}\n"
+    )
+    return directory

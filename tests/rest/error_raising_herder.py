@@ -104,5 +104,5 @@ class ErrorRaisingHerder(Herder):
     def plugins(self, connectors_only: bool) -> list[PluginInfo]:
         self._fail()
 
-    def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[dict[str, Any]]:
         self._fail()

@@ -26,7 +26,63 @@ def test_the_listing_holds_only_connectors_by_default(client: httpx.Client) -> N
 
 def test_connectors_only_false_lists_every_kind_of_plugin(client: httpx.Client) -> None:
     kinds = {kind for _, kind in _plugins(client, "?connectorsOnly=false")}
-    assert kinds == {"source", "sink", "transformation", "predicate", "converter", "header_converter"}
+    assert kinds == {
+        "source",
+        "sink",
+        "transformation",
+        "predicate",
+        "converter",
+        "header_converter",
+        "configprovider",
+        "rest_extension",
+    }
+
+
+def test_config_providers_and_rest_extensions_are_listed_with_versions_under_kafkas_names(
+    client: httpx.Client,
+) -> None:
+    listed = {
+        (plugin["class"], plugin["type"]): plugin.get("version")
+        for plugin in client.get("/connector-plugins?connectorsOnly=false").json()
+    }
+    provider = ("org.apache.kafka.common.config.provider.FileConfigProvider", "configprovider")
+    extension = (
+        "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension",
+        "rest_extension",
+    )
+    assert listed[provider]
+    assert listed[extension]
+
+
+def test_a_config_provider_answers_its_config_keys(client: httpx.Client) -> None:
+    response = client.get(
+        "/connector-plugins/org.apache.kafka.common.config.provider.FileConfigProvider/config"
+    )
+    assert response.status_code == 200, response.text
+    assert [key["name"] for key in response.json()] == ["allowed.paths"]
+
+
+def test_a_rest_extension_answers_its_config_keys(client: httpx.Client) -> None:
+    response = client.get("/connector-plugins/BasicAuthSecurityRestExtension/config")
+    assert response.status_code == 200, response.text
+    assert response.json() == []
+
+
+def test_a_plugin_config_of_a_version_not_installed_is_a_400_listing_the_installed_ones(
+    client: httpx.Client,
+) -> None:
+    installed = next(
+        listed["version"]
+        for listed in client.get("/connector-plugins?connectorsOnly=false").json()
+        if listed["class"] == "org.apache.kafka.connect.json.JsonConverter"
+    )
+    response = client.get(
+        "/connector-plugins/org.apache.kafka.connect.json.JsonConverter/config", params={"version": "0.0.1"}
+    )
+    assert response.status_code == 400
+    assert response.json()["error_code"] == 400
+    assert "0.0.1" in response.json()["message"]
+    assert installed in response.json()["message"]
 
 
 def test_connectors_only_is_read_in_any_case(client: httpx.Client) -> None:

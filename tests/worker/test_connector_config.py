@@ -9,6 +9,13 @@ from conveyor.settings.connector_config import (
     source_connector_config_def,
 )
 
+# Kafka 4.1+ (KIP-891)
+PLUGIN_VERSION_KEYS = (
+    "connector.plugin.version",
+    "key.converter.plugin.version",
+    "value.converter.plugin.version",
+    "header.converter.plugin.version",
+)
 # tests/kafkatest/tests/connect/connect_rest_test.py
 FILE_SOURCE_CONFIGS = {
     "name",
@@ -17,6 +24,7 @@ FILE_SOURCE_CONFIGS = {
     "key.converter",
     "value.converter",
     "header.converter",
+    *PLUGIN_VERSION_KEYS,
     "batch.size",
     "topic",
     "file",
@@ -42,6 +50,7 @@ FILE_SINK_CONFIGS = {
     "key.converter",
     "value.converter",
     "header.converter",
+    *PLUGIN_VERSION_KEYS,
     "topics",
     "file",
     "transforms",
@@ -107,6 +116,7 @@ def test_common_keys_have_kafkas_defaults() -> None:
         "key.converter": None,
         "value.converter": None,
         "header.converter": None,
+        **dict.fromkeys(PLUGIN_VERSION_KEYS),
         "transforms": [],
         "predicates": [],
         "config.action.reload": "restart",

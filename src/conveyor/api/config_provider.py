@@ -12,6 +12,8 @@ import abc
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 
+from conveyor.api.config import ConfigDef
+
 
 @dataclass(frozen=True)
 class ConfigData:
@@ -33,3 +35,7 @@ class ConfigProvider(abc.ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release what the provider holds."""
+
+    def config(self) -> ConfigDef:
+        """The ``param.*`` settings the provider accepts (``GET /connector-plugins/{p}/config``, KIP-1273)."""
+        return ConfigDef()

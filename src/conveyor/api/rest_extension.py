@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from conveyor.api.config import ConfigDef
+
 
 @dataclass(frozen=True)
 class RestRequest:
@@ -134,3 +136,7 @@ class ConnectRestExtension(ABC):
     def version(self) -> str:
         """The extension's version, logged when it is loaded."""
         return "unknown"
+
+    def config(self) -> ConfigDef:
+        """The worker settings the extension reads (``GET /connector-plugins/{p}/config``, KIP-1273)."""
+        return ConfigDef()

@@ -37,7 +37,9 @@ class WorkerProcess:
         for warning in config.warnings:
             logger.warning(warning)
         plugins = load_plugin_path(config.plugin_path)
-        self.config = config = dataclasses.replace(config, plugin_modules=plugins.modules)
+        self.config = config = dataclasses.replace(
+            config, plugin_modules=plugins.modules, plugin_module_info=plugins.module_info
+        )
         self.log: Log = open_log(config.log_url)
         spark = get_or_create_session(config.spark_master, "conveyor-worker", config.spark_conf())
         ship_plugins(spark.sparkContext, plugins.sources)

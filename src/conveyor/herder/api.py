@@ -131,8 +131,9 @@ class Herder(ABC):
     def plugins(self, connectors_only: bool) -> list[PluginInfo]: ...
 
     @abstractmethod
-    def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
-        """`GET /connector-plugins/{p}/config`: the plugin's config keys (ConfigKeyInfo)."""
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[dict[str, Any]]:
+        """`GET /connector-plugins/{p}/config?version=`: the plugin's config keys (ConfigKeyInfo), of the
+        highest installed version ``version`` accepts."""
 
     def connect_metrics(self) -> WorkerMetrics:
         """Kafka Connect's metric groups for what runs on this worker (`GET /metrics`).

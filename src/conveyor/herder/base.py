@@ -418,8 +418,8 @@ class BaseHerder(Herder):
         found = [desc for kind in kinds for desc in list_plugins(kind)]
         return [PluginInfo(desc.class_name, desc.type.value, desc.version) for desc in found]
 
-    def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
-        return plugin_config_keys(plugin)
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[dict[str, Any]]:
+        return plugin_config_keys(plugin, version)
 
     def wait_for_task_state(self, name: str, state: str, timeout_s: float = 30.0) -> bool:
         """True once every task of the connector reports `state` (used by the CLI and the demo)."""

@@ -24,7 +24,15 @@ from conveyor.api import (
 from conveyor.api.config import HIDDEN
 from conveyor.api.config.infos import config_key_info
 from conveyor.errors import BadRequestError, NotFoundError
-from conveyor.plugins import InvalidPluginError, PluginNotFoundError, load_chain_plugin, load_plugin_class
+from conveyor.plugins import (
+    InvalidPluginError,
+    InvalidPluginVersionError,
+    PluginKind,
+    PluginNotFoundError,
+    PluginVersionNotFoundError,
+    load_chain_plugin,
+    load_plugin_class,
+)
 from conveyor.settings.client_overrides import (
     POLICIES,
     ClientType,
@@ -40,6 +48,7 @@ from conveyor.settings.connector_config import (
     sink_connector_config_def,
     source_connector_config_def,
 )
+from conveyor.settings.connector_config.definitions import CONNECTOR_VERSION_CONFIG, PLUGIN_VERSION_SUFFIX
 from conveyor.transforms import transformation_config_def
 
 EOS_WORKER_DISABLED = "This worker does not have exactly-once source support enabled."
@@ -73,12 +82,21 @@ def connector_class(config: Mapping[str, str], known: ConfigDef | None = None) -
         shown = masked_config(config, known or connector_config_def())
         raise BadRequestError(f"Connector config {shown} contains no connector type")
     try:
-        klass = load_plugin_class(name)
+        klass = _pinned_or_highest(name, config.get(CONNECTOR_VERSION_CONFIG))
     except (PluginNotFoundError, InvalidPluginError) as exc:
         raise BadRequestError(f"{CONNECTOR_CLASS_CONFIG}: {exc}") from exc
     if not (isinstance(klass, type) and issubclass(klass, (SourceConnector, SinkConnector))):
         raise BadRequestError(f"{CONNECTOR_CLASS_CONFIG}: {name} is not a source or sink connector class")
     return klass
+
+
+def _pinned_or_highest(name: str, version: str | None) -> type:
+    """The connector class in the version ``version`` pins, or its highest when that version is not
+    installed (validation reports that on ``connector.plugin.version``)."""
+    try:
+        return load_plugin_class(name, version=version or None)
+    except (PluginVersionNotFoundError, InvalidPluginVersionError):
+        return load_plugin_class(name)
 
 
 def masked_config(config: Mapping[str, str], definition: ConfigDef) -> dict[str, str]:
@@ -130,6 +148,7 @@ def validate_connector_config(
     else:
         _check_sink_topics(config, framework_values)
         _check_sink_group(config, framework_values, worker_group_id)
+    _check_plugin_versions(config, framework_values)
     clients = clients_used(config, is_source, exactly_once_enabled)
     _check_client_overrides(config, framework_values, override_policy, clients)
     connector_values = connector.validate(config)
@@ -167,6 +186,48 @@ def _add_error(values: list[ConfigValue], name: str, message: str) -> None:
         if value.name == name:
             value.errors.append(message)
             return
+
+
+_VERSIONED_CLASS_KEYS: dict[str, tuple[str, PluginKind | None]] = {
+    CONNECTOR_VERSION_CONFIG: (CONNECTOR_CLASS_CONFIG, None),
+    "key.converter" + PLUGIN_VERSION_SUFFIX: ("key.converter", PluginKind.CONVERTER),
+    "value.converter" + PLUGIN_VERSION_SUFFIX: ("value.converter", PluginKind.CONVERTER),
+    "header.converter" + PLUGIN_VERSION_SUFFIX: ("header.converter", PluginKind.HEADER_CONVERTER),
+}
+
+
+def _check_plugin_versions(config: Mapping[str, str], values: list[ConfigValue]) -> None:
+    """Each ``*.plugin.version`` must name an installed version of its plugin; the error names the key and
+    lists the versions installed (KIP-891)."""
+    for key, class_name, kind in _versioned_plugins(config):
+        version = config.get(key)
+        if not class_name or not version or not version.strip():
+            continue
+        try:
+            load_plugin_class(class_name, kind, version)
+        except PluginVersionNotFoundError as exc:
+            _add_error(
+                values,
+                key,
+                f"Plugin {class_name} is not installed in version {version.strip()}; the versions installed "
+                f"are: {', '.join(exc.versions)}",
+            )
+        except InvalidPluginVersionError as exc:
+            _add_error(values, key, str(exc))
+        except (PluginNotFoundError, InvalidPluginError):
+            continue
+
+
+def _versioned_plugins(config: Mapping[str, str]) -> list[tuple[str, str, PluginKind | None]]:
+    """Each ``*.plugin.version`` key, the plugin class it pins a version of, and that plugin's kind."""
+    found = [
+        (key, config.get(class_key, ""), kind) for key, (class_key, kind) in _VERSIONED_CLASS_KEYS.items()
+    ]
+    for list_key, kind in (("transforms", PluginKind.TRANSFORMATION), ("predicates", PluginKind.PREDICATE)):
+        for alias in dict.fromkeys(a.strip() for a in config.get(list_key, "").split(",") if a.strip()):
+            prefix = f"{list_key}.{alias}"
+            found.append((prefix + PLUGIN_VERSION_SUFFIX, config.get(f"{prefix}.type", ""), kind))
+    return found
 
 
 def _check_client_overrides(
@@ -281,12 +342,14 @@ def _matches(regex: str, topic: str) -> bool:
         return False
 
 
-def plugin_config_keys(plugin: str) -> list[dict[str, Any]]:
-    """`GET /connector-plugins/{p}/config`: the plugin's own keys as ConfigKeyInfo."""
+def plugin_config_keys(plugin: str, version: str | None = None) -> list[dict[str, Any]]:
+    """`GET /connector-plugins/{p}/config?version=`: the own keys of any kind of plugin as ConfigKeyInfo,
+    in the highest installed version ``version`` accepts; a 400 listing the installed versions if none."""
     try:
-        klass = load_plugin_class(plugin)
+        klass = load_plugin_class(plugin, version=version or None)
+    except (PluginVersionNotFoundError, InvalidPluginVersionError) as exc:
+        raise BadRequestError(str(exc)) from exc
     except (PluginNotFoundError, InvalidPluginError) as exc:
         raise NotFoundError(f"Unknown plugin {plugin}.") from exc
-    instance = klass()
-    definition: ConfigDef = instance.config()
+    definition: ConfigDef = klass().config()
     return [config_key_info(key) for key in definition.config_keys().values()]

@@ -29,6 +29,17 @@ class MetricGroup:
     metrics: dict[str, str]
 
 
+TASK_PLUGIN_METRICS = {
+    "task-class": "The class name of the task (label).",
+    "task-version": "The version of the task class (label).",
+    **{
+        f"{converter}-converter-{what}": f"The {what} of the {converter} converter the task uses (label)."
+        for converter in ("key", "value", "header")
+        for what in ("class", "version")
+    },
+}
+"""The plugin classes and versions a task runs with (Kafka 4.1, KIP-891)."""
+
 GROUPS: tuple[MetricGroup, ...] = (
     MetricGroup(
         WORKER_GROUP,
@@ -106,6 +117,7 @@ GROUPS: tuple[MetricGroup, ...] = (
             "that failed.",
             "batch-size-max": "The number of records in the largest batch the task has processed so far.",
             "batch-size-avg": "The average number of records in the batches the task has processed so far.",
+            **TASK_PLUGIN_METRICS,
         },
     ),
     MetricGroup(
@@ -187,6 +199,7 @@ GROUPS: tuple[MetricGroup, ...] = (
 
 LABEL_METRICS = frozenset(
     {"status", "connector-class", "connector-type", "connector-version", "connect-protocol", "leader-name"}
+    | set(TASK_PLUGIN_METRICS)
 )
 """Metrics whose value is a word: published as a label of that name (with `-` as `_`) on a sample of 1."""
 

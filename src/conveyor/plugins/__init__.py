@@ -18,7 +18,12 @@ from conveyor.api.config import use_class_resolver
 from conveyor.plugins.builtins import BUILTIN_CONNECTORS
 from conveyor.plugins.catalog import PluginCatalog, PluginEntry
 from conveyor.plugins.entry_points import ENTRY_POINT_GROUPS
-from conveyor.plugins.errors import InvalidPluginError, PluginNotFoundError
+from conveyor.plugins.errors import (
+    InvalidPluginError,
+    InvalidPluginVersionError,
+    PluginNotFoundError,
+    PluginVersionNotFoundError,
+)
 from conveyor.plugins.kinds import PluginKind, kinds_of
 from conveyor.plugins.plugin_path import (
     LoadedPlugins,
@@ -33,6 +38,7 @@ __all__ = [
     "ENTRY_POINT_GROUPS",
     "UNDEFINED_VERSION",
     "InvalidPluginError",
+    "InvalidPluginVersionError",
     "LoadedPlugins",
     "PluginCatalog",
     "PluginDesc",
@@ -41,13 +47,16 @@ __all__ = [
     "PluginLoadFailure",
     "PluginNotFoundError",
     "PluginResolver",
+    "PluginVersionNotFoundError",
     "import_plugin_class",
     "kinds_of",
     "list_plugins",
+    "listed_name",
     "load_chain_plugin",
     "load_plugin_class",
     "load_plugin_path",
     "plugin_version",
+    "plugin_versions",
     "refresh_plugins",
     "use_shipped_plugins",
 ]
@@ -55,9 +64,22 @@ __all__ = [
 _default_resolver = PluginResolver()
 
 
-def load_plugin_class(name: str, kind: PluginKind | None = None) -> type:
-    """The plugin class ``name`` refers to; raises :class:`PluginNotFoundError` listing close names."""
-    return _default_resolver.load(name, kind)
+def load_plugin_class(name: str, kind: PluginKind | None = None, version: str | None = None) -> type:
+    """The plugin class ``name`` refers to, in the highest installed version ``version`` accepts (a
+    version or range as ``*.plugin.version`` takes; the highest installed without one); raises
+    :class:`PluginNotFoundError` listing close names, :class:`PluginVersionNotFoundError` listing the
+    installed versions."""
+    return _default_resolver.load(name, kind, version)
+
+
+def listed_name(cls: type) -> str:
+    """The name a plugin class is listed under by ``GET /connector-plugins``."""
+    return _default_resolver.listed_name(cls)
+
+
+def plugin_versions(name: str) -> list[str]:
+    """The installed versions of the plugin ``name`` names, lowest first."""
+    return _default_resolver.versions(name)
 
 
 def import_plugin_class(name: str) -> type:
@@ -66,10 +88,10 @@ def import_plugin_class(name: str) -> type:
     return _default_resolver.import_class(name)
 
 
-def load_chain_plugin(kind: str, class_name: str) -> type:
+def load_chain_plugin(kind: str, class_name: str, version: str | None = None) -> type:
     """The resolver transform chains take: ``kind`` is ``"transformation"`` or ``"predicate"``."""
     return load_plugin_class(
-        class_name, PluginKind.PREDICATE if kind == "predicate" else PluginKind.TRANSFORMATION
+        class_name, PluginKind.PREDICATE if kind == "predicate" else PluginKind.TRANSFORMATION, version
     )
 
 

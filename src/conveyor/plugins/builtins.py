@@ -11,6 +11,7 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from conveyor.api.config import ClassNotFound, import_dotted_class
 from conveyor.connectors.registry import BUILTIN_CONNECTOR_ALIASES, BUILTIN_CONNECTORS
 
 logger = logging.getLogger(__name__)
@@ -41,11 +42,15 @@ class _Registry:
     java_package: str | None
 
     def java_name(self, key: str) -> str:
+        if "." in key:
+            return key
         package = self.java_package or _JAVA_CONVERTER_PACKAGES.get(key, _JAVA_DEFAULT_CONVERTER_PACKAGE)
         return f"{package}.{key}"
 
 
 _REGISTRIES = (
+    _Registry("conveyor.settings.config_providers.providers", "BUILT_IN_PROVIDERS", None),
+    _Registry("conveyor.rest.extensions", "KAFKA_EXTENSION_NAMES", None),
     _Registry("conveyor.convert", "BUILTIN_CONVERTERS", None),
     _Registry("conveyor.transforms", "BUILTIN_TRANSFORMS", f"{_JAVA_CONNECT}.transforms"),
     _Registry("conveyor.transforms", "BUILTIN_PREDICATES", f"{_JAVA_CONNECT}.transforms.predicates"),
@@ -69,7 +74,14 @@ def builtin_plugins() -> Iterator[BuiltinPlugin]:
         except (ImportError, AttributeError) as error:
             logger.warning("Built-in plugins of %s are unavailable: %s", registry.module, error)
             continue
-        for key, cls in table.items():
+        for key, value in table.items():
+            if "." not in key and any(other.endswith(f".{key}") for other in table):
+                continue
+            try:
+                cls = import_dotted_class(value) if isinstance(value, str) else value
+            except ClassNotFound as error:
+                logger.warning("Built-in plugin %s is unavailable: %s", key, error)
+                continue
             yield BuiltinPlugin(registry.java_name(key), cls)
 
 

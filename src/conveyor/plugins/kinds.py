@@ -5,10 +5,13 @@ from __future__ import annotations
 import enum
 
 from conveyor.api import Converter, HeaderConverter, Predicate, SinkConnector, SourceConnector, Transformation
+from conveyor.api.config_provider import ConfigProvider
+from conveyor.api.rest_extension import ConnectRestExtension
 
 
 class PluginKind(enum.Enum):
-    """A plugin kind; the value is the ``type`` string of ``GET /connector-plugins``."""
+    """A plugin kind; the value is the ``type`` string of ``GET /connector-plugins``, as Kafka's
+    ``PluginType`` names it (``configprovider``, ``rest_extension``)."""
 
     SOURCE = "source"
     SINK = "sink"
@@ -16,6 +19,8 @@ class PluginKind(enum.Enum):
     HEADER_CONVERTER = "header_converter"
     TRANSFORMATION = "transformation"
     PREDICATE = "predicate"
+    CONFIG_PROVIDER = "configprovider"
+    REST_EXTENSION = "rest_extension"
 
     @property
     def base(self) -> type:
@@ -34,6 +39,8 @@ _BASES: dict[PluginKind, type] = {
     PluginKind.HEADER_CONVERTER: HeaderConverter,
     PluginKind.TRANSFORMATION: Transformation,
     PluginKind.PREDICATE: Predicate,
+    PluginKind.CONFIG_PROVIDER: ConfigProvider,
+    PluginKind.REST_EXTENSION: ConnectRestExtension,
 }
 
 

@@ -3,22 +3,31 @@
 As Kafka Connect finds plugins in the jars of its ``plugin.path``, a worker finds them in each listed
 directory's top-level ``*.py`` modules, packages (directories with an ``__init__.py``) and ``*.whl``
 wheels (pure Python; a wheel's ``conveyor.*`` entry points are honoured too); a listed ``*.whl`` file is
-a plugin on its own. Every class in them that is a connector, converter, transformation or predicate
-joins the plugin catalog.
+a plugin on its own. A subdirectory that is no package is a *plugin directory*, as Kafka's plugin.path
+has one directory per plugin (``pip install --target`` makes one): its modules, packages and wheels are
+one plugin, whose version is the ``Version`` of the ``*.dist-info`` it holds. Every class in them that
+is a connector, converter, transformation or predicate joins the plugin catalog.
 
-Python has no class loaders, so plugins share the interpreter: a plugin that fails to import, or whose
-module name another plugin or an installed package already takes, is refused with an error naming its
-file, and the other plugins load as if it were absent.
+Python has no class loaders, so plugins share the interpreter. Two plugin directories may hold the same
+module (two versions of one plugin, KIP-891): the first imports under its own name, each later one
+under a private alias (a copy of it named ``<module>__plugin_<n>``), and the catalog lists its classes
+under the module's own name with their version. Any other plugin that fails to import, or whose module
+name another plugin or an installed package already takes, is refused with an error naming its file,
+and the other plugins load as if it were absent.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import email.parser
 import importlib
 import importlib.util
 import logging
 import os
 import pkgutil
+import shutil
 import sys
+import tempfile
 import threading
 import zipfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -40,6 +49,12 @@ class PluginSource:
 
     path: Path
     modules: tuple[str, ...]
+    plugin_directory: Path | None = None
+    """The plugin directory it belongs to, if any: the other versions of its modules live in others."""
+    version: str | None = None
+    """Its distribution's version (a plugin directory's or wheel's ``*.dist-info``), if it has one."""
+    listed_modules: tuple[str, ...] = ()
+    """For a copy imported under aliases: the modules' own names, in the order of ``modules``."""
 
     @property
     def is_wheel(self) -> bool:
@@ -75,10 +90,39 @@ class LoadedPlugins:
         """The top-level modules of every loaded plugin, in load order."""
         return tuple(module for source in self.sources for module in source.modules)
 
+    @property
+    def module_info(self) -> tuple[ModuleInfo, ...]:
+        """How each loaded module is listed, and its version, for executors to register alike."""
+        return tuple(info for source in self.sources for info in _infos_of(source))
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    """A plugin module as imported (``module``), the name it is listed under, and its version if known."""
+
+    module: str
+    listed_as: str
+    version: str | None
+
+
+def _infos_of(source: PluginSource) -> list[ModuleInfo]:
+    listed = source.listed_modules or source.modules
+    return [
+        ModuleInfo(module, name, source.version) for module, name in zip(source.modules, listed, strict=True)
+    ]
+
 
 _lock = threading.Lock()
 _plugin_classes: dict[str, list[type]] = {}
 """Plugin classes by the top-level module that provides them, for the catalog."""
+_module_infos: dict[str, ModuleInfo] = {}
+"""How each top-level plugin module is listed and its version, by the name it is imported under."""
+
+
+def module_info(module: str) -> ModuleInfo | None:
+    """How the top-level plugin module ``module`` is listed and its version; None for no plugin module."""
+    with _lock:
+        return _module_infos.get(module)
 
 
 def plugin_path_classes() -> list[type]:
@@ -107,19 +151,57 @@ def find_plugin_sources(entries: Iterable[str | Path]) -> tuple[list[PluginSourc
             failures.append(PluginLoadFailure(path, "no such directory or wheel"))
             continue
         for candidate in candidates:
-            try:
-                source = _source_of(candidate)
-            except (OSError, zipfile.BadZipFile) as error:
-                failures.append(PluginLoadFailure(candidate, f"unreadable wheel: {error}"))
-                continue
-            if source is not None:
-                sources.append(source)
+            if _is_plugin_directory(candidate):
+                version = _directory_version(candidate)
+                for member in sorted(candidate.iterdir()):
+                    _add_source(member, sources, failures, candidate, version)
+            else:
+                _add_source(candidate, sources, failures)
     return sources, failures
+
+
+def _add_source(
+    path: Path,
+    sources: list[PluginSource],
+    failures: list[PluginLoadFailure],
+    plugin_directory: Path | None = None,
+    version: str | None = None,
+) -> None:
+    try:
+        source = _source_of(path)
+    except (OSError, zipfile.BadZipFile) as error:
+        failures.append(PluginLoadFailure(path, f"unreadable wheel: {error}"))
+        return
+    if source is not None:
+        sources.append(
+            dataclasses.replace(source, plugin_directory=plugin_directory, version=source.version or version)
+        )
+
+
+def _is_plugin_directory(path: Path) -> bool:
+    return (
+        path.is_dir()
+        and not (path / "__init__.py").is_file()
+        and path.name != "__pycache__"
+        and not path.name.endswith((".dist-info", ".egg-info"))
+    )
+
+
+def _directory_version(directory: Path) -> str | None:
+    """The ``Version`` of the first ``*.dist-info`` in a plugin directory, if it holds one."""
+    for metadata in sorted(directory.glob("*.dist-info/METADATA")):
+        return _metadata_version(metadata.read_text(errors="replace"))
+    return None
+
+
+def _metadata_version(text: str) -> str | None:
+    version = email.parser.HeaderParser().parsestr(text).get("Version")
+    return str(version).strip() if version else None
 
 
 def _source_of(path: Path) -> PluginSource | None:
     if path.suffix == WHEEL_SUFFIX and path.is_file():
-        return PluginSource(path, _wheel_modules(path))
+        return PluginSource(path, _wheel_modules(path), version=_wheel_version(path))
     if path.suffix == ".py" and path.is_file() and path.stem.isidentifier():
         return PluginSource(path, (path.stem,))
     if path.is_dir() and path.name.isidentifier() and (path / "__init__.py").is_file():
@@ -142,18 +224,32 @@ def _wheel_modules(wheel: Path) -> tuple[str, ...]:
     return tuple(modules)
 
 
+def _wheel_version(wheel: Path) -> str | None:
+    with zipfile.ZipFile(wheel) as archive:
+        for name in archive.namelist():
+            top, _, rest = name.partition("/")
+            if top.endswith(".dist-info") and rest == "METADATA":
+                return _metadata_version(archive.read(name).decode(errors="replace"))
+    return None
+
+
 def load_plugin_path(entries: Sequence[str | Path]) -> LoadedPlugins:
     """Find, import and register the plugins of ``entries``; refused plugins are logged and reported."""
     sources, failures = find_plugin_sources(entries)
     loaded = LoadedPlugins(failures=failures)
     accepted: list[PluginSource] = []
     taken: dict[str, Path] = {}
+    versioned: dict[str, PluginSource] = {}
     for source in sources:
+        if _another_version(source, versioned):
+            source = _aliased_copy(source, len(accepted))
         reason = _clash(source, taken)
         if reason is not None:
             loaded.failures.append(PluginLoadFailure(source.path, reason))
             continue
         taken.update(dict.fromkeys(source.modules, source.path))
+        if source.plugin_directory is not None and not source.listed_modules:
+            versioned.update(dict.fromkeys(source.modules, source))
         accepted.append(source)
     for root in dict.fromkeys(source.import_root for source in accepted):
         if str(root) not in sys.path:
@@ -166,12 +262,35 @@ def load_plugin_path(entries: Sequence[str | Path]) -> LoadedPlugins:
             _forget_modules(source.modules)
             loaded.failures.append(PluginLoadFailure(source.path, f"{type(error).__name__}: {error}"))
             continue
-        _register(source.modules, classes)
+        _register(_infos_of(source), classes)
         loaded.sources.append(source)
         loaded.classes.extend(classes)
     for failure in loaded.failures:
         logger.error("%s", failure)
     return loaded
+
+
+def _another_version(source: PluginSource, versioned: dict[str, PluginSource]) -> bool:
+    """Whether ``source`` is another plugin directory's copy of modules an earlier plugin directory holds."""
+    if source.plugin_directory is None or source.is_wheel:
+        return False
+    earlier = [versioned.get(module) for module in source.modules]
+    return any(other is not None and other.plugin_directory != source.plugin_directory for other in earlier)
+
+
+def _aliased_copy(source: PluginSource, index: int) -> PluginSource:
+    """A copy of ``source`` whose module is named ``<module>__plugin_<index>``, so that it imports beside
+    the version already imported under the module's own name."""
+    (module,) = source.modules
+    alias = f"{module}__plugin_{index}"
+    staging = Path(tempfile.mkdtemp(prefix="conveyor-plugin-version-"))
+    if source.path.is_dir():
+        copied = staging / alias
+        shutil.copytree(source.path, copied, ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        copied = staging / f"{alias}.py"
+        shutil.copyfile(source.path, copied)
+    return dataclasses.replace(source, path=copied, modules=(alias,), listed_modules=(module,))
 
 
 def _clash(source: PluginSource, taken: dict[str, Path]) -> str | None:
@@ -195,11 +314,13 @@ def _within(location: str, plugin: Path) -> bool:
     return location == str(plugin) or location.startswith(f"{plugin}{os.sep}")
 
 
-def use_shipped_plugins(modules: Sequence[str]) -> None:
-    """On an executor: register the plugin classes of modules the worker shipped (already on sys.path).
+def use_shipped_plugins(modules: Sequence[str], infos: Sequence[ModuleInfo] = ()) -> None:
+    """On an executor: register the plugin classes of modules the worker shipped (already on sys.path),
+    listed and versioned as ``infos`` (from ``LoadedPlugins.module_info``) say.
 
     A module that is registered already is skipped, so each task incarnation may call this.
     """
+    by_module = {info.module: info for info in infos}
     for module in modules:
         with _lock:
             if module in _plugin_classes:
@@ -211,15 +332,16 @@ def use_shipped_plugins(modules: Sequence[str]) -> None:
                 "Shipped plugin module %r failed to load: %s: %s", module, type(error).__name__, error
             )
             continue
-        _register((module,), classes)
+        _register([by_module.get(module, ModuleInfo(module, module, None))], classes)
 
 
-def _register(modules: Sequence[str], classes: list[type]) -> None:
+def _register(infos: Sequence[ModuleInfo], classes: list[type]) -> None:
     from conveyor.plugins import refresh_plugins
 
     with _lock:
-        for module in modules:
-            _plugin_classes[module] = [cls for cls in classes if _top_module(cls) == module]
+        for info in infos:
+            _plugin_classes[info.module] = [cls for cls in classes if _top_module(cls) == info.module]
+            _module_infos[info.module] = info
     refresh_plugins()
 
 

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import threading
 from dataclasses import dataclass
 
-import conveyor
 from conveyor.api.config import ClassNotFound, import_dotted_class
-from conveyor.plugins.builtins import is_builtin
-from conveyor.plugins.catalog import PluginCatalog, PluginEntry, plugin_entry
-from conveyor.plugins.errors import InvalidPluginError, PluginNotFoundError
+from conveyor.plugins.catalog import (
+    UNDEFINED_VERSION,
+    PluginCatalog,
+    PluginEntry,
+    plugin_entry,
+    plugin_version,
+)
+from conveyor.plugins.errors import (
+    InvalidPluginError,
+    InvalidPluginVersionError,
+    PluginNotFoundError,
+    PluginVersionNotFoundError,
+)
 from conveyor.plugins.kinds import PluginKind
 from conveyor.plugins.packages import in_plugin_package
+from conveyor.plugins.versions import InvalidVersionRequirement, PluginVersion, version_requirement
 
-UNDEFINED_VERSION = "undefined"
+__all__ = ["UNDEFINED_VERSION", "PluginDesc", "PluginResolver", "plugin_version"]
 
 _KIND_LABELS = {
     None: "a plugin",
@@ -24,6 +35,8 @@ _KIND_LABELS = {
     PluginKind.HEADER_CONVERTER: "HeaderConverter",
     PluginKind.TRANSFORMATION: "Transformation",
     PluginKind.PREDICATE: "Predicate",
+    PluginKind.CONFIG_PROVIDER: "ConfigProvider",
+    PluginKind.REST_EXTENSION: "ConnectRestExtension",
 }
 
 
@@ -62,10 +75,15 @@ class PluginResolver:
         with self._lock:
             self._catalog = None
 
-    def load(self, name: str, kind: PluginKind | None = None) -> type:
-        """The class ``name`` refers to, checked to be of ``kind`` when one is given."""
+    def load(self, name: str, kind: PluginKind | None = None, version: str | None = None) -> type:
+        """The class ``name`` refers to, checked to be of ``kind`` when one is given, in the highest
+        installed version ``version`` (a ``*.plugin.version`` value) accepts.
+
+        Raises :class:`PluginVersionNotFoundError` listing the installed versions when none is accepted,
+        and ``InvalidVersionRequirement`` for a value that is no version or range.
+        """
         wanted = name.strip()
-        entry = self._lookup(wanted, kind)
+        entry = self._lookup(wanted, kind, version)
         if kind is not None and kind not in entry.kinds:
             raise InvalidPluginError(f"{wanted} is not a {_KIND_LABELS[kind]}; it is {_describe(entry)}")
         if not entry.kinds:
@@ -79,7 +97,7 @@ class PluginResolver:
     def list(self, kind: PluginKind | None = None) -> list[PluginDesc]:
         """Every known plugin (of ``kind``), sorted by listed name, once per kind it serves as."""
         descriptions = [
-            PluginDesc(entry.class_name, entry_kind, plugin_version(entry.cls))
+            PluginDesc(entry.class_name, entry_kind, entry.version)
             for entry in self.catalog.entries(kind)
             for entry_kind in sorted(entry.kinds, key=list(PluginKind).index)
             if kind is None or entry_kind is kind
@@ -99,11 +117,33 @@ class PluginResolver:
         except ClassNotFound:
             raise PluginNotFoundError(f"Class {wanted} could not be found", wanted, []) from None
 
-    def _lookup(self, name: str, kind: PluginKind | None) -> PluginEntry:
+    def listed_name(self, cls: type) -> str:
+        """The name ``cls`` is listed under (Kafka's Java name for a built-in), or its dotted path."""
+        found = next((entry for entry in self.catalog.entries() if entry.cls is cls), None)
+        return found.class_name if found is not None else plugin_entry(cls).class_name
+
+    def versions(self, name: str) -> builtins.list[str]:
+        """The installed versions of the plugin ``name`` names, lowest first (none for an unknown name)."""
+        return sorted({entry.version for entry in self.catalog.versions(name.strip())}, key=PluginVersion)
+
+    def _lookup(self, name: str, kind: PluginKind | None, version: str | None = None) -> PluginEntry:
         catalog = self.catalog
-        known = catalog.find(name)
+        try:
+            requirement = version_requirement(version)
+        except InvalidVersionRequirement as error:
+            raise InvalidPluginVersionError(f"Invalid version of {name}: {error}") from None
+        known = catalog.find(name, requirement)
         if known is not None:
             return known
+        installed = catalog.versions(name)
+        if installed and requirement is not None:
+            available = ", ".join(sorted({entry.version for entry in installed}, key=PluginVersion))
+            raise PluginVersionNotFoundError(
+                f"Plugin {name} is not installed in a version {requirement} accepts; "
+                f"the versions installed are: {available}",
+                name,
+                sorted({entry.version for entry in installed}, key=PluginVersion),
+            )
         reason = ""
         if "." in name or ":" in name:
             if in_plugin_package(name, catalog.packages):
@@ -126,17 +166,6 @@ def _outside_plugin_packages(name: str) -> str:
         f"{name} is not in a plugin package (a module of plugin.path or of an installed plugin "
         "distribution, other than a __main__ module), so it is not imported"
     )
-
-
-def plugin_version(cls: type) -> str:
-    """A plugin's version: its ``version()`` if it has one, Conveyor's for built-ins, else undefined."""
-    version_method = getattr(cls, "version", None)
-    if callable(version_method):
-        try:
-            return str(cls().version())
-        except Exception:
-            return UNDEFINED_VERSION
-    return conveyor.__version__ if is_builtin(cls) else UNDEFINED_VERSION
 
 
 def _describe(entry: PluginEntry) -> str:

@@ -35,6 +35,7 @@ from conveyor.transforms import TransformationChain
 LogHeaders = list[tuple[str, bytes | None]]
 
 # Field readers that run in C over a whole batch: a source hands over records by the thousand.
+PLUGIN_VERSION = "plugin.version"
 _TARGET = attrgetter("topic", "kafka_partition")
 _KEY_SCHEMA = attrgetter("key_schema")
 _KEY = attrgetter("key")
@@ -65,12 +66,19 @@ def plugin_settings(
         return worker_config.converter(key)
     prefix = key + "."
     settings = {k[len(prefix) :]: v for k, v in connector_config.items() if k.startswith(prefix)}
+    settings.pop(PLUGIN_VERSION, None)
     return connector_config[key], settings
+
+
+def plugin_version_of(connector_config: Mapping[str, str], key: str) -> str | None:
+    """The ``<key>.plugin.version`` a connector config asks for, if any (KIP-891)."""
+    return connector_config.get(f"{key}.{PLUGIN_VERSION}") or None
 
 
 def build_converter(connector_config: Mapping[str, str], worker_config: WorkerConfig, key: str) -> Converter:
     class_name, settings = plugin_settings(connector_config, worker_config, key)
-    converter = load_plugin_class(class_name, PluginKind.CONVERTER)()
+    version = plugin_version_of(connector_config, key)
+    converter = load_plugin_class(class_name, PluginKind.CONVERTER, version)()
     if not isinstance(converter, Converter):
         raise ConfigError(f"{class_name} given for {key} is not a Converter")
     converter.configure(settings, key == "key.converter")
@@ -81,7 +89,8 @@ def build_header_converter(
     connector_config: Mapping[str, str], worker_config: WorkerConfig
 ) -> HeaderConverter:
     class_name, settings = plugin_settings(connector_config, worker_config, "header.converter")
-    converter = load_plugin_class(class_name, PluginKind.HEADER_CONVERTER)()
+    version = plugin_version_of(connector_config, "header.converter")
+    converter = load_plugin_class(class_name, PluginKind.HEADER_CONVERTER, version)()
     if not isinstance(converter, HeaderConverter):
         raise ConfigError(f"{class_name} given for header.converter is not a HeaderConverter")
     converter.configure(settings)

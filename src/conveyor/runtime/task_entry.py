@@ -27,7 +27,7 @@ def run_task(spec: TaskSpec, control: TaskControl) -> None:
     admin client is made first when the connector overrides its settings, so that a refused one fails
     the task at once, naming the connector's overrides.
     """
-    use_shipped_plugins(spec.worker_config.plugin_modules)
+    use_shipped_plugins(spec.worker_config.plugin_modules, spec.worker_config.plugin_module_info)
     task_class = load_task_class(spec.task_config[TASK_CLASS_CONFIG])
     task = task_class()
     with open_log(task_log_url(spec)) as log:

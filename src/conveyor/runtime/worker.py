@@ -28,14 +28,16 @@ from conveyor.metrics.worker_metrics import (
     WorkerMetrics,
     connector_task_counts,
 )
-from conveyor.plugins import load_plugin_class
+from conveyor.plugins import listed_name, load_plugin_class
 from conveyor.plugins.task_classes import load_task_class, task_class_name
 from conveyor.runtime.control import TargetState
+from conveyor.runtime.plugin_labels import WORKER_CONVERTER_KEYS, task_plugin_labels
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.settings.client_overrides import refuse_unsafe_log_urls
 from conveyor.settings.config_providers import ConfigProviders
 from conveyor.settings.connector_config import TaskCount
+from conveyor.settings.connector_config.definitions import CONNECTOR_VERSION_CONFIG
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
 
@@ -63,7 +65,7 @@ def connector_type(connector: Connector | type[Connector]) -> ConnectorType:
 
 
 def new_connector(config: Mapping[str, str]) -> Connector:
-    klass = load_plugin_class(config["connector.class"])
+    klass = load_plugin_class(config["connector.class"], version=config.get(CONNECTOR_VERSION_CONFIG) or None)
     if not (isinstance(klass, type) and issubclass(klass, Connector)):
         raise ConfigError(f"{config['connector.class']} is not a Connector class")
     return klass()
@@ -84,7 +86,7 @@ def _connector_metrics(name: str, state: State, connector: Connector | None) -> 
     return ConnectorMetrics(
         name,
         state.value.lower(),
-        f"{klass.__module__}.{klass.__qualname__}",
+        listed_name(klass),
         connector_type(connector).value,
         version,
     )
@@ -515,13 +517,17 @@ class Worker:
             task_states = dict(self._task_states)
             running_connectors = dict(self._connectors)
             task_count = len(self._tasks)
+            task_configs = {task: running.raw_configs for task, running in self._tasks.items()}
         connectors = [
             _connector_metrics(name, state, running_connectors.get(name))
             for name, state in sorted(connector_states.items())
         ]
         tasks = [
             TaskMetricValues(
-                task.connector, task.task, state.value.lower(), _published(self.runner.metrics(task))
+                task.connector,
+                task.task,
+                state.value.lower(),
+                {**self._task_plugin_labels(task_configs.get(task)), **_published(self.runner.metrics(task))},
             )
             for task, state in sorted(task_states.items(), key=lambda item: (item[0].connector, item[0].task))
         ]
@@ -539,6 +545,12 @@ class Worker:
             connectors,
             tasks,
         )
+
+    def _task_plugin_labels(self, configs: tuple[dict[str, str], dict[str, str]] | None) -> dict[str, str]:
+        if configs is None:
+            return {}
+        defaults = {key: self.config.converter(key)[0] for key in WORKER_CONVERTER_KEYS}
+        return task_plugin_labels(*configs, defaults)
 
     def close(self) -> None:
         """Stop every task and connector; tasks commit what they may on the way out."""

@@ -26,6 +26,7 @@ from conveyor.api.config import (
 )
 from conveyor.errors import ConfigError
 from conveyor.log.kafka.settings import kafka_url_from_worker_props
+from conveyor.plugins.plugin_path import ModuleInfo
 from conveyor.settings.client_overrides import (
     ALLOWLIST_CONFIG,
     OVERRIDE_POLICY_CONFIG,
@@ -345,6 +346,8 @@ class WorkerConfig:
     plugin_path: tuple[str, ...] = ()
     plugin_modules: tuple[str, ...] = ()
     """The top-level modules of the plugin.path plugins the worker loaded, for executors to register."""
+    plugin_module_info: tuple[ModuleInfo, ...] = ()
+    """How each of ``plugin_modules`` is listed and its version (several versions of one plugin)."""
     connect_protocol: ConnectProtocolMode = ConnectProtocolMode.SESSIONED
     session_timeout_ms: int = 10_000
     heartbeat_interval_ms: int = 3_000

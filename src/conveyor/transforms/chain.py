@@ -8,6 +8,7 @@ settings, ``transforms.a.predicate`` an alias from ``predicates`` (typed by ``pr
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,12 +22,25 @@ PREDICATES_CONFIG = "predicates"
 TYPE_CONFIG = "type"
 PREDICATE_CONFIG = "predicate"
 NEGATE_CONFIG = "negate"
+PLUGIN_VERSION_CONFIG = "plugin.version"
 TRANSFORMATION_KIND = "transformation"
 PREDICATE_KIND = "predicate"
 
 
-PluginResolver = Callable[[str, str], type]
-"""``resolve(kind, class_name)``: the class a config names; ``kind`` is "transformation" or "predicate"."""
+PluginResolver = Callable[..., type]
+"""``resolve(kind, class_name[, version])``: the class a config names, in the version a
+``*.plugin.version`` value asks for when given; ``kind`` is "transformation" or "predicate"."""
+
+
+def versioned(resolve: PluginResolver, version: Any) -> PluginResolver:
+    """``resolve`` asking for ``version`` (a ``<prefix>plugin.version`` value), or as it is without one."""
+    if version is None or not str(version).strip():
+        return resolve
+    return functools.partial(_resolve_version, resolve, str(version).strip())
+
+
+def _resolve_version(resolve: PluginResolver, version: str, kind: str, class_name: str) -> type:
+    return resolve(kind, class_name, version)
 
 
 def parse_aliases(props: Mapping[str, Any], key: str) -> list[str]:
@@ -186,10 +200,14 @@ def _build_stage(
     type_key = prefix + TYPE_CONFIG
     if type_key not in props:
         raise ConfigError.missing(type_key)
-    transformation_class = resolve_plugin_class(
-        resolve, TRANSFORMATION_KIND, type_key, props[type_key], Transformation
-    )
     settings = prefixed_settings(props, prefix)
+    transformation_class = resolve_plugin_class(
+        versioned(resolve, settings.pop(PLUGIN_VERSION_CONFIG, None)),
+        TRANSFORMATION_KIND,
+        type_key,
+        props[type_key],
+        Transformation,
+    )
     predicate_alias = settings.pop(PREDICATE_CONFIG, None)
     negate = _parse_negate(prefix + NEGATE_CONFIG, settings.pop(NEGATE_CONFIG, None))
     predicate = None
@@ -224,7 +242,14 @@ def _build_predicate(
     type_key = prefix + TYPE_CONFIG
     if type_key not in props:
         raise ConfigError.missing(type_key)
-    predicate_class = resolve_plugin_class(resolve, PREDICATE_KIND, type_key, props[type_key], Predicate)
+    settings = prefixed_settings(props, prefix)
+    predicate_class = resolve_plugin_class(
+        versioned(resolve, settings.pop(PLUGIN_VERSION_CONFIG, None)),
+        PREDICATE_KIND,
+        type_key,
+        props[type_key],
+        Predicate,
+    )
     predicate = predicate_class()
-    _configured(predicate, prefixed_settings(props, prefix), prefix)
+    _configured(predicate, settings, prefix)
     return predicate  # type: ignore[no-any-return]

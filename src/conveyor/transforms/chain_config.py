@@ -23,6 +23,7 @@ from conveyor.api import (
 )
 from conveyor.transforms.chain import (
     NEGATE_CONFIG,
+    PLUGIN_VERSION_CONFIG,
     PREDICATE_CONFIG,
     PREDICATE_KIND,
     PREDICATES_CONFIG,
@@ -32,6 +33,7 @@ from conveyor.transforms.chain import (
     PluginResolver,
     parse_aliases,
     resolve_plugin_class,
+    versioned,
 )
 from conveyor.transforms.registry import resolve_builtin_plugin
 
@@ -65,7 +67,7 @@ def _plugin_keys(
     except Exception:
         return
     for order, key in enumerate(plugin_keys, start=first_order):
-        if key.name in (TYPE_CONFIG, PREDICATE_CONFIG, NEGATE_CONFIG):
+        if key.name in (TYPE_CONFIG, PREDICATE_CONFIG, NEGATE_CONFIG, PLUGIN_VERSION_CONFIG):
             continue
         definition.define_key(
             dataclasses.replace(
@@ -88,8 +90,10 @@ def _define_type(
     alias: str,
     prefix: str,
     group: str,
+    first_free_order: int,
 ) -> type | None:
-    """Define ``<prefix>type``, first in ``group``; return the class ``props`` names there, if it resolves."""
+    """Define ``<prefix>type``, first in ``group``, and ``<prefix>plugin.version``; return the class
+    ``props`` names there, if it resolves."""
     key = prefix + TYPE_CONFIG
     definition.define(
         key,
@@ -102,8 +106,22 @@ def _define_type(
         width=Width.LONG,
         display_name=f"{kind.capitalize()} type for {alias}",
     )
+    definition.define(
+        prefix + PLUGIN_VERSION_CONFIG,
+        ConfigType.STRING,
+        default=None,
+        importance=Importance.LOW,
+        documentation=f"Version of the '{alias}' {kind} (a version or a range such as [1.0,2.0)); the "
+        "highest installed version it accepts is used, and the highest installed one without a value.",
+        group=group,
+        order_in_group=first_free_order,
+        width=Width.SHORT,
+        display_name=f"{kind.capitalize()} version for {alias}",
+    )
     try:
-        return resolve_plugin_class(resolve, kind, key, props.get(key), base)
+        return resolve_plugin_class(
+            versioned(resolve, props.get(prefix + PLUGIN_VERSION_CONFIG)), kind, key, props.get(key), base
+        )
     except ConfigError:
         return None
 
@@ -117,7 +135,7 @@ def transformation_config_def(props: Mapping[str, Any], resolve: PluginResolver 
         prefix = f"{TRANSFORMS_CONFIG}.{alias}."
         group = f"Transforms: {alias}"
         transformation_class = _define_type(
-            definition, props, resolver, TRANSFORMATION_KIND, Transformation, alias, prefix, group
+            definition, props, resolver, TRANSFORMATION_KIND, Transformation, alias, prefix, group, 3
         )
         definition.define(
             prefix + PREDICATE_CONFIG,
@@ -142,12 +160,12 @@ def transformation_config_def(props: Mapping[str, Any], resolve: PluginResolver 
             width=Width.SHORT,
             display_name=f"Negate predicate for {alias}",
         )
-        _plugin_keys(definition, transformation_class, prefix, group, first_order=3)
+        _plugin_keys(definition, transformation_class, prefix, group, first_order=4)
     for alias in declared_predicates:
         prefix = f"{PREDICATES_CONFIG}.{alias}."
         group = f"Predicates: {alias}"
         predicate_class = _define_type(
-            definition, props, resolver, PREDICATE_KIND, Predicate, alias, prefix, group
+            definition, props, resolver, PREDICATE_KIND, Predicate, alias, prefix, group, 1
         )
-        _plugin_keys(definition, predicate_class, prefix, group, first_order=1)
+        _plugin_keys(definition, predicate_class, prefix, group, first_order=2)
     return definition

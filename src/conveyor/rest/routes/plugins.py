@@ -33,10 +33,12 @@ def plugins_router(herder: Herder) -> APIRouter:
         return [plugin.to_json() for plugin in plugins]
 
     @router.get(
-        "/{plugin:segment}/config", summary="The config keys a plugin accepts", responses=errors(400, 404)
+        "/{plugin:segment}/config",
+        summary="The config keys a plugin of any kind accepts; ?version= picks one of its versions",
+        responses=errors(400, 404),
     )
-    def plugin_config(plugin: str) -> list[dict[str, Any]]:
-        return herder.plugin_config(plugin)
+    def plugin_config(plugin: str, version: str | None = None) -> list[dict[str, Any]]:
+        return herder.plugin_config(plugin, version)
 
     @router.put(
         "/{plugin:segment}/config/validate",

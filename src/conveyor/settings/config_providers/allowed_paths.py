@@ -15,7 +15,21 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from conveyor.api.config import ConfigDef, ConfigType, Importance
+
 ALLOWED_PATHS_CONFIG = "allowed.paths"
+
+
+def allowed_paths_config_def() -> ConfigDef:
+    """The one setting of the file and directory providers."""
+    return ConfigDef().define(
+        ALLOWED_PATHS_CONFIG,
+        ConfigType.LIST,
+        default="",
+        importance=Importance.MEDIUM,
+        documentation="A comma-separated list of paths that this config provider is allowed to access. "
+        "If not set, all paths are allowed.",
+    )
 
 
 class AllowedPaths:

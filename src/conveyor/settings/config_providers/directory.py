@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Set
 from pathlib import Path
 
+from conveyor.api.config import ConfigDef
 from conveyor.api.config_provider import ConfigData, ConfigProvider
 from conveyor.api.errors import ConfigError
-from conveyor.settings.config_providers.allowed_paths import AllowedPaths
+from conveyor.settings.config_providers.allowed_paths import AllowedPaths, allowed_paths_config_def
 
 
 class DirectoryConfigProvider(ConfigProvider):
@@ -23,6 +24,9 @@ class DirectoryConfigProvider(ConfigProvider):
 
     def configure(self, configs: Mapping[str, str]) -> None:
         self.allowed = AllowedPaths(configs)
+
+    def config(self) -> ConfigDef:
+        return allowed_paths_config_def()
 
     def get(self, path: str, keys: Set[str] | None = None) -> ConfigData:
         directory = Path(path)

@@ -37,6 +37,8 @@ KEY_CONVERTER_CLASS_CONFIG = "key.converter"
 VALUE_CONVERTER_CLASS_CONFIG = "value.converter"
 HEADER_CONVERTER_CLASS_CONFIG = "header.converter"
 TRANSFORMS_CONFIG = "transforms"
+PLUGIN_VERSION_SUFFIX = ".plugin.version"
+CONNECTOR_VERSION_CONFIG = "connector" + PLUGIN_VERSION_SUFFIX
 PREDICATES_CONFIG = "predicates"
 CONFIG_RELOAD_ACTION_CONFIG = "config.action.reload"
 ERRORS_RETRY_TIMEOUT_CONFIG = "errors.retry.timeout"
@@ -93,6 +95,12 @@ def _concrete_subclass_of(base: type) -> LambdaValidator:
             raise ConfigError(name, shown, "This class is abstract and cannot be created.")
 
     return LambdaValidator(ensure_valid, f"A concrete subclass of {expected}")
+
+
+_PLUGIN_VERSION_DOC = (
+    "Version of the {plugin} plugin to use (KIP-891): a version, or a range such as [1.0,2.0); "
+    "the highest installed version the range accepts is used, and the highest installed one without a value."
+)
 
 
 def connector_config_def() -> ConfigDef:
@@ -181,6 +189,22 @@ def connector_config_def() -> ConfigDef:
         width=Width.SHORT,
         display_name="Header converter class",
     )
+    for plugin_key, display in (
+        ("connector", "Connector version"),
+        (KEY_CONVERTER_CLASS_CONFIG, "Key converter version"),
+        (VALUE_CONVERTER_CLASS_CONFIG, "Value converter version"),
+        (HEADER_CONVERTER_CLASS_CONFIG, "Header converter version"),
+    ):
+        definition.define(
+            plugin_key + PLUGIN_VERSION_SUFFIX,
+            ConfigType.STRING,
+            default=None,
+            importance=Importance.LOW,
+            documentation=_PLUGIN_VERSION_DOC.format(plugin=plugin_key),
+            **common.next(),
+            width=Width.SHORT,
+            display_name=display,
+        )
     definition.define(
         TRANSFORMS_CONFIG,
         ConfigType.LIST,
