@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from conveyor.api import SinkConnector, SourceConnector
-from conveyor.errors import BadRequestError, NotFoundError, NotReadyError
+from conveyor.errors import BadRequestError, ConnectError, NotFoundError, NotReadyError
 from conveyor.herder.api import Herder, HerderHealth
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -32,6 +32,7 @@ from conveyor.herder.validation import (
 )
 from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
 from conveyor.plugins import PluginKind, list_plugins
+from conveyor.runtime.connector_calls import ConnectorThread, StuckCallError, instant
 from conveyor.runtime.connector_config import SinkTopics, SourceTransactionSettings
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.sink_task import consumer_group
@@ -42,6 +43,8 @@ from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.runtime.worker_config import WorkerConfig
 from conveyor.runtime.worker_metrics import WorkerMetrics
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
+
+T = TypeVar("T")
 
 OFFSETS_ALTERED = "The offsets for this connector have been altered successfully"
 OFFSETS_RESET = "The offsets for this connector have been reset successfully"
@@ -118,6 +121,13 @@ class BaseHerder(Herder):
 
     def connect_metrics(self) -> WorkerMetrics:
         return self.worker.connect_metrics()
+
+    def _timed_out(self) -> ConnectError:
+        """The error of a request that waited too long on the herder, saying what the herder is busy
+        with and since when, as Kafka's does (KAFKA-15563)."""
+        current = self._stages.oldest_running()
+        summary = current.summarize() if current is not None else self._stages.summary()
+        return ConnectError("Request timed out" + (f". {summary}" if summary else ""))
 
     # Helpers.
 
@@ -364,12 +374,33 @@ class BaseHerder(Herder):
     # Plugins and validation.
 
     def validate_connector_config(self, config: Mapping[str, str]) -> dict[str, Any]:
-        return validate_connector_config(
-            config,
-            self.config.exactly_once_source_enabled,
-            self._worker_group_id(),
-            self.config.client_override_policy,
+        return self._within_deadline(
+            config.get("connector.class", ""),
+            lambda: validate_connector_config(
+                config,
+                self.config.exactly_once_source_enabled,
+                self._worker_group_id(),
+                self.config.client_override_policy,
+            ),
         )
+
+    def _within_deadline(self, plugin: str, function: Callable[[], T]) -> T:
+        """Plugin code a request waits on (`validate()`, `config()`), run on a thread of its own: a call
+        that overruns `connector.call.timeout.ms` answers a 500 naming the class and the blocked call
+        instead of holding the request."""
+        thread = ConnectorThread(plugin)
+        timeout_s = self.config.connector_call_timeout_ms / 1000
+        try:
+            return thread.call("validation", function, timeout_s)
+        except StuckCallError as stuck:
+            blocked = thread.blocked_call() or f"the code of {plugin}"
+            raise ConnectError(
+                f"Request timed out: connector class {plugin} is blocked in {blocked}, called at "
+                f"{instant(stuck.call.began)}, for longer than connector.call.timeout.ms "
+                f"({self.config.connector_call_timeout_ms} ms)"
+            ) from stuck
+        finally:
+            thread.close()
 
     def _worker_group_id(self) -> str | None:
         """The group a sink connector's consumer group must not collide with (none when standalone)."""
@@ -381,7 +412,7 @@ class BaseHerder(Herder):
         return [PluginInfo(desc.class_name, desc.type.value, desc.version) for desc in found]
 
     def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
-        return plugin_config_keys(plugin)
+        return self._within_deadline(plugin, lambda: plugin_config_keys(plugin))
 
     def wait_for_task_state(self, name: str, state: str, timeout_s: float = 30.0) -> bool:
         """True once every task of the connector reports `state` (used by the CLI and the demo)."""
