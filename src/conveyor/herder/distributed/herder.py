@@ -989,7 +989,7 @@ class DistributedHerder(BaseHerder):
             )
             return not exists, BaseHerder.connector_info(self, name)
 
-        return self._submit(write)
+        return self._submit(write, f"writing the config of the connector {name}")
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         config = self._patched_config(name, patch)
@@ -1002,7 +1002,7 @@ class DistributedHerder(BaseHerder):
             self._require(name)
             self._write_as_leader(lambda: self.configs.remove_connector_config(name))
 
-        self._submit(delete)
+        self._submit(delete, f"deleting the connector {name}")
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
         """The internal `POST /connectors/{c}/tasks`: a follower's connector generated these configs."""
@@ -1012,11 +1012,13 @@ class DistributedHerder(BaseHerder):
             self._require(name)
             self._write_as_leader(lambda: self.configs.put_task_configs(name, configs))
 
-        self._submit(write)
+        self._submit(write, f"writing the task configs of the connector {name}")
 
     def fence_zombies(self, name: str) -> None:
         """The internal `PUT /connectors/{c}/fence` (KIP-618)."""
-        self._submit(lambda: self._fence_zombies_now(name))
+        self._submit(
+            lambda: self._fence_zombies_now(name), f"fencing the zombie tasks of the connector {name}"
+        )
 
     def _fence_zombies_now(self, name: str) -> None:
         """Fence the producers of the connector's previous task generation, then write the task count
@@ -1057,7 +1059,7 @@ class DistributedHerder(BaseHerder):
                 self._write_as_leader(lambda: self.configs.put_task_configs(name, []))
             self.configs.put_target_state(name, target.value)
 
-        self._submit(write)
+        self._submit(write, f"changing the target state of the connector {name}")
 
     def pause_connector(self, name: str) -> None:
         self._set_target(name, TargetState.PAUSED)
@@ -1089,7 +1091,7 @@ class DistributedHerder(BaseHerder):
             self._write_as_leader(lambda: self.configs.put_restart_request(name, include_tasks, only_failed))
             return planned
 
-        return self._submit(request)
+        return self._submit(request, f"restarting the connector {name}")
 
     def _restart_connector_instance(self, name: str) -> Future[bool]:
         """On the work thread: check the connector runs here, and queue its restart on its lane."""
@@ -1134,7 +1136,7 @@ class DistributedHerder(BaseHerder):
             else:
                 raise self._elsewhere("task", task_id)
 
-        self._submit(restart)
+        self._submit(restart, f"restarting a task of the connector {name}")
 
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
         def alter() -> str:
@@ -1142,7 +1144,7 @@ class DistributedHerder(BaseHerder):
             self._require_leader("alter connector offsets")
             return self._alter_offsets(name, offsets)
 
-        return self._submit(alter)
+        return self._submit(alter, f"altering the offsets of the connector {name}")
 
     def reset_connector_offsets(self, name: str) -> str:
         def reset() -> str:
@@ -1150,7 +1152,7 @@ class DistributedHerder(BaseHerder):
             self._require_leader("reset connector offsets")
             return self._reset_offsets(name)
 
-        return self._submit(reset)
+        return self._submit(reset, f"resetting the offsets of the connector {name}")
 
     # Reads: answered from this worker's view of the shared topics.
 
