@@ -80,8 +80,13 @@ def records_in(log_url: str, topic: str) -> int:
 def assert_serving(url: str, healthy: str, log_url: str, topic: str, tasks: int = 1) -> None:
     """The worker at `url` answers its REST API and /metrics, and the `healthy` connector runs every task
     and keeps producing to `topic`."""
-    assert httpx.get(f"{url}/connectors", timeout=ANSWER_S).status_code == 200
     assert httpx.get(f"{url}/metrics", timeout=ANSWER_S).status_code == 200
+    wait_until(
+        lambda: httpx.get(f"{url}/connectors", timeout=ANSWER_S).status_code == 200,
+        "GET /connectors to answer 200 (a group answers 409 while it rebalances)",
+        120.0,
+        every_s=0.5,
+    )
 
     def running() -> bool:
         status = httpx.get(f"{url}/connectors/{healthy}/status", timeout=ANSWER_S).json()
@@ -113,4 +118,13 @@ def delete(url: str, name: str) -> None:
         f"{name} to be gone",
         60.0,
         every_s=0.25,
+    )
+
+
+def task_blocked_in(url: str, name: str, call: str) -> bool:
+    """Whether the connector's one task is RUNNING with a status that says it is blocked in `call`."""
+    response = httpx.get(f"{url}/connectors/{name}/status", timeout=ANSWER_S)
+    tasks = response.json().get("tasks", []) if response.status_code == 200 else []
+    return [task["state"] for task in tasks] == ["RUNNING"] and (
+        f"blocked in {call}() since" in (tasks[0].get("trace") or "")
     )

@@ -19,6 +19,7 @@ from tests.blocking import (
     delete,
     failed_in,
     healthy_generator,
+    task_blocked_in,
 )
 from tests.conveyor_process import EXIT_S
 from tests.waiting import wait_until
@@ -74,6 +75,10 @@ def assert_group_serving(group: WorkerGroup) -> None:
 
 def failed_everywhere(group: WorkerGroup, name: str, call: str) -> bool:
     return all(failed_in(worker.url, name, call) for worker in group.workers)
+
+
+def blocked_everywhere(group: WorkerGroup, name: str, call: str) -> bool:
+    return all(task_blocked_in(worker.url, name, call) for worker in group.workers)
 
 
 def test_a_connector_stuck_in_start_holds_up_no_worker_is_failed_and_deleted(
@@ -134,7 +139,7 @@ def test_a_task_blocked_in_poll_runs_and_is_deleted(
     blocker = blockers("poll")
     create(group, "stuck-poll", blocker.config())
     wait_until(blocker.blocked, "poll() to block", 120.0)
-    wait_until(lambda: group.tasks_running_on("stuck-poll", 1, group.workers), "its task to be RUNNING", 60.0)
+    wait_until(lambda: blocked_everywhere(group, "stuck-poll", "poll"), "a status saying so", 60.0)
     assert_group_serving(group)
     delete(group.workers[0].url, "stuck-poll")
     assert_group_serving(group)
@@ -146,6 +151,7 @@ def test_a_sink_task_blocked_in_put_is_deleted(
     blocker = blockers("put")
     create(group, "stuck-put", blocker.config(SINK, topics=TOPIC))
     wait_until(blocker.blocked, "put() to block", 120.0)
+    wait_until(lambda: blocked_everywhere(group, "stuck-put", "put"), "a status saying so", 60.0)
     assert_group_serving(group)
     delete(group.workers[0].url, "stuck-put")
     assert_group_serving(group)

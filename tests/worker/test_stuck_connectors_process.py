@@ -21,6 +21,7 @@ from tests.blocking import (
     delete,
     failed_in,
     healthy_generator,
+    task_blocked_in,
 )
 from tests.conveyor_process import EXIT_S, ConveyorProcess, start_conveyor
 from tests.waiting import wait_until
@@ -143,8 +144,7 @@ def test_a_task_blocked_in_poll_runs_and_is_deleted(
     blocker = blockers("poll")
     create(worker, "stuck-poll", blocker.config())
     wait_until(blocker.blocked, "poll() to block", 120.0)
-    status = httpx.get(f"{worker.url}/connectors/stuck-poll/status", timeout=ANSWER_S).json()
-    assert [task["state"] for task in status["tasks"]] == ["RUNNING"]
+    wait_until(lambda: task_blocked_in(worker.url, "stuck-poll", "poll"), "a status saying so", 60.0)
     assert_serving(worker.url, HEALTHY, log_url, TOPIC)
     delete(worker.url, "stuck-poll")
     assert_serving(worker.url, HEALTHY, log_url, TOPIC)
@@ -156,6 +156,7 @@ def test_a_sink_task_blocked_in_put_is_deleted(
     blocker = blockers("put")
     create(worker, "stuck-put", blocker.config(SINK, topics=TOPIC))
     wait_until(blocker.blocked, "put() to block", 120.0)
+    wait_until(lambda: task_blocked_in(worker.url, "stuck-put", "put"), "a status saying so", 60.0)
     assert_serving(worker.url, HEALTHY, log_url, TOPIC)
     delete(worker.url, "stuck-put")
     assert_serving(worker.url, HEALTHY, log_url, TOPIC)

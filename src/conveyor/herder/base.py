@@ -34,7 +34,7 @@ from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
 from conveyor.plugins import PluginKind, list_plugins
 from conveyor.runtime.connector_calls import ConnectorThread, StuckCallError, instant
 from conveyor.runtime.connector_config import SinkTopics, SourceTransactionSettings
-from conveyor.runtime.control import TargetState
+from conveyor.runtime.control import PRIVATE_METRICS, TargetState
 from conveyor.runtime.sink_task import consumer_group
 from conveyor.runtime.status import State
 from conveyor.runtime.task_runner import TaskRunner
@@ -429,4 +429,4 @@ class BaseHerder(Herder):
 
 
 def _public(metrics: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in metrics.items() if k not in ("state", "pid")}
+    return {k: v for k, v in metrics.items() if k not in PRIVATE_METRICS}

@@ -30,9 +30,10 @@ from conveyor.runtime.connector_calls import (
     StuckCallError,
     SupersededError,
     call_once,
+    instant,
 )
 from conveyor.runtime.connector_config import TaskCount
-from conveyor.runtime.control import TargetState
+from conveyor.runtime.control import CALL, CALL_BEGAN, PRIVATE_METRICS, TargetState
 from conveyor.runtime.status import State
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
@@ -77,7 +78,7 @@ def new_connector(config: Mapping[str, str]) -> Connector:
 
 
 def _published(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in values.items() if key not in ("state", "pid")}
+    return {key: value for key, value in values.items() if key not in PRIVATE_METRICS}
 
 
 def _connector_metrics(
@@ -178,6 +179,8 @@ class RunningTask:
     restart_timer: threading.Timer | None = None
     reported: bool = False
     """Whether this incarnation has reported RUNNING or PAUSED yet: its startup succeeded."""
+    blocked: str | None = None
+    """What its RUNNING status says of a call into the task that has not returned for too long."""
 
 
 class Worker:
@@ -256,17 +259,13 @@ class Worker:
                 thread.close()
                 return False
             self._threads[name] = thread
-        connector: Connector | None = None
         try:
             connector = self._start_instance(name, epoch, thread, config)
         except SupersededError:
-            _abandon(thread, connector)
+            thread.close()
             return False
         except Exception as exc:
-            if isinstance(exc, StuckCallError):
-                _abandon(thread, connector)
-            else:
-                thread.close()
+            thread.close()
             with self._lock:
                 current = self._epochs.get(name) == epoch
                 if current:
@@ -290,7 +289,8 @@ class Worker:
     def _start_instance(
         self, name: str, epoch: int, thread: ConnectorThread, config: Mapping[str, str]
     ) -> Connector:
-        """Make, initialize and start the connector on its thread, each call within the deadline."""
+        """Make, initialize and start the connector on its thread, each call within the deadline; a call
+        that overruns or is superseded leaves the thread to stop the instance should the call return."""
         timeout = self._call_timeout_s
 
         def superseded() -> bool:
@@ -604,10 +604,11 @@ class Worker:
                 tasks = list(self._tasks.values())
             for running in tasks:
                 try:
-                    reported = self.runner.metrics(running.spec.id).get("state")
+                    metrics = self.runner.metrics(running.spec.id)
                     with self._lock:
                         if self._tasks.get(running.spec.id) is running:
-                            self._take_reported_state(running, reported)
+                            self._take_reported_state(running, metrics.get("state"))
+                            self._note_blocked_call(running, metrics)
                 except Exception:
                     logger.exception("Could not publish the state of task %s; will retry", running.spec.id)
 
@@ -622,6 +623,20 @@ class Worker:
         if state is not running.state:
             self._put_task_status(running.spec.id, state)
             running.state = state
+            running.blocked = None
+
+    def _note_blocked_call(self, running: RunningTask, metrics: Mapping[str, Any]) -> None:
+        """Say in a RUNNING task's status that it has been inside one call (`poll()`, `put()`) for longer
+        than `connector.call.timeout.ms`, and stop saying so once the call returns. The task runs on
+        (Kafka's would too); stopping it cancels or abandons the call after the graceful timeout."""
+        what, began = metrics.get(CALL), metrics.get(CALL_BEGAN)
+        blocked = None
+        if isinstance(what, str) and isinstance(began, float) and time.time() - began > self._call_timeout_s:
+            blocked = f"Task {running.spec.id} has been blocked in {what} since {instant(began)}"
+        if blocked == running.blocked or running.state is not State.RUNNING:
+            return
+        running.blocked = blocked
+        self._put_task_status(running.spec.id, State.RUNNING, blocked)
 
     # Status.
 

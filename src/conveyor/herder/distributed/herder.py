@@ -645,9 +645,11 @@ class DistributedHerder(BaseHerder):
             return False
 
     def _start_connector(self, name: str) -> bool:
+        """Start the connector if it is still this worker's (a start queued on its lane may find it
+        released meanwhile)."""
         snapshot = self._config_state
         config = snapshot.connector_config(name)
-        if config is None:
+        if config is None or name not in self._running.connectors:
             return False
         target = TargetState(snapshot.target_state(name))
         started = self.worker.start_connector(name, config, target)
