@@ -123,11 +123,8 @@ class BaseHerder(Herder):
         return self.worker.connect_metrics()
 
     def _timed_out(self) -> ConnectError:
-        """The error of a request that waited too long on the herder, saying what the herder is busy
-        with and since when, as Kafka's does (KAFKA-15563)."""
-        current = self._stages.oldest_running()
-        summary = current.summarize() if current is not None else self._stages.summary()
-        return ConnectError("Request timed out" + (f". {summary}" if summary else ""))
+        """The error of a request that waited too long on the herder (see `HerderStages.timed_out`)."""
+        return ConnectError(self._stages.timed_out())
 
     # Helpers.
 

@@ -68,6 +68,13 @@ class HerderStages:
         oldest = self.oldest_running()
         return oldest if oldest is not None and self._clock() - oldest.started > timeout_s else None
 
+    def timed_out(self) -> str:
+        """What a request that waited too long on the herder answers, naming what the herder is busy
+        with and since when (Kafka's KAFKA-15563 message)."""
+        current = self.oldest_running()
+        summary = current.summarize() if current is not None else self.summary()
+        return "Request timed out" + (f". {summary}" if summary else "")
+
     def summary(self) -> str | None:
         """What the herder is doing now (its oldest stage), else what it did last."""
         current = self.oldest_running()
