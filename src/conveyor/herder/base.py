@@ -122,10 +122,6 @@ class BaseHerder(Herder):
     def connect_metrics(self) -> WorkerMetrics:
         return self.worker.connect_metrics()
 
-    def _timed_out(self) -> ConnectError:
-        """The error of a request that waited too long on the herder (see `HerderStages.timed_out`)."""
-        return ConnectError(self._stages.timed_out())
-
     # Helpers.
 
     def _target(self, name: str) -> TargetState:
@@ -139,6 +135,10 @@ class BaseHerder(Herder):
         """A 503 until `start()` has read the internal topics and started the connectors."""
         if not self._ready.is_set():
             raise NotReadyError(NOT_READY)
+
+    def _timed_out(self) -> ConnectError:
+        """The error of a request that waited too long on the herder (see `HerderStages.timed_out`)."""
+        return ConnectError(self._stages.timed_out())
 
     def _require(self, name: str) -> dict[str, str]:
         self._require_ready()

@@ -22,16 +22,12 @@ class ConnectorLanes:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._lanes: dict[str, deque[tuple[Callable[[], Any], Future[Any]]]] = {}
-        self._closed = False
 
     def submit(self, name: str, action: Callable[[], T]) -> Future[T]:
         """Queue `action` behind what is queued for connector `name`; its future completes with its
-        result or error. After `close`, the future is cancelled at once."""
+        result or error."""
         future: Future[T] = Future()
         with self._lock:
-            if self._closed:
-                future.cancel()
-                return future
             lane = self._lanes.get(name)
             start = lane is None
             if lane is None:
@@ -56,11 +52,3 @@ class ConnectorLanes:
             except BaseException as error:
                 logger.debug("An action for connector %s failed", name, exc_info=error)
                 future.set_exception(error)
-
-    def close(self) -> None:
-        """Take no more actions and cancel those not begun (the herder is stopping)."""
-        with self._lock:
-            self._closed = True
-            pending = [future for lane in self._lanes.values() for _, future in lane]
-        for future in pending:
-            future.cancel()

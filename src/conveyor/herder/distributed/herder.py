@@ -295,7 +295,6 @@ class DistributedHerder(BaseHerder):
         self._ready.clear()
         self._serving.clear()
         self._release(self._running)
-        self._lanes.close()
         self._member.close()
         self._requests.fail_all(ConnectError("Worker is shutting down"))
         self._pool.shutdown(wait=True)
