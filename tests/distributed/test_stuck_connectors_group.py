@@ -31,7 +31,7 @@ TOPIC = "healthy-records"
 HEALTHY_TASKS = 2
 OVERRIDES = {
     "plugin.path": str(PLUGIN_DIR),
-    "connector.call.timeout.ms": "3000",
+    "connector.call.timeout.ms": "10000",
     "task.shutdown.graceful.timeout.ms": "2000",
     "spark.master": "local[2]",
 }

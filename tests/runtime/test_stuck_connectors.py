@@ -23,6 +23,8 @@ from .support import STRING_CONVERTER, wait_until
 from .threads import ThreadTaskRunner
 
 NAME = "stuck"
+CALL_TIMEOUT_MS = "5000"
+"""Long enough for calls that return to do so on a loaded machine; a blocked call outlasts it."""
 BOUND_S = 60.0
 """How long a test waits for a call that must return; far beyond any deadline it sets."""
 
@@ -96,12 +98,12 @@ def in_background(action: Callable[[], object]) -> tuple[threading.Thread, list[
 def test_a_connector_stuck_in_start_is_failed_naming_the_call_and_since_when(
     make_placement: Callable[..., Placement], blockers: Callable[[str], Blocker]
 ) -> None:
-    placement = make_placement(**{"connector.call.timeout.ms": "500"})
+    placement = make_placement(**{"connector.call.timeout.ms": CALL_TIMEOUT_MS})
     assert not placement.worker.start_connector(NAME, blockers("start").config(), TargetState.STARTED)
     status = placement.connector_status()
     assert status is not None and status.state == "FAILED"
     assert status.trace is not None
-    assert "Connector stuck did not return from start() within 500 ms" in status.trace
+    assert f"Connector stuck did not return from start() within {CALL_TIMEOUT_MS} ms" in status.trace
     assert "it has been blocked in start() since 20" in status.trace
     assert "blocking_connectors.py" in status.trace
     assert not placement.worker.is_running(NAME)
@@ -139,7 +141,7 @@ def test_a_stop_ends_the_wait_for_a_blocked_start_at_once(
 def test_an_abandoned_start_returning_late_stops_its_own_instance_and_leaves_the_newer_one_running(
     make_placement: Callable[..., Placement], blockers: Callable[[str], Blocker]
 ) -> None:
-    placement = make_placement(**{"connector.call.timeout.ms": "500"})
+    placement = make_placement(**{"connector.call.timeout.ms": CALL_TIMEOUT_MS})
     old, new = blockers("start"), blockers("nothing")
     assert not placement.worker.start_connector(NAME, old.config(), TargetState.STARTED)
     assert placement.worker.start_connector(NAME, new.config(), TargetState.STARTED)
@@ -153,10 +155,12 @@ def test_an_abandoned_start_returning_late_stops_its_own_instance_and_leaves_the
 def test_a_connector_stuck_in_task_configs_is_failed_and_no_longer_runs(
     make_placement: Callable[..., Placement], blockers: Callable[[str], Blocker]
 ) -> None:
-    placement = make_placement(**{"connector.call.timeout.ms": "500"})
+    placement = make_placement(**{"connector.call.timeout.ms": CALL_TIMEOUT_MS})
     config = blockers("task_configs").config()
     assert placement.worker.start_connector(NAME, config, TargetState.STARTED)
-    with pytest.raises(StuckCallError, match=r"did not return from task_configs\(\) within 500 ms"):
+    with pytest.raises(
+        StuckCallError, match=rf"did not return from task_configs\(\) within {CALL_TIMEOUT_MS} ms"
+    ):
         placement.worker.connector_task_configs(NAME, config)
     status = placement.connector_status()
     assert status is not None and status.state == "FAILED"

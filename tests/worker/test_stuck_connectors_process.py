@@ -37,7 +37,7 @@ def start_worker(directory: Path) -> ConveyorProcess:
         "listeners": "http://127.0.0.1:0",
         "data.dir": str(directory / "data"),
         "plugin.path": str(PLUGIN_DIR),
-        "connector.call.timeout.ms": "3000",
+        "connector.call.timeout.ms": "10000",
         "task.shutdown.graceful.timeout.ms": "2000",
         "offset.flush.interval.ms": "500",
         "spark.master": "local[2]",

@@ -262,15 +262,11 @@ class Worker:
         try:
             connector = self._start_instance(name, epoch, thread, config)
         except SupersededError:
-            thread.close()
+            self._forget_thread(name, thread)
             return False
         except Exception as exc:
-            thread.close()
-            with self._lock:
-                current = self._epochs.get(name) == epoch
-                if current:
-                    self._threads.pop(name, None)
-            if current:
+            self._forget_thread(name, thread)
+            if self._is_current(name, epoch):
                 logger.error("Failed to start connector %s", name, exc_info=exc)
                 self.startups.failed("connector")
                 self._put_connector_status(name, State.FAILED, _failure_trace(exc, thread))
@@ -285,6 +281,13 @@ class Worker:
         self.startups.succeeded("connector")
         self._put_connector_status(name, State.PAUSED if target is TargetState.PAUSED else State.RUNNING)
         return True
+
+    def _forget_thread(self, name: str, thread: ConnectorThread) -> None:
+        """End a start's thread once its calls are done, and stop counting it as the connector's."""
+        thread.close()
+        with self._lock:
+            if self._threads.get(name) is thread:
+                del self._threads[name]
 
     def _start_instance(
         self, name: str, epoch: int, thread: ConnectorThread, config: Mapping[str, str]
