@@ -64,8 +64,14 @@ def blockers(tmp_path: Path) -> Iterator[Callable[[str], Blocker]]:
 
 
 def create(group: WorkerGroup, name: str, config: dict[str, str]) -> None:
-    response = group.request(group.workers[-1], "PUT", f"/connectors/{name}/config", config)
-    assert response.status_code == 201, response.text
+    """Create the connector, retrying while the group answers 409 for a rebalance in progress."""
+
+    def created() -> bool:
+        response = group.request(group.workers[-1], "PUT", f"/connectors/{name}/config", config)
+        assert response.status_code in (201, 409), response.text
+        return response.status_code == 201
+
+    wait_until(created, f"{name} to be created", 120.0, every_s=0.5)
 
 
 def assert_group_serving(group: WorkerGroup) -> None:
