@@ -40,13 +40,7 @@ OVERRIDES = {
 @pytest.fixture(scope="module")
 def group(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerGroup]:
     with worker_group(tmp_path_factory.mktemp("stuck-group"), 2, **OVERRIDES) as started:
-        response = started.request(
-            started.workers[0],
-            "PUT",
-            f"/connectors/{HEALTHY}/config",
-            healthy_generator(TOPIC, HEALTHY_TASKS),
-        )
-        assert response.status_code == 201, response.text
+        create(started, HEALTHY, healthy_generator(TOPIC, HEALTHY_TASKS))
         yield started
 
 
