@@ -5,14 +5,11 @@ be deleted through any worker, and SIGTERM ends every worker while the calls sti
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from tests.blocking import (
-    PLUGIN_DIR,
     SINK,
     Blocker,
     assert_serving,
@@ -21,20 +18,14 @@ from tests.blocking import (
     healthy_generator,
     task_blocked_in,
 )
-from tests.conveyor_process import EXIT_S
 from tests.waiting import wait_until
 
+from .stuck_group import OVERRIDES, create
 from .worker_group import WorkerGroup, worker_group
 
 HEALTHY = "healthy"
 TOPIC = "healthy-records"
 HEALTHY_TASKS = 2
-OVERRIDES = {
-    "plugin.path": str(PLUGIN_DIR),
-    "connector.call.timeout.ms": "10000",
-    "task.shutdown.graceful.timeout.ms": "2000",
-    "spark.master": "local[2]",
-}
 
 
 @pytest.fixture(scope="module")
@@ -42,30 +33,6 @@ def group(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerGroup]:
     with worker_group(tmp_path_factory.mktemp("stuck-group"), 2, **OVERRIDES) as started:
         create(started, HEALTHY, healthy_generator(TOPIC, HEALTHY_TASKS))
         yield started
-
-
-@pytest.fixture
-def blockers(tmp_path: Path) -> Iterator[Callable[[str], Blocker]]:
-    made: list[Blocker] = []
-
-    def blocker(call: str) -> Blocker:
-        made.append(Blocker(tmp_path, call))
-        return made[-1]
-
-    yield blocker
-    for each in made:
-        each.release()
-
-
-def create(group: WorkerGroup, name: str, config: dict[str, str]) -> None:
-    """Create the connector, retrying while the group answers 409 for a rebalance in progress."""
-
-    def created() -> bool:
-        response = group.request(group.workers[-1], "PUT", f"/connectors/{name}/config", config)
-        assert response.status_code in (201, 409), response.text
-        return response.status_code == 201
-
-    wait_until(created, f"{name} to be created", 120.0, every_s=0.5)
 
 
 def assert_group_serving(group: WorkerGroup) -> None:
@@ -155,18 +122,3 @@ def test_a_sink_task_blocked_in_put_is_deleted(
     assert_group_serving(group)
     delete(group.workers[0].url, "stuck-put")
     assert_group_serving(group)
-
-
-def test_sigterm_ends_every_worker_while_connector_code_blocks(
-    tmp_path: Path, blockers: Callable[[str], Blocker]
-) -> None:
-    with worker_group(tmp_path, 2, **OVERRIDES) as stopping:
-        stop, poll = blockers("stop"), blockers("poll")
-        create(stopping, "stuck-stop", stop.config())
-        create(stopping, "stuck-poll", poll.config())
-        wait_until(poll.blocked, "poll() to block", 120.0)
-        for worker in stopping.workers:
-            worker.process.send_signal(signal.SIGTERM)
-        for worker in stopping.workers:
-            assert worker.process.wait(EXIT_S) == 0, worker.tail()
-        assert stop.blocked()

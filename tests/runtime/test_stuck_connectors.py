@@ -73,21 +73,6 @@ def make_placement(log: Log, tmp_path: Path) -> Iterator[Callable[..., Placement
         placement.statuses.stop()
 
 
-@pytest.fixture
-def blockers(tmp_path: Path) -> Iterator[Callable[[str], Blocker]]:
-    made: list[Blocker] = []
-
-    def blocker(call: str) -> Blocker:
-        directory = tmp_path / f"blocker-{len(made)}"
-        directory.mkdir()
-        made.append(Blocker(directory, call))
-        return made[-1]
-
-    yield blocker
-    for each in made:
-        each.release()
-
-
 def in_background(action: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
     results: list[object] = []
     thread = threading.Thread(target=lambda: results.append(action()), daemon=True)

@@ -72,19 +72,6 @@ def log_url(worker_directory: Path) -> str:
     return f"embedded:{worker_directory / 'data' / 'log'}"
 
 
-@pytest.fixture
-def blockers(tmp_path: Path) -> Iterator[Callable[[str], Blocker]]:
-    made: list[Blocker] = []
-
-    def blocker(call: str) -> Blocker:
-        made.append(Blocker(tmp_path, call))
-        return made[-1]
-
-    yield blocker
-    for each in made:
-        each.release()
-
-
 def create(worker: ConveyorProcess, name: str, config: dict[str, str]) -> None:
     response = httpx.put(f"{worker.url}/connectors/{name}/config", json=config, timeout=120.0)
     assert response.status_code == 201, response.text
