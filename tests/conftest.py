@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from tests.blocking import Blocker
 
 from conveyor.kafka_broker import KafkaBroker
 from conveyor.log import Log, open_log
@@ -59,3 +60,19 @@ def postgres() -> Iterator[PostgresServer]:
     """
     with PostgresServer() as server:
         yield server
+
+
+@pytest.fixture
+def blockers(tmp_path: Path) -> Iterator[Callable[[str], Blocker]]:
+    """Makes blockers, each in a directory of its own; every one is released after the test."""
+    made: list[Blocker] = []
+
+    def blocker(call: str) -> Blocker:
+        directory = tmp_path / f"blocker-{len(made)}"
+        directory.mkdir()
+        made.append(Blocker(directory, call))
+        return made[-1]
+
+    yield blocker
+    for each in made:
+        each.release()

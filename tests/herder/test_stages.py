@@ -53,3 +53,24 @@ def test_the_oldest_of_concurrent_stages_is_the_one_reported() -> None:
         with stages.stage("deleting the connector b"):
             oldest = stages.oldest_running()
     assert oldest is not None and oldest.description == "deleting the connector a"
+
+
+def test_a_request_that_times_out_names_what_the_herder_is_doing_and_since_when() -> None:
+    clock = Clock()
+    stages = HerderStages(clock)
+    with stages.stage("writing the config of the connector c"):
+        clock.now += 95
+        assert stages.timed_out() == (
+            "Request timed out. The worker is currently writing the config of the connector c, which began "
+            "at 2023-11-14T22:13:20.000Z."
+        )
+
+
+def test_a_request_that_times_out_with_the_herder_idle_names_its_last_operation() -> None:
+    clock = Clock()
+    stages = HerderStages(clock)
+    with stages.stage("deleting the connector c"):
+        clock.now += 1
+    assert stages.timed_out().startswith(
+        "Request timed out. The last operation the worker completed was deleting the connector c"
+    )

@@ -8,14 +8,29 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from tests.rest.blocking_connector import BLOCKING_STOP_CONNECTOR, GATE
+from tests.rest.blocking_connector import BLOCKING_STOP_CONNECTOR, GATE, RELEASE_TIMEOUT_S
 
 from conveyor.herder.stages import HEALTH_CHECK_TIMEOUT_S
+from conveyor.herder.standalone import StandaloneHerder
 from waiting import wait_until
 
 from .connectors import create_connector, unique_name
+from .workers import unstarted_herder
 
 UNHEALTHY = "Worker was unable to handle this request and may be unable to handle other requests."
+
+
+@pytest.fixture(scope="module")
+def herder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneHerder]:
+    """A worker that waits for a connector's `stop()` for longer than the health check's timeout (by
+    default it gives up on it after `task.shutdown.graceful.timeout.ms`), so that a stuck stop shows."""
+    settings = {"task.shutdown.graceful.timeout.ms": str(int(RELEASE_TIMEOUT_S * 1000))}
+    with unstarted_herder(tmp_path_factory.mktemp("worker"), **settings) as standalone:
+        standalone.start()
+        try:
+            yield standalone
+        finally:
+            standalone.stop()
 
 
 @pytest.fixture

@@ -245,7 +245,7 @@ def test_connector_requested_abort_discards_the_records_but_commits_their_offset
     loop, control = source_loop(log, task, config=exactly_once("connector"), **EOS)
     with running(loop, control) as handle:
         wait_until(lambda: read_values(log, TOPIC) == ["input-2"], "the committed record")
-        assert handle.metric("transactions-aborted") == 1
+        wait_until(lambda: handle.metric("transactions-aborted") == 1, "the abort to be reported")
         assert committed_source_offsets(log) == {"input": {"position": 3}}
 
 

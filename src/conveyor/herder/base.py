@@ -7,11 +7,11 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from conveyor.api import SinkConnector, SourceConnector
-from conveyor.errors import BadRequestError, ForbiddenError, NotFoundError, NotReadyError
+from conveyor.errors import BadRequestError, ConnectError, ForbiddenError, NotFoundError, NotReadyError
 from conveyor.herder.api import Herder, HerderHealth
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -36,7 +36,8 @@ from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
 from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import WorkerMetrics
 from conveyor.plugins import PluginKind, list_plugins
-from conveyor.runtime.control import TargetState
+from conveyor.runtime.connector_calls import ConnectorThread, StuckCallError, instant
+from conveyor.runtime.control import PRIVATE_METRICS, TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
@@ -44,6 +45,8 @@ from conveyor.settings.connector_config import SourceTransactionSettings
 from conveyor.settings.names import consumer_group
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
+
+T = TypeVar("T")
 
 OFFSETS_ALTERED = "The offsets for this connector have been altered successfully"
 OFFSETS_RESET = "The offsets for this connector have been reset successfully"
@@ -163,6 +166,10 @@ class BaseHerder(Herder):
         """A 503 until `start()` has read the internal topics and started the connectors."""
         if not self._ready.is_set():
             raise NotReadyError(NOT_READY)
+
+    def _timed_out(self) -> ConnectError:
+        """The error of a request that waited too long on the herder (see `HerderStages.timed_out`)."""
+        return ConnectError(self._stages.timed_out())
 
     def _require(self, name: str) -> dict[str, str]:
         self._require_ready()
@@ -402,12 +409,33 @@ class BaseHerder(Herder):
     # Plugins and validation.
 
     def validate_connector_config(self, config: Mapping[str, str]) -> dict[str, Any]:
-        return validate_connector_config(
-            config,
-            self.config.exactly_once_source_enabled,
-            self._worker_group_id(),
-            self.config.client_override_policy,
+        return self._within_deadline(
+            config.get("connector.class", ""),
+            lambda: validate_connector_config(
+                config,
+                self.config.exactly_once_source_enabled,
+                self._worker_group_id(),
+                self.config.client_override_policy,
+            ),
         )
+
+    def _within_deadline(self, plugin: str, function: Callable[[], T]) -> T:
+        """Plugin code a request waits on (`validate()`, `config()`), run on a thread of its own: a call
+        that overruns `connector.call.timeout.ms` answers a 500 naming the class and the blocked call
+        instead of holding the request."""
+        thread = ConnectorThread(plugin)
+        timeout_s = self.config.connector_call_timeout_ms / 1000
+        try:
+            return thread.call("validation", function, timeout_s)
+        except StuckCallError as stuck:
+            blocked = thread.blocked_call() or f"the code of {plugin}"
+            raise ConnectError(
+                f"Request timed out: connector class {plugin} is blocked in {blocked}, called at "
+                f"{instant(stuck.call.began)}, for longer than connector.call.timeout.ms "
+                f"({self.config.connector_call_timeout_ms} ms)"
+            ) from stuck
+        finally:
+            thread.close()
 
     def _worker_group_id(self) -> str | None:
         """The group a sink connector's consumer group must not collide with (none when standalone)."""
@@ -419,7 +447,7 @@ class BaseHerder(Herder):
         return [PluginInfo(desc.class_name, desc.type.value, desc.version) for desc in found]
 
     def plugin_config(self, plugin: str, version: str | None = None) -> list[dict[str, Any]]:
-        return plugin_config_keys(plugin, version)
+        return self._within_deadline(plugin, lambda: plugin_config_keys(plugin, version))
 
     def wait_for_task_state(self, name: str, state: str, timeout_s: float = 30.0) -> bool:
         """True once every task of the connector reports `state` (used by the CLI and the demo)."""
@@ -436,4 +464,4 @@ class BaseHerder(Herder):
 
 
 def _public(metrics: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in metrics.items() if k not in ("state", "pid")}
+    return {k: v for k, v in metrics.items() if k not in PRIVATE_METRICS}

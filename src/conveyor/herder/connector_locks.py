@@ -23,11 +23,16 @@ class ConnectorLocks:
         self._locks: weakref.WeakValueDictionary[str, _ConnectorLock] = weakref.WeakValueDictionary()
 
     @contextmanager
-    def holding(self, name: str) -> Iterator[None]:
+    def holding(self, name: str, timeout_s: float = -1) -> Iterator[None]:
+        """Hold the connector's lock; `TimeoutError` if it is not free within `timeout_s` (when given)."""
         with self._guard:
             entry = self._locks.get(name)
             if entry is None:
                 entry = _ConnectorLock()
                 self._locks[name] = entry
-        with entry.lock:
+        if not entry.lock.acquire(timeout=timeout_s):
+            raise TimeoutError(f"The lock of connector {name} was not free within {timeout_s} s")
+        try:
             yield
+        finally:
+            entry.lock.release()

@@ -13,15 +13,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+
+from conveyor.runtime.connector_calls import instant
 
 HEALTH_CHECK_TIMEOUT_S = 10.0
 """Kafka Connect's health check timeout: a stage running longer than this means the herder is stuck."""
-
-
-def _instant(epoch_s: float) -> str:
-    """An instant as Java's `Instant.toString()` writes it, e.g. 2024-05-01T12:00:00.123Z."""
-    return datetime.fromtimestamp(epoch_s, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -34,9 +30,9 @@ class Stage:
         if self.completed is not None:
             return (
                 f"The last operation the worker completed was {self.description}, which began at "
-                f"{_instant(self.started)} and completed at {_instant(self.completed)}."
+                f"{instant(self.started)} and completed at {instant(self.completed)}."
             )
-        return f"The worker is currently {self.description}, which began at {_instant(self.started)}."
+        return f"The worker is currently {self.description}, which began at {instant(self.started)}."
 
 
 class HerderStages:
@@ -76,6 +72,13 @@ class HerderStages:
         """The oldest stage still running after `timeout_s`, if any."""
         oldest = self.oldest_running()
         return oldest if oldest is not None and self._clock() - oldest.started > timeout_s else None
+
+    def timed_out(self) -> str:
+        """What a request that waited too long on the herder answers, naming what the herder is busy
+        with and since when (Kafka's KAFKA-15563 message)."""
+        current = self.oldest_running()
+        summary = current.summarize() if current is not None else self.summary()
+        return "Request timed out" + (f". {summary}" if summary else "")
 
     def summary(self) -> str | None:
         """What the herder is doing now (its oldest stage), else what it did last."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from conveyor.errors import AlreadyExistsError, NotFoundError
 from conveyor.herder.base import BaseHerder
@@ -21,6 +21,7 @@ from conveyor.herder.entities import (
 )
 from conveyor.herder.validation import connector_class
 from conveyor.log import Log
+from conveyor.runtime.connector_calls import StuckCallError, SupersededError
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
@@ -29,6 +30,9 @@ from conveyor.settings.names import task_transactional_id
 from conveyor.settings.worker_config import WorkerConfig
 
 logger = logging.getLogger(__name__)
+
+REQUEST_TIMEOUT_S = 90.0
+"""How long a request waits for another change to the same connector to finish (Kafka's REST timeout)."""
 
 
 class StandaloneHerder(BaseHerder):
@@ -49,12 +53,22 @@ class StandaloneHerder(BaseHerder):
         self._start_topic_tracking()
         snapshot = self.configs.snapshot()
         logger.info("Starting connectors and tasks using config offset %s", snapshot.offset)
-        for name in snapshot.connectors():
-            config = snapshot.connector_config(name)
-            if config is not None:
-                with self._changing(name, "starting the connector"):
-                    self._start_connector_and_tasks(name, config, self._target(name))
+        starting = [
+            threading.Thread(target=self._start_stored, args=(name, config), name=f"start-{name}")
+            for name in snapshot.connectors()
+            if (config := snapshot.connector_config(name)) is not None
+        ]
+        for thread in starting:
+            thread.start()
+        for thread in starting:
+            thread.join()
         self._ready.set()
+
+    def _start_stored(self, name: str, config: Mapping[str, str]) -> None:
+        """Start a connector the config topic holds: side by side with the others, so that one whose
+        `start()` is slow or stuck holds up no other."""
+        with self._changing(name, "starting the connector"):
+            self._start_connector_and_tasks(name, config, self._target(name))
 
     def stop(self) -> None:
         self._ready.clear()
@@ -67,8 +81,14 @@ class StandaloneHerder(BaseHerder):
 
     @contextmanager
     def _changing(self, name: str, what: str) -> Iterator[None]:
-        """Hold the connector's lock while changing it, as a stage the health check can name."""
-        with self._locks.holding(name), self._stages.stage(f"{what} {name}"):
+        """Hold the connector's lock while changing it, as a stage the health check can name. A request
+        that cannot have the lock in time says what holds it up (Kafka's KAFKA-15563 message)."""
+        with ExitStack() as held:
+            try:
+                held.enter_context(self._locks.holding(name, REQUEST_TIMEOUT_S))
+            except TimeoutError as error:
+                raise self._timed_out() from error
+            held.enter_context(self._stages.stage(f"{what} {name}"))
             yield
 
     def _start_connector_and_tasks(self, name: str, config: Mapping[str, str], target: TargetState) -> None:
@@ -83,6 +103,8 @@ class StandaloneHerder(BaseHerder):
         """Ask the connector for task configs; if they changed, write them and restart the tasks."""
         try:
             task_configs = self.worker.connector_task_configs(name, config)
+        except (SupersededError, StuckCallError):
+            return
         except Exception as exc:
             self.worker.fail_connector(name, exc)
             return
@@ -128,11 +150,13 @@ class StandaloneHerder(BaseHerder):
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
         self._require_ready()
+        self._raise_on_invalid(config)
+        if allow_replace and self.configs.snapshot().contains(name):
+            self.worker.supersede(name)
         with self._changing(name, "writing the config of the connector"):
             exists = self.configs.snapshot().contains(name)
             if exists and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
-            self._raise_on_invalid(config)
             target = self._initial_target(initial_state) if not exists else None
             if not exists and initial_offsets is not None:
                 self._write_offsets(name, config, initial_offsets)
@@ -149,6 +173,7 @@ class StandaloneHerder(BaseHerder):
             return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
+        self.worker.supersede(name)
         with self._changing(name, "deleting the connector"):
             self._require(name)
             self.worker.stop_tasks(self.worker.tasks_of(name))
@@ -171,6 +196,8 @@ class StandaloneHerder(BaseHerder):
                 self.worker.restart_task(task_id)
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
+        if not only_failed:
+            self.worker.supersede(name)
         with self._changing(name, "restarting the connector"):
             config = self._require(name)
             status = self.connector_status(name)
@@ -186,6 +213,8 @@ class StandaloneHerder(BaseHerder):
             return self._restarting(status, restart_connector, restart_tasks)
 
     def _set_target(self, name: str, target: TargetState) -> None:
+        if target is TargetState.STOPPED:
+            self.worker.supersede(name)
         with self._changing(name, "changing the target state of the connector"):
             config = self._require(name)
             previous = self._target(name)

@@ -15,6 +15,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
 
+CALL = "call"
+"""The metric naming the call into task code a loop is inside now (`poll()`, `put()`), if any."""
+CALL_BEGAN = "call-began"
+"""When that call began, in seconds since the epoch."""
+PRIVATE_METRICS = ("state", "pid", CALL, CALL_BEGAN)
+"""What a task reports to its worker but the worker does not publish as a metric."""
+
 
 class TargetState(enum.Enum):
     """What the worker wants a task to do, as in Kafka Connect (plus the graceful stop)."""
@@ -32,6 +39,17 @@ class TaskControl(ABC):
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
+        self._call: tuple[str, float] | None = None
+
+    def calling(self, what: str | None) -> None:
+        """Note the call into task code the loop makes now (None once it has returned), so that its
+        worker can tell a task blocked in it."""
+        self._call = (what, time.time()) if what is not None else None
+
+    def current_call(self) -> dict[str, Any]:
+        """The call the loop is inside now as `CALL` and `CALL_BEGAN` metrics; empty between calls."""
+        call = self._call
+        return {} if call is None else {CALL: call[0], CALL_BEGAN: call[1]}
 
     @abstractmethod
     def target_state(self) -> TargetState:

@@ -10,6 +10,7 @@ from typing import Generic, TypeVar
 
 from conveyor.api import Task
 from conveyor.log.api import Closeable
+from conveyor.runtime.control import TargetState, TaskControl
 from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
 
@@ -21,18 +22,20 @@ TaskT = TypeVar("TaskT", bound=Task)
 class TaskLoop(abc.ABC, Generic[TaskT]):
     """One incarnation of a task on its executor, from `start` to the release of what it holds.
 
-    A loop sets `spec`, `task` and `pipeline`, and says how its task is initialized, what one run of
-    its loop does, what its final commit is, how it reports, and which log client it holds.
+    A loop sets `spec`, `control`, `task` and `pipeline`, and says how its task is initialized, what one
+    run of its loop does, what its final commit is, how it reports, and which log client it holds.
     """
 
     spec: TaskSpec
+    control: TaskControl
     task: TaskT
     pipeline: RecordPipeline
     task_stopped = False
     """True once the task's `stop` was called: nothing more may be asked of it after that."""
 
     def run(self) -> None:
-        """Initialize and start the task; loop; if the loop returned (a stop, not a failure) commit a
+        """Initialize and start the task, and report it RUNNING (as Kafka's `onStartup`, before its first
+        `poll` or `put`); loop; if the loop returned (a stop, not a failure) commit a
         last time, else let the loop end its work after the failure; then, whatever happened, release
         in order: the last status report, the task's `stop`, the record pipeline, the log client. A
         failure propagates after the release, so the task is reported FAILED. A task that fails to
@@ -43,6 +46,8 @@ class TaskLoop(abc.ABC, Generic[TaskT]):
         except BaseException:
             self._release(raise_errors=False, started=False)
             raise
+        if self.control.target_state() is TargetState.STARTED:
+            self._report(force=True)
         ended_cleanly = False
         try:
             try:

@@ -351,6 +351,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
     ) -> None:
         """Hand ``count`` records to the task with ``put``; ``records`` are what waits for redelivery."""
         started = self.metrics.now()
+        self.control.calling("put()")
         try:
             put()
         except RetriableError as exc:
@@ -361,6 +362,8 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             return
         except Exception as exc:
             raise ConnectError("Exiting WorkerSinkTask due to unrecoverable exception.") from exc
+        finally:
+            self.control.calling(None)
         if self.reporter is not None and self.reporter.failure is not None:
             raise ConnectError(
                 "Exiting WorkerSinkTask due to unrecoverable exception."

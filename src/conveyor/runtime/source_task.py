@@ -215,12 +215,15 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     def _poll(self) -> list[SourceRecord] | None:
         """The task's next records; a `RetriableError` means none for now, as in Kafka Connect."""
         started = self.metrics.now()
+        self.control.calling("poll()")
         try:
             records = self.task.poll()
         except RetriableError as error:
             logger.warning("Task %s failed to poll records; it will poll again: %s", self.spec.id, error)
             self.control.wait(RETRY_POLL_WAIT_S)
             return None
+        finally:
+            self.control.calling(None)
         if records is not None:
             self.metrics.record_poll(len(records), self.metrics.since(started))
         return records

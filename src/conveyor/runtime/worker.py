@@ -10,11 +10,13 @@ for a manual restart).
 from __future__ import annotations
 
 import enum
+import itertools
 import logging
 import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +32,14 @@ from conveyor.metrics.worker_metrics import (
 )
 from conveyor.plugins import listed_name, load_plugin_class
 from conveyor.plugins.task_classes import load_task_class, task_class_name
-from conveyor.runtime.control import TargetState
+from conveyor.runtime.connector_calls import (
+    ConnectorThread,
+    StuckCallError,
+    SupersededError,
+    call_once,
+    instant,
+)
+from conveyor.runtime.control import CALL, CALL_BEGAN, PRIVATE_METRICS, TargetState
 from conveyor.runtime.plugin_labels import WORKER_CONVERTER_KEYS, task_plugin_labels
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
@@ -72,23 +81,21 @@ def new_connector(config: Mapping[str, str]) -> Connector:
 
 
 def _published(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in values.items() if key not in ("state", "pid")}
+    return {key: value for key, value in values.items() if key not in PRIVATE_METRICS}
 
 
-def _connector_metrics(name: str, state: State, connector: Connector | None) -> ConnectorMetrics:
+def _connector_metrics(
+    name: str, state: State, connector: Connector | None, version: str | None
+) -> ConnectorMetrics:
     if connector is None:
         return ConnectorMetrics(name, state.value.lower())
     klass = type(connector)
-    try:
-        version = connector.version()
-    except Exception:
-        version = ""
     return ConnectorMetrics(
         name,
         state.value.lower(),
         listed_name(klass),
         connector_type(connector).value,
-        version,
+        version or "",
     )
 
 
@@ -102,23 +109,47 @@ def _plugin_version(plugin: Connector | Task) -> str | None:
         return None
 
 
-def _connector_version(config: Mapping[str, str]) -> str | None:
-    """The version of the connector `config` names; None when it cannot be made (as for Kafka's status of
-    a connector whose class does not load)."""
+def _connector_version(config: Mapping[str, str], name: str, timeout_s: float) -> str | None:
+    """The version of the connector `config` names; None when it cannot be made in time (as for Kafka's
+    status of a connector whose class does not load)."""
     try:
-        return _plugin_version(new_connector(config))
+        return call_once(name, "version()", lambda: _plugin_version(new_connector(config)), timeout_s)
     except Exception:
         return None
 
 
-def _task_version(task_config: Mapping[str, str]) -> str | None:
+def _task_version(task_config: Mapping[str, str], name: str, timeout_s: float) -> str | None:
     """The version of the task `task.class` names, from an instance made here (as Kafka's worker makes
-    the task); None when it cannot be made."""
-    try:
+    the task) on a thread of its own; None when it cannot be made in time."""
+
+    def version() -> str | None:
         task = load_task_class(task_config["task.class"])()
+        return _plugin_version(task) if isinstance(task, Task) else None
+
+    try:
+        return call_once(name, "version()", version, timeout_s)
     except Exception:
         return None
-    return _plugin_version(task) if isinstance(task, Task) else None
+
+
+def _abandon(thread: ConnectorThread, connector: Connector | None) -> None:
+    """Leave a connector's thread behind: once the call it is in returns, it stops the instance (if one
+    was made) and ends. Nothing else of the worker waits on it."""
+    if connector is not None:
+        thread.submit("stop()", connector.stop).add_done_callback(_log_late_stop)
+    thread.close()
+
+
+def _log_late_stop(done: Future[None]) -> None:
+    if done.exception() is not None:
+        logger.warning("An abandoned connector failed to stop", exc_info=done.exception())
+
+
+def _failure_trace(error: BaseException, thread: ConnectorThread) -> str:
+    """A FAILED status's trace: a stuck call's message and where its thread waits, else the error's."""
+    if isinstance(error, StuckCallError):
+        return f"{error}\nThe connector's thread is at:\n{thread.stack()}"
+    return _trace(error)
 
 
 def _trace(exc: BaseException) -> str:
@@ -151,6 +182,8 @@ class RunningTask:
     restart_timer: threading.Timer | None = None
     reported: bool = False
     """Whether this incarnation has reported RUNNING or PAUSED yet: its startup succeeded."""
+    blocked: str | None = None
+    """What its RUNNING status says of a call into the task that has not returned for too long."""
 
 
 class Worker:
@@ -173,6 +206,11 @@ class Worker:
         self.generation = 0
         """The worker group's generation this worker's statuses are written for (0 when standalone)."""
         self._connectors: dict[str, Connector] = {}
+        self._threads: dict[str, ConnectorThread] = {}
+        """The thread each connector's code runs on, from the start of its incarnation."""
+        self._epochs: dict[str, int] = {}
+        """Each connector's incarnation: a call into an older one no longer counts (see `supersede`)."""
+        self._epoch_counter = itertools.count(1)
         self._tasks: dict[TaskId, RunningTask] = {}
         self._connector_states: dict[str, State] = {}
         self._task_states: dict[TaskId, State] = {}
@@ -186,69 +224,175 @@ class Worker:
 
     # Connectors.
 
-    def start_connector(self, name: str, config: Mapping[str, str], target: TargetState) -> bool:
-        """Create and start the connector unless it is STOPPED; False (and FAILED) if that fails."""
+    @property
+    def _call_timeout_s(self) -> float:
+        return self.config.connector_call_timeout_ms / 1000
+
+    def supersede(self, name: str) -> int:
+        """Begin a new incarnation of the connector and return its epoch: whoever still waits on a call
+        into an older one stops waiting at once (that call's thread stops what it started, if it ever
+        returns). Herders call it before a stop, delete or restart that must not queue behind a stuck call."""
         with self._lock:
-            self.stop_connector(name)
-            if target is TargetState.STOPPED:
-                self._connector_versions[name] = _connector_version(config)
-                self._put_connector_status(name, State.STOPPED)
-                return True
-            self.startups.attempted("connector")
-            try:
-                resolved = self.providers.transform(config)
-                refuse_unsafe_log_urls(self.config.client_override_policy, resolved)
-                connector = new_connector(resolved)
-                self._connector_versions[name] = _plugin_version(connector)
-                connector.initialize(WorkerConnectorContext(self, name))
-                connector.start(resolved)
-            except Exception as exc:
+            epoch = next(self._epoch_counter)
+            self._epochs[name] = epoch
+            return epoch
+
+    def _is_current(self, name: str, epoch: int) -> bool:
+        with self._lock:
+            return self._epochs.get(name) == epoch
+
+    def start_connector(self, name: str, config: Mapping[str, str], target: TargetState) -> bool:
+        """Create and start the connector unless it is STOPPED; False (and FAILED) if that fails or
+        overruns `connector.call.timeout.ms`, False alone if a newer start or a stop superseded it.
+
+        Connector code runs on the connector's own thread, never under the worker's lock."""
+        epoch = self._stop_connector(name)
+        if target is TargetState.STOPPED:
+            version = _connector_version(config, name, self._call_timeout_s)
+            with self._lock:
+                if self._epochs.get(name) != epoch:
+                    return False
+                self._connector_versions[name] = version
+            self._put_connector_status(name, State.STOPPED)
+            return True
+        self.startups.attempted("connector")
+        thread = ConnectorThread(name)
+        with self._lock:
+            if self._epochs.get(name) != epoch:
+                thread.close()
+                return False
+            self._threads[name] = thread
+        try:
+            connector = self._start_instance(name, epoch, thread, config)
+        except SupersededError:
+            self._forget_thread(name, thread)
+            return False
+        except Exception as exc:
+            self._forget_thread(name, thread)
+            if self._is_current(name, epoch):
                 logger.error("Failed to start connector %s", name, exc_info=exc)
                 self.startups.failed("connector")
-                self._put_connector_status(name, State.FAILED, _trace(exc))
-                return False
-            self.startups.succeeded("connector")
-            self._connectors[name] = connector
-            self._put_connector_status(name, State.PAUSED if target is TargetState.PAUSED else State.RUNNING)
-            return True
+                self._put_connector_status(name, State.FAILED, _failure_trace(exc, thread))
+            return False
+        with self._lock:
+            current = self._epochs.get(name) == epoch
+            if current:
+                self._connectors[name] = connector
+        if not current:
+            _abandon(thread, connector)
+            return False
+        self.startups.succeeded("connector")
+        self._put_connector_status(name, State.PAUSED if target is TargetState.PAUSED else State.RUNNING)
+        return True
+
+    def _forget_thread(self, name: str, thread: ConnectorThread) -> None:
+        """End a start's thread once its calls are done, and stop counting it as the connector's."""
+        thread.close()
+        with self._lock:
+            if self._threads.get(name) is thread:
+                del self._threads[name]
+
+    def _start_instance(
+        self, name: str, epoch: int, thread: ConnectorThread, config: Mapping[str, str]
+    ) -> Connector:
+        """Make, initialize and start the connector on its thread, each call within the deadline; a call
+        that overruns or is superseded leaves the thread to stop the instance should the call return."""
+        timeout = self._call_timeout_s
+
+        def superseded() -> bool:
+            return not self._is_current(name, epoch)
+
+        resolved = self.providers.transform(config)
+        refuse_unsafe_log_urls(self.config.client_override_policy, resolved)
+        connector = thread.call("its constructor", lambda: new_connector(resolved), timeout, superseded)
+        version = thread.call("version()", lambda: _plugin_version(connector), timeout, superseded)
+        with self._lock:
+            if self._epochs.get(name) == epoch:
+                self._connector_versions[name] = version
+        context = WorkerConnectorContext(self, name)
+        try:
+            thread.call("initialize()", lambda: connector.initialize(context), timeout, superseded)
+            thread.call("start()", lambda: connector.start(resolved), timeout, superseded)
+        except (SupersededError, StuckCallError):
+            _abandon(thread, connector)
+            raise
+        return connector
 
     def connector_task_configs(self, name: str, config: Mapping[str, str]) -> list[dict[str, str]]:
         """The connector's task configs for `tasks.max`, each with `task.class` as Kafka Connect adds it.
 
         A value the connector copied from a resolved config variable is given back as the variable
-        (Kafka's reverse transform), so that task configs are stored without secrets.
+        (Kafka's reverse transform), so that task configs are stored without secrets. The connector is
+        asked on its own thread; if it overruns `connector.call.timeout.ms` it is FAILED as stuck and the
+        `StuckCallError` raised; `SupersededError` if a stop or a newer start came first.
         """
         with self._lock:
             connector = self._connectors.get(name)
-        if connector is None:
+            thread = self._threads.get(name)
+            epoch = self._epochs.get(name, 0)
+        if connector is None or thread is None:
             return []
         count = TaskCount.parse(self.providers.transform(config))
         max_tasks = count.tasks_max
-        configs = [
-            self.providers.reverse_transform(task_config, config)
-            for task_config in connector.task_configs(max_tasks)
-        ]
+
+        def generate() -> tuple[list[dict[str, str]], type[Task]]:
+            return connector.task_configs(max_tasks), connector.task_class()
+
+        try:
+            generated, task_type = thread.call(
+                "task_configs()", generate, self._call_timeout_s, lambda: not self._is_current(name, epoch)
+            )
+        except StuckCallError as stuck:
+            self._fail_stuck(name, epoch, stuck)
+            raise
+        configs = [self.providers.reverse_transform(task_config, config) for task_config in generated]
         if len(configs) > max_tasks and count.enforce:
             raise ConnectError(
                 f"Connector {name} generated {len(configs)} task configs, more than tasks.max ({max_tasks})"
             )
-        task_class = task_class_name(connector.task_class())
+        task_class = task_class_name(task_type)
         return [{**task_config, "task.class": task_class} for task_config in configs]
+
+    def _fail_stuck(self, name: str, epoch: int, stuck: StuckCallError) -> None:
+        """A running connector overran a call: forget it, leave its thread to stop it should the call ever
+        return, and record it FAILED, saying which call and since when."""
+        with self._lock:
+            if self._epochs.get(name) != epoch:
+                return
+            connector = self._connectors.pop(name, None)
+            thread = self._threads.pop(name, None)
+        if thread is None:
+            return
+        _abandon(thread, connector)
+        logger.error("%s", stuck)
+        self._put_connector_status(name, State.FAILED, _failure_trace(stuck, thread))
 
     def is_running(self, name: str) -> bool:
         with self._lock:
             return name in self._connectors
 
     def stop_connector(self, name: str) -> None:
+        """Stop the connector, waiting at most `task.shutdown.graceful.timeout.ms` for its `stop()`."""
+        self._stop_connector(name)
+
+    def _stop_connector(self, name: str) -> int:
+        """Stop the current incarnation and return the epoch of the next (see `supersede`)."""
+        epoch = self.supersede(name)
         with self._lock:
             connector = self._connectors.pop(name, None)
+            thread = self._threads.pop(name, None) if connector is not None else None
             self._connector_states.pop(name, None)
             self._connector_versions.pop(name, None)
-        if connector is not None:
-            try:
-                connector.stop()
-            except Exception as exc:
-                logger.error("Connector %s failed to stop cleanly", name, exc_info=exc)
+        if connector is None or thread is None:
+            return epoch
+        try:
+            thread.call("stop()", connector.stop, self.config.graceful_shutdown_timeout_ms / 1000)
+        except StuckCallError as stuck:
+            logger.warning("%s; its thread is left behind", stuck)
+        except Exception as exc:
+            logger.error("Connector %s failed to stop cleanly", name, exc_info=exc)
+        thread.close()
+        return epoch
 
     def set_connector_target(self, name: str, target: TargetState) -> None:
         with self._lock:
@@ -278,7 +422,7 @@ class Worker:
         task_config_generation: int | None = None,
     ) -> None:
         raw_configs = (dict(connector_config), dict(task_config))
-        version = _task_version(task_config)
+        version = _task_version(task_config, str(task), self._call_timeout_s)
         with self._lock:
             self._task_versions[task] = version
         spec = self._resolved_spec(task, raw_configs, task_config_generation)
@@ -422,8 +566,9 @@ class Worker:
         restarted = self._resolved_spec(task, running.raw_configs, running.task_config_generation)
         if restarted is None:
             return
+        version = _task_version(running.raw_configs[1], str(task), self._call_timeout_s)
         with self._lock:
-            self._task_versions[task] = _task_version(running.raw_configs[1])
+            self._task_versions[task] = version
             self._tasks[task] = RunningTask(
                 restarted,
                 running.target,
@@ -468,10 +613,11 @@ class Worker:
                 tasks = list(self._tasks.values())
             for running in tasks:
                 try:
-                    reported = self.runner.metrics(running.spec.id).get("state")
+                    metrics = self.runner.metrics(running.spec.id)
                     with self._lock:
                         if self._tasks.get(running.spec.id) is running:
-                            self._take_reported_state(running, reported)
+                            self._take_reported_state(running, metrics.get("state"))
+                            self._note_blocked_call(running, metrics)
                 except Exception:
                     logger.exception("Could not publish the state of task %s; will retry", running.spec.id)
 
@@ -486,6 +632,20 @@ class Worker:
         if state is not running.state:
             self._put_task_status(running.spec.id, state)
             running.state = state
+            running.blocked = None
+
+    def _note_blocked_call(self, running: RunningTask, metrics: Mapping[str, Any]) -> None:
+        """Say in a RUNNING task's status that it has been inside one call (`poll()`, `put()`) for longer
+        than `connector.call.timeout.ms`, and stop saying so once the call returns. The task runs on
+        (Kafka's would too); stopping it cancels or abandons the call after the graceful timeout."""
+        what, began = metrics.get(CALL), metrics.get(CALL_BEGAN)
+        blocked = None
+        if isinstance(what, str) and isinstance(began, float) and time.time() - began > self._call_timeout_s:
+            blocked = f"Task {running.spec.id} has been blocked in {what} since {instant(began)}"
+        if blocked == running.blocked or running.state is not State.RUNNING:
+            return
+        running.blocked = blocked
+        self._put_task_status(running.spec.id, State.RUNNING, blocked)
 
     # Status.
 
@@ -516,10 +676,11 @@ class Worker:
             connector_states = dict(self._connector_states)
             task_states = dict(self._task_states)
             running_connectors = dict(self._connectors)
+            versions = dict(self._connector_versions)
             task_count = len(self._tasks)
             task_configs = {task: running.raw_configs for task, running in self._tasks.items()}
         connectors = [
-            _connector_metrics(name, state, running_connectors.get(name))
+            _connector_metrics(name, state, running_connectors.get(name), versions.get(name))
             for name, state in sorted(connector_states.items())
         ]
         tasks = [
@@ -559,7 +720,10 @@ class Worker:
             tasks = list(self._tasks)
             connectors = list(self._connectors)
         self.stop_tasks(tasks)
-        for name in connectors:
-            self.stop_connector(name)
+        stopping = [threading.Thread(target=self.stop_connector, args=(name,)) for name in connectors]
+        for thread in stopping:
+            thread.start()
+        for thread in stopping:
+            thread.join()
         self.runner.close()
         self.providers.close()

@@ -183,6 +183,10 @@ def _worker_config_def() -> ConfigDef:
                 importance=low)
         .define("task.shutdown.graceful.timeout.ms", ConfigType.LONG, default=5000,
                 validator=non_negative, importance=low)
+        .define("connector.call.timeout.ms", ConfigType.LONG, default=30_000, validator=positive,
+                importance=low, documentation="How long a call into a connector's own code (start, "
+                "task_configs, validate, config) may take before the connector is marked FAILED as "
+                "stuck and the call is abandoned.")
         .define("exactly.once.source.support", ConfigType.STRING,
                 default=ExactlyOnceSourceSupport.DISABLED.value,
                 validator=CaseInsensitiveValidString([s.value for s in ExactlyOnceSourceSupport]),
@@ -355,6 +359,7 @@ class WorkerConfig:
     worker_sync_timeout_ms: int = 3_000
     worker_unsync_backoff_ms: int = 300_000
     scheduled_rebalance_max_delay_ms: int = 300_000
+    connector_call_timeout_ms: int = 30_000
     client_override_policy: OverridePolicy = POLICIES["All"]
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
@@ -479,6 +484,7 @@ class WorkerConfig:
             worker_sync_timeout_ms=parsed["worker.sync.timeout.ms"],
             worker_unsync_backoff_ms=parsed["worker.unsync.backoff.ms"],
             scheduled_rebalance_max_delay_ms=parsed["scheduled.rebalance.max.delay.ms"],
+            connector_call_timeout_ms=parsed["connector.call.timeout.ms"],
             client_override_policy=override_policy(
                 parsed[OVERRIDE_POLICY_CONFIG], parsed[ALLOWLIST_CONFIG], unsafe
             ),

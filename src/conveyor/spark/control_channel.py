@@ -324,7 +324,7 @@ class RemoteTaskControl(TaskControl):
                         link.close()
                     link = self._connect()
                 with self._lock:
-                    metrics = dict(self._metrics)
+                    metrics = {**self._metrics, **self.current_call()}
                     self._sent_state = metrics.get("state")
                     message: dict[str, Any] = {
                         "task": self._task,

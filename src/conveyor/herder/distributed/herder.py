@@ -14,11 +14,13 @@ session keys; a follower answers `NotLeaderError` with the leader's URL and the 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
@@ -27,6 +29,7 @@ from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, N
 from conveyor.herder.api import HerderHealth
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssignment
+from conveyor.herder.distributed.connector_lanes import ConnectorLanes
 from conveyor.herder.distributed.cooperative_assignor import IncrementalCooperativeAssignor
 from conveyor.herder.distributed.eager_assignor import eager_assignment
 from conveyor.herder.distributed.errors import (
@@ -60,6 +63,7 @@ from conveyor.log import JoinResult, Log
 from conveyor.log.group_member import Assignment, GroupMember
 from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import RebalanceMetrics, WorkerMetrics
+from conveyor.runtime.connector_calls import StuckCallError, SupersededError
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
@@ -202,6 +206,8 @@ class DistributedHerder(BaseHerder):
         self._thread: threading.Thread | None = None
         self._refresher: threading.Thread | None = None
         self._pool = ThreadPoolExecutor(START_STOP_THREADS, thread_name_prefix="herder-start-stop")
+        self._lanes = ConnectorLanes()
+        """Where connector code is called: off the work thread, in order per connector."""
         self._forwarding = ThreadPoolExecutor(1, thread_name_prefix="herder-forward")
         self._member = GroupMember(
             log.group_coordinator(),
@@ -363,7 +369,7 @@ class DistributedHerder(BaseHerder):
             self._rotate_session_key()
         self._serving.set()
         while (request := self._requests.pop_due(time.monotonic())) is not None:
-            with self._stages.stage("handling a request"):
+            with self._stages.stage(request.description):
                 self._run_request(request.action, request.future)
         if self._take_config_changes():
             return
@@ -666,7 +672,7 @@ class DistributedHerder(BaseHerder):
         logger.info("Starting connectors and tasks using config offset %d", snapshot.offset)
         jobs: list[Future[None]] = []
         for name in starting.connectors:
-            jobs.append(self._pool.submit(self._start_connector_logged, name))
+            self._lanes.submit(name, functools.partial(self._start_connector_logged, name))
         for task in starting.tasks:
             if self._needs_fencing_first(task):
                 if self.is_leader():
@@ -689,12 +695,17 @@ class DistributedHerder(BaseHerder):
         self._stop_work(stopping)
 
     def _stop_work(self, work: ConnectorsAndTasks) -> None:
-        """Stop connectors and tasks in parallel, then make sure their statuses are written."""
-        jobs = [self._pool.submit(self._stop_connector, name) for name in work.connectors]
+        """Stop connectors and tasks in parallel, then make sure their statuses are written. A connector
+        stuck in a call is stopped waiting for at once (its stop then waits at most
+        `task.shutdown.graceful.timeout.ms` for a `stop()` that does not return); each stop is named
+        while it runs (a stop that never ends is then named by the health check and at shutdown)."""
+        jobs: list[Future[None]] = []
+        for name in work.connectors:
+            self.worker.supersede(name)
+            jobs.append(self._lanes.submit(name, functools.partial(self._stop_connector, name)))
         if work.tasks:
             jobs.append(self._pool.submit(self._stop_tasks, list(work.tasks)))
-        for job in jobs:
-            job.result()
+        futures.wait(jobs)
         for name in work.connectors:
             self.statuses.put_connector(name, self._status(State.UNASSIGNED), safe=True)
 
@@ -715,19 +726,22 @@ class DistributedHerder(BaseHerder):
     def _status(self, state: State, trace: str | None = None) -> Status:
         return Status(state.value, self.worker_id, trace, self._generation)
 
-    def _start_connector_logged(self, name: str) -> None:
+    def _start_connector_logged(self, name: str) -> bool:
         try:
-            self._start_connector(name)
+            return self._start_connector(name)
         except Exception as error:
             logger.error(
                 "Couldn't start connector %s; it will not run until reconfigured", name, exc_info=error
             )
             self.worker.fail_connector(name, error)
+            return False
 
     def _start_connector(self, name: str) -> bool:
+        """Start the connector if it is still this worker's (a start queued on its lane may find it
+        released meanwhile)."""
         snapshot = self._config_state
         config = snapshot.connector_config(name)
-        if config is None:
+        if config is None or name not in self._running.connectors:
             return False
         target = TargetState(snapshot.target_state(name))
         started = self.worker.start_connector(name, config, target)
@@ -806,9 +820,18 @@ class DistributedHerder(BaseHerder):
             "restarting" if remains else "stopping",
             name,
         )
-        self.worker.stop_connector(name)
-        if remains:
-            self._start_connector_logged(name)
+        self._restart_on_lane(name, start=remains)
+
+    def _restart_on_lane(self, name: str, start: bool = True) -> Future[bool]:
+        """Stop the connector (at once if it is stuck in a call) and, if `start`, start it again: on its
+        lane, so that the work thread never waits on connector code. True once it runs again."""
+        self.worker.supersede(name)
+
+        def restart() -> bool:
+            self.worker.stop_connector(name)
+            return start and self._start_connector_logged(name)
+
+        return self._lanes.submit(name, restart)
 
     def _process_target_change(self, name: str) -> None:
         snapshot = self.configs.snapshot()
@@ -817,9 +840,13 @@ class DistributedHerder(BaseHerder):
         target = TargetState(snapshot.target_state(name))
         if name in self._running.connectors:
             if target is TargetState.STOPPED:
-                self.worker.start_connector(name, snapshot.connector_config(name) or {}, TargetState.STOPPED)
+                config = snapshot.connector_config(name) or {}
+                self.worker.supersede(name)
+                self._lanes.submit(
+                    name, functools.partial(self.worker.start_connector, name, config, TargetState.STOPPED)
+                )
             elif not self.worker.is_running(name):
-                self._start_connector_logged(name)
+                self._lanes.submit(name, functools.partial(self._start_connector_logged, name))
             else:
                 self.worker.set_connector_target(name, target)
                 if target is TargetState.STARTED:
@@ -835,8 +862,7 @@ class DistributedHerder(BaseHerder):
         if name in self._running.connectors:
             status = self.statuses.connector(name)
             if not request.only_failed or (status is not None and status.state == State.FAILED.value):
-                self.worker.stop_connector(name)
-                self._start_connector_logged(name)
+                self._restart_on_lane(name)
         if not request.include_tasks:
             return
         for task in [t for t in self._running.tasks if t.connector == name]:
@@ -855,34 +881,71 @@ class DistributedHerder(BaseHerder):
         self.wakeup()
 
     def _reconfigure_with_retry(self, name: str) -> None:
+        """Ask the connector for task configs on its lane; the work thread then writes them if they
+        changed, retrying after a failure (Kafka's `reconfigureConnectorTasksWithRetry`, though Kafka asks
+        the connector on its work thread)."""
+
         def retry(error: BaseException) -> None:
             logger.error("Failed to reconfigure the tasks of connector %s; retrying", name, exc_info=error)
-            self._requests.add(lambda: self._reconfigure_with_retry(name), RECONFIGURE_RETRY_S)
+            self._requests.add(
+                lambda: self._reconfigure_with_retry(name),
+                RECONFIGURE_RETRY_S,
+                f"reconfiguring the tasks of the connector {name}",
+            )
             self.wakeup()
 
-        try:
-            self._reconfigure(name, retry)
-        except Exception as error:
-            retry(error)
+        def generate() -> None:
+            try:
+                generated = self._generate_task_configs(name)
+            except (SupersededError, StuckCallError):
+                return
+            except Exception as error:
+                retry(error)
+                return
+            if generated is not None:
+                config, task_configs = generated
+                self._requests.add(
+                    lambda: self._write_task_configs(name, config, task_configs, retry),
+                    description=f"writing the task configs of the connector {name}",
+                )
+                self.wakeup()
 
-    def _reconfigure(self, name: str, on_error: Callable[[BaseException], None]) -> None:
-        """Ask the running connector for task configs; if they changed, the leader writes them, and a
-        follower sends them to the leader on another thread (so that it stays in the group meanwhile)."""
+        self._lanes.submit(name, generate)
+
+    def _generate_task_configs(self, name: str) -> tuple[dict[str, str], list[dict[str, str]]] | None:
+        """The connector's config and the task configs it generates now, if it runs and is STARTED (a
+        stuck connector is FAILED by the worker and raises `StuckCallError`)."""
         if not self.worker.is_running(name):
-            return
+            return None
         snapshot = self.configs.snapshot()
         config = snapshot.connector_config(name)
         if config is None or TargetState(snapshot.target_state(name)) is not TargetState.STARTED:
-            return
-        task_configs = self.worker.connector_task_configs(name, config)
-        if task_configs == snapshot.task_configs(name):
+            return None
+        return config, self.worker.connector_task_configs(name, config)
+
+    def _write_task_configs(
+        self,
+        name: str,
+        config: dict[str, str],
+        task_configs: list[dict[str, str]],
+        on_error: Callable[[BaseException], None],
+    ) -> None:
+        """If they changed and were made from the connector's current config, the leader writes the task
+        configs, and a follower sends them to the leader on another thread (so that it stays in the group
+        meanwhile)."""
+        snapshot = self.configs.snapshot()
+        if snapshot.connector_config(name) != config or task_configs == snapshot.task_configs(name):
             return
         if self.is_leader():
-            self._write_as_leader(lambda: self.configs.put_task_configs(name, task_configs))
+            try:
+                self._write_as_leader(lambda: self.configs.put_task_configs(name, task_configs))
+            except Exception as error:
+                on_error(error)
             return
         leader_url = self.leader_url()
         if leader_url is None:
-            raise ConnectError(NO_LEADER)
+            on_error(ConnectError(NO_LEADER))
+            return
 
         def forward() -> None:
             try:
@@ -990,16 +1053,17 @@ class DistributedHerder(BaseHerder):
 
     # Requests from other threads.
 
-    def _submit(self, action: Callable[[], T]) -> T:
-        """Run `action` on the work thread and wait for its result (REST calls are served this way)."""
+    def _submit(self, action: Callable[[], T], description: str = "handling a request") -> T:
+        """Run `action` on the work thread and wait for its result (REST calls are served this way); a
+        request that times out says what the work thread is doing (Kafka's KAFKA-15563 message)."""
         self._require_ready()
-        request, first = self._requests.add(action)
+        request, first = self._requests.add(action, description=description)
         if first:
             self.wakeup()
         try:
             result: T = request.future.result(REQUEST_TIMEOUT_S)
         except FutureTimeout as error:
-            raise ConnectError("Request timed out") from error
+            raise self._timed_out() from error
         return result
 
     def _check_rebalance_needed(self) -> None:
@@ -1037,7 +1101,7 @@ class DistributedHerder(BaseHerder):
             )
             return not exists, BaseHerder.connector_info(self, name)
 
-        return self._submit(write)
+        return self._submit(write, f"writing the config of the connector {name}")
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         config = self._patched_config(name, patch)
@@ -1050,7 +1114,7 @@ class DistributedHerder(BaseHerder):
             self._require(name)
             self._write_as_leader(lambda: self.configs.remove_connector_config(name))
 
-        self._submit(delete)
+        self._submit(delete, f"deleting the connector {name}")
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
         """The internal `POST /connectors/{c}/tasks`: a follower's connector generated these configs."""
@@ -1060,11 +1124,13 @@ class DistributedHerder(BaseHerder):
             self._require(name)
             self._write_as_leader(lambda: self.configs.put_task_configs(name, configs))
 
-        self._submit(write)
+        self._submit(write, f"writing the task configs of the connector {name}")
 
     def fence_zombies(self, name: str) -> None:
         """The internal `PUT /connectors/{c}/fence` (KIP-618)."""
-        self._submit(lambda: self._fence_zombies_now(name))
+        self._submit(
+            lambda: self._fence_zombies_now(name), f"fencing the zombie tasks of the connector {name}"
+        )
 
     def _fence_zombies_now(self, name: str) -> None:
         """Fence the producers of the connector's previous task generation, then write the task count
@@ -1105,7 +1171,7 @@ class DistributedHerder(BaseHerder):
                 self._write_as_leader(lambda: self.configs.put_task_configs(name, []))
             self.configs.put_target_state(name, target.value)
 
-        self._submit(write)
+        self._submit(write, f"changing the target state of the connector {name}")
 
     def pause_connector(self, name: str) -> None:
         self._set_target(name, TargetState.PAUSED)
@@ -1118,7 +1184,15 @@ class DistributedHerder(BaseHerder):
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
         if not include_tasks and not only_failed:
-            self._submit(lambda: self._restart_connector_instance(name))
+            restarted = self._submit(
+                lambda: self._restart_connector_instance(name), f"restarting the connector {name}"
+            )
+            try:
+                started = restarted.result(REQUEST_TIMEOUT_S)
+            except FutureTimeout as error:
+                raise ConnectError(f"Request timed out: connector {name} is still restarting") from error
+            if not started:
+                raise ConnectError("Failed to start connector: " + name)
             return self.connector_status(name)
 
         def request() -> ConnectorStateInfo:
@@ -1129,17 +1203,15 @@ class DistributedHerder(BaseHerder):
             self._write_as_leader(lambda: self.configs.put_restart_request(name, include_tasks, only_failed))
             return planned
 
-        return self._submit(request)
+        return self._submit(request, f"restarting the connector {name}")
 
-    def _restart_connector_instance(self, name: str) -> None:
+    def _restart_connector_instance(self, name: str) -> Future[bool]:
+        """On the work thread: check the connector runs here, and queue its restart on its lane."""
         self._check_rebalance_needed()
         self._require(name)
-        if name in self._running.connectors:
-            self.worker.stop_connector(name)
-            if not self._start_connector(name):
-                raise ConnectError("Failed to start connector: " + name)
-        else:
+        if name not in self._running.connectors:
             raise self._elsewhere("connector", name)
+        return self._restart_on_lane(name)
 
     def _elsewhere(self, kind: str, work: str | TaskId) -> RequestTargetError:
         """Where a restart of work this worker does not run goes: the leader knows its owner (Kafka's
@@ -1176,7 +1248,7 @@ class DistributedHerder(BaseHerder):
             else:
                 raise self._elsewhere("task", task_id)
 
-        self._submit(restart)
+        self._submit(restart, f"restarting a task of the connector {name}")
 
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
         def alter() -> str:
@@ -1184,7 +1256,7 @@ class DistributedHerder(BaseHerder):
             self._require_leader("alter connector offsets")
             return self._alter_offsets(name, offsets)
 
-        return self._submit(alter)
+        return self._submit(alter, f"altering the offsets of the connector {name}")
 
     def reset_connector_offsets(self, name: str) -> str:
         def reset() -> str:
@@ -1192,7 +1264,7 @@ class DistributedHerder(BaseHerder):
             self._require_leader("reset connector offsets")
             return self._reset_offsets(name)
 
-        return self._submit(reset)
+        return self._submit(reset, f"resetting the offsets of the connector {name}")
 
     # Reads: answered from this worker's view of the shared topics.
 

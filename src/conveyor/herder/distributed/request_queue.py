@@ -24,6 +24,8 @@ class HerderRequest:
     seq: int
     action: Callable[[], Any] = field(compare=False)
     future: Future[Any] = field(compare=False, default_factory=Future)
+    description: str = field(compare=False, default="handling a request")
+    """What the herder does while it runs the request, as a stage the health check and timeouts name."""
 
 
 class RequestQueue:
@@ -34,10 +36,12 @@ class RequestQueue:
         self._seq = itertools.count()
         self._lock = threading.Lock()
 
-    def add(self, action: Callable[[], Any], delay_s: float = 0.0) -> tuple[HerderRequest, bool]:
+    def add(
+        self, action: Callable[[], Any], delay_s: float = 0.0, description: str = "handling a request"
+    ) -> tuple[HerderRequest, bool]:
         """Queue `action`; returns the request and whether it is now the first due (so the herder
         thread must be woken to recompute how long it may wait)."""
-        request = HerderRequest(time.monotonic() + delay_s, next(self._seq), action)
+        request = HerderRequest(time.monotonic() + delay_s, next(self._seq), action, description=description)
         with self._lock:
             self._requests.append(request)
             self._requests.sort()
