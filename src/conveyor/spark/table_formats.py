@@ -39,10 +39,12 @@ class TableFormat:
     name: str
     artifacts: tuple[str, ...]
     """Maven coordinates of the jars Spark loads (their other dependencies are Spark's own jars)."""
-    spark_minor: str
-    """The Spark minor version the release is built for; other Spark versions fail inside it."""
+    built_for: str
+    """The Spark minor version the release is built for."""
+    runs_on: tuple[str, ...]
+    """The Spark minor versions it was seen to write and read tables on; others fail inside it."""
     incompatible: str
-    """What the release does on the newest Spark Conveyor allows, as measured."""
+    """What the release does on the Spark versions it does not run on, as measured."""
 
     @property
     def version(self) -> str:
@@ -66,6 +68,7 @@ DELTA: Final = TableFormat(
     "delta",
     ("io.delta:delta-spark_2.13:4.3.0", "io.delta:delta-storage:4.3.0"),
     "4.1",
+    ("4.1", "4.2"),
     "on Spark 4.3.0 a write commits but every read of the table fails with NoSuchMethodError "
     "org.apache.spark.sql.execution.LogicalRDD.<init> (Delta 4.1.0, 4.2.0 and 4.3.0 alike; 4.0.0 fails "
     "to write with NoClassDefFoundError TimeAdd)",
@@ -74,10 +77,11 @@ ICEBERG: Final = TableFormat(
     "iceberg",
     ("org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0",),
     "4.1",
-    "on Spark 4.3.0 its catalog does not load: IncompatibleClassChangeError, class "
+    ("4.1",),
+    "on Spark 4.2.1 and 4.3.0 its catalog does not load: IncompatibleClassChangeError, class "
     "org.apache.iceberg.spark.source.SparkView can not implement "
     "org.apache.spark.sql.connector.catalog.View; "
-    "Maven Central serves no iceberg-spark-runtime-4.2 or -4.3",
+    "Maven Central serves no iceberg-spark-runtime-4.2 or -4.3; Conveyor's data source needs Spark 4.2",
 )
 TABLE_FORMATS: Final = {f.name: f for f in (DELTA, ICEBERG)}
 
@@ -97,13 +101,13 @@ def resolve(names: Iterable[str], spark_version: str = pyspark.__version__) -> l
                 f"table.formats: unknown table format '{name}'; use any of {', '.join(TABLE_FORMATS)}"
             )
         table_format = TABLE_FORMATS[name]
-        if spark_minor(spark_version) != table_format.spark_minor:
+        if spark_minor(spark_version) not in table_format.runs_on:
             raise TableFormatError(
                 f"table.formats={name}: the newest {name} release for Spark on Maven Central, "
-                f"{table_format.artifacts[0]}, is built for Spark {table_format.spark_minor} and this "
-                "worker runs "
-                f"Spark {spark_version} ({table_format.incompatible}). Run the worker with pyspark "
-                f"{table_format.spark_minor}.x, or remove '{name}' from table.formats"
+                f"{table_format.artifacts[0]}, is built for Spark {table_format.built_for}, runs on Spark "
+                f"{' and '.join(table_format.runs_on)}, and this worker runs Spark {spark_version} "
+                f"({table_format.incompatible}). Run the worker with pyspark "
+                f"{table_format.runs_on[-1]}.x, or remove '{name}' from table.formats"
             )
         formats.append(table_format)
     return formats
