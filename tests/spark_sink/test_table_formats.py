@@ -13,6 +13,7 @@ import pytest
 
 from conveyor.spark.table_formats import (
     DELTA,
+    DELTA_CATALOG,
     DELTA_EXTENSION,
     ICEBERG,
     ICEBERG_CATALOG_CLASS,
@@ -41,13 +42,24 @@ def test_iceberg_is_refused_on_spark_4_3_naming_its_runtime_jar() -> None:
         resolve(["iceberg"], "4.3.0")
 
 
+def test_iceberg_is_refused_on_every_spark_conveyor_runs_on() -> None:
+    for version in ("4.2.1", "4.3.0"):
+        with pytest.raises(TableFormatError, match="No Spark that Conveyor runs on"):
+            resolve(["iceberg"], version)
+
+
 def test_an_unknown_table_format_is_refused() -> None:
     with pytest.raises(TableFormatError, match="unknown table format 'hudi'"):
         resolve(["hudi"], "4.1.4")
 
 
-def test_a_spark_the_releases_are_built_for_gets_both_formats() -> None:
-    assert resolve(["Delta", " iceberg", ""], "4.1.4") == [DELTA, ICEBERG]
+def test_delta_is_loaded_on_spark_4_2() -> None:
+    assert resolve(["Delta", " ", ""], "4.2.1") == [DELTA]
+
+
+def test_delta_on_spark_4_3_is_told_to_run_on_pyspark_4_2() -> None:
+    with pytest.raises(TableFormatError, match=re.escape("Run the worker with pyspark 4.2.x")):
+        resolve(["delta"], "4.3.0")
 
 
 def test_the_jars_are_fetched_with_maven_into_the_cache(tmp_path: Path) -> None:
@@ -59,21 +71,24 @@ def test_the_jars_are_fetched_with_maven_into_the_cache(tmp_path: Path) -> None:
 def test_the_session_settings_join_the_workers_own_jars_and_extensions(tmp_path: Path) -> None:
     conf = session_conf(
         {"spark.jars": "/opt/mine.jar", "spark.sql.extensions": "com.example.Extension"},
-        ["delta", "iceberg"],
-        tmp_path / "warehouse",
+        ["delta"],
+        None,
         tmp_path / "cache",
-        spark_version="4.1.4",
+        spark_version="4.2.1",
     )
     jars = conf["spark.jars"].split(",")
     assert jars[0] == "/opt/mine.jar"
-    assert {Path(jar).name for jar in jars[1:]} == {
-        "delta-spark_2.13-4.3.0.jar",
-        "delta-storage-4.3.0.jar",
-        "iceberg-spark-runtime-4.1_2.13-1.12.0.jar",
-    }
+    assert {Path(jar).name for jar in jars[1:]} == {"delta-spark_2.13-4.3.0.jar", "delta-storage-4.3.0.jar"}
     assert conf["spark.sql.extensions"] == f"com.example.Extension,{DELTA_EXTENSION}"
-    assert conf["spark.sql.catalog.iceberg"] == ICEBERG_CATALOG_CLASS
-    assert conf["spark.sql.catalog.iceberg.warehouse"] == str(tmp_path / "warehouse")
+    assert conf["spark.sql.catalog.spark_catalog"] == DELTA_CATALOG
+
+
+def test_icebergs_catalog_is_a_hadoop_catalog_in_the_warehouse(tmp_path: Path) -> None:
+    assert ICEBERG.session_conf(tmp_path) == {
+        "spark.sql.catalog.iceberg": ICEBERG_CATALOG_CLASS,
+        "spark.sql.catalog.iceberg.type": "hadoop",
+        "spark.sql.catalog.iceberg.warehouse": str(tmp_path),
+    }
 
 
 def test_a_worker_without_table_formats_starts_its_session_with_no_extra_settings(tmp_path: Path) -> None:
@@ -88,7 +103,7 @@ def test_a_session_that_did_not_load_a_format_is_told_what_to_set() -> None:
     assert missing_from_session({"spark.sql.extensions": DELTA_EXTENSION}, "delta") is None
 
 
-@pytest.mark.skipif(pyspark.__version__.startswith("4.1."), reason="Spark 4.1 has the releases")
+@pytest.mark.skipif(pyspark.__version__.startswith("4.2."), reason="Delta runs on Spark 4.2")
 def test_a_worker_asked_for_a_format_its_spark_has_no_release_for_exits_before_starting(
     tmp_path: Path,
 ) -> None:

@@ -28,6 +28,10 @@ DELTA_CATALOG: Final = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 ICEBERG_CATALOG_CLASS: Final = "org.apache.iceberg.spark.SparkCatalog"
 
 
+CONVEYOR_SPARK: Final = ("4.2", "4.3")
+"""The Spark minor versions Conveyor runs on (its data source needs Spark 4.2's streaming read limits)."""
+
+
 class TableFormatError(ConfigError):
     """A table format this worker cannot load: unknown, no release for its Spark, or Maven failed."""
 
@@ -81,7 +85,7 @@ ICEBERG: Final = TableFormat(
     "on Spark 4.2.1 and 4.3.0 its catalog does not load: IncompatibleClassChangeError, class "
     "org.apache.iceberg.spark.source.SparkView can not implement "
     "org.apache.spark.sql.connector.catalog.View; "
-    "Maven Central serves no iceberg-spark-runtime-4.2 or -4.3; Conveyor's data source needs Spark 4.2",
+    "Maven Central serves no iceberg-spark-runtime-4.2 or -4.3",
 )
 TABLE_FORMATS: Final = {f.name: f for f in (DELTA, ICEBERG)}
 
@@ -102,12 +106,18 @@ def resolve(names: Iterable[str], spark_version: str = pyspark.__version__) -> l
             )
         table_format = TABLE_FORMATS[name]
         if spark_minor(spark_version) not in table_format.runs_on:
+            usable = [v for v in table_format.runs_on if v in CONVEYOR_SPARK]
+            remedy = (
+                f"Run the worker with pyspark {usable[-1]}.x, or remove '{name}' from table.formats"
+                if usable
+                else f"No Spark that Conveyor runs on ({', '.join(CONVEYOR_SPARK)}) has one: remove "
+                f"'{name}' from table.formats"
+            )
             raise TableFormatError(
                 f"table.formats={name}: the newest {name} release for Spark on Maven Central, "
                 f"{table_format.artifacts[0]}, is built for Spark {table_format.built_for}, runs on Spark "
                 f"{' and '.join(table_format.runs_on)}, and this worker runs Spark {spark_version} "
-                f"({table_format.incompatible}). Run the worker with pyspark "
-                f"{table_format.runs_on[-1]}.x, or remove '{name}' from table.formats"
+                f"({table_format.incompatible}). {remedy}"
             )
         formats.append(table_format)
     return formats
