@@ -72,11 +72,10 @@ def read_table(site: Path, path: Path) -> dict[str, Any]:
 
 def _print_table(path: str) -> None:
     from conveyor.spark.session import get_or_create_session
-    from conveyor.spark.table_formats import DELTA, fetch_jars, session_conf
+    from conveyor.spark.table_formats import DELTA, session_conf
 
     conf = session_conf({}, [DELTA.name], None)
     spark = get_or_create_session("local[2]", "conveyor-delta-reader", conf)
-    assert all(jar.exists() for jar in fetch_jars(DELTA))
     rows = [row.asDict() for row in spark.read.format("delta").load(path).collect()]
     detail = spark.sql(f"DESCRIBE DETAIL delta.`{path}`").collect()[0].asDict()
     print(json.dumps({"rows": rows, "partition_columns": list(detail["partitionColumns"])}, default=str))
