@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,10 +27,12 @@ from conveyor.log import open_log
 from .delta_runtime import environment, pyspark_site, read_table
 from .support import JSON_CONVERTER, STRING_CONVERTER, wait_until, write_people
 
-INPUT_ROWS = 3000
+INPUT_ROWS = 1200
 ROWS_PER_BATCH = "200"
 START_S = 600.0
-"""A worker's start (a JVM, Delta's jars, a SparkSession) on a loaded 2-core machine."""
+"""A worker's start (a JVM, Delta's jars, a SparkSession) and a few batches on a loaded 2-core machine."""
+FINISH_S = 1200.0
+"""A restarted worker's start and the rest of the topic's batches, each a Delta commit."""
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.timeout(3600)
@@ -92,14 +94,35 @@ def write_worker_files(data_dir: Path, table: Path) -> tuple[Path, Path]:
 
 
 def start_worker(properties: Path, connector: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "conveyor.cli", "standalone", "--no-status", str(properties), str(connector)],
-        cwd=REPOSITORY,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group: the JVM and Python workers die with it
-    )
+    """The worker, its output appended to ``worker.log`` beside its properties."""
+    with open(properties.parent / "worker.log", "ab") as output:
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "conveyor.cli",
+                "standalone",
+                "--no-status",
+                str(properties),
+                str(connector),
+            ],
+            cwd=REPOSITORY,
+            env=env,
+            stdout=output,
+            stderr=output,
+            start_new_session=True,  # its own process group: the JVM and Python workers die with it
+        )
+
+
+def wait_for(table: Path, condition: Callable[[], bool], what: str, timeout_s: float, data_dir: Path) -> None:
+    """``wait_until``, failing with the worker's last lines."""
+    try:
+        wait_until(condition, what, timeout_s)
+    except AssertionError as error:
+        lines = (data_dir / "worker.log").read_text(errors="replace").splitlines()[-40:]
+        raise AssertionError(
+            f"{error}; {committed_rows(table)} rows committed; worker:\n" + "\n".join(lines)
+        ) from error
 
 
 def kill(worker: subprocess.Popen[bytes]) -> None:
@@ -119,14 +142,20 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcome]:
 
     first = start_worker(properties, connector, env)
     try:
-        wait_until(lambda: commits(table) >= 3, "a few committed micro-batches", START_S)
+        wait_for(table, lambda: commits(table) >= 2, "a few committed micro-batches", START_S, data_dir)
     finally:
         kill(first)
     rows_at_kill = committed_rows(table)
 
     second = start_worker(properties, connector, env)
     try:
-        wait_until(lambda: committed_rows(table) >= INPUT_ROWS, "every row after the restart", START_S)
+        wait_for(
+            table,
+            lambda: committed_rows(table) >= INPUT_ROWS,
+            "every row after the restart",
+            FINISH_S,
+            data_dir,
+        )
     finally:
         kill(second)
     yield Outcome(rows_at_kill, read_table(site, table))
