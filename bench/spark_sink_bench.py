@@ -1,12 +1,17 @@
-"""Rows per second into Parquet: the SparkFileSink connector from a Conveyor topic, against plain Spark
-Structured Streaming reading the same JSON records from files. Goal: the connector at 80% or more.
+"""Rows per second into Parquet, Delta and Iceberg tables: the SparkFileSink connector from a Conveyor
+topic, against plain Spark Structured Streaming reading the same JSON records from files into Parquet.
+Goal: the connector into Parquet at 80% or more.
 
-Run: ``.venv/bin/python bench/spark_sink_bench.py [--records N] [--partitions P] [--rounds R]``. The same
+Run: ``.venv/bin/python bench/spark_sink_bench.py [--records N] [--partitions P] [--rounds R]
+[--targets parquet,delta,iceberg]``. A table format runs only on a Spark its release runs on
+(``conveyor.spark.table_formats``; Delta: put pyspark 4.2 first on ``PYTHONPATH``, e.g. the one the tests
+install in ``~/.cache/conveyor/pyspark-4.2.1/site``); others are reported with the reason. The same
 N records, JsonConverter envelopes as a Connect source writes them (schema and payload, about 340 bytes),
 are
 
 (a) in a topic of P partitions, delivered by a ``SparkFileSink`` connector created through the REST API
-    of a standalone worker, and
+    of a standalone worker, into each target (Parquet files, a Delta table by path, an Iceberg table of
+    the worker's catalog), and
 (b) in P JSON-lines files, read by ``spark.readStream.json`` with the envelope's schema and written with
     ``payload.*`` to Parquet in one ``availableNow`` run.
 
@@ -38,6 +43,7 @@ from conveyor.metrics.status import State
 from conveyor.runtime.task_spec import TaskId
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
+from conveyor.spark.table_formats import TABLE_FORMATS, TableFormatError, resolve, session_conf
 
 ORDER = (
     SchemaBuilder.struct()
@@ -100,13 +106,26 @@ def _query_rate(progress: list[dict[str, Any]]) -> float:
     return rows / (millis / 1000)
 
 
-def connector_run(worker: StandaloneWorker, name: str, topic: str, output: Path, records: int) -> Run:
+def target_config(target: str, output: Path, name: str) -> dict[str, str]:
+    """Where the connector writes: files or a Delta table at ``output``, or an Iceberg table."""
+    if target == "iceberg":
+        return {
+            "format": target,
+            "table": f"bench.{name.replace('-', '_')}",
+            "checkpoint.location": str(output),
+        }
+    return {"format": target, "path": str(output)}
+
+
+def connector_run(
+    worker: StandaloneWorker, name: str, topic: str, output: Path, records: int, target: str = "parquet"
+) -> Run:
     """Create the connector and wait until its query has read ``records`` rows."""
     config = {
         "connector.class": "SparkFileSink",
         "topics": topic,
-        "path": str(output),
         "trigger.interval.ms": "0",
+        **target_config(target, output, name),
     }
     with httpx.Client(base_url=worker.url, timeout=60.0) as client:
         began = time.perf_counter()
@@ -145,15 +164,42 @@ def parquet_rows(spark: SparkSession, path: Path) -> int:
     return spark.read.parquet(str(path)).count()
 
 
+def target_rows(spark: SparkSession, target: str, output: Path, name: str) -> int:
+    if target == "iceberg":
+        return spark.table(f"iceberg.bench.{name.replace('-', '_')}").count()
+    return spark.read.format(target).load(str(output)).count()
+
+
+def loadable(targets: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The targets this Spark can write, and the reason for each it cannot."""
+    runnable, reasons = [], {}
+    for target in targets:
+        try:
+            resolve([target] if target in TABLE_FORMATS else [])
+            runnable.append(target)
+        except TableFormatError as error:
+            reasons[target] = str(error)
+    return runnable, reasons
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--partitions", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--targets", default="parquet,delta,iceberg")
     args = parser.parse_args()
+    targets, skipped = loadable([t.strip() for t in args.targets.split(",") if t.strip()])
+    formats = [t for t in targets if t in TABLE_FORMATS]
     root = Path(tempfile.mkdtemp(prefix="conveyor-spark-sink-bench-"))
-    spark = get_or_create_session(f"local[{args.partitions}]")
-    props = {"data.dir": str(root / "worker"), "listeners": "http://127.0.0.1:0"}
+    props = {
+        "data.dir": str(root / "worker"),
+        "listeners": "http://127.0.0.1:0",
+        "table.formats": ",".join(formats),
+    }
+    spark = get_or_create_session(
+        f"local[{args.partitions}]", conf=session_conf({}, formats, root / "worker" / "iceberg")
+    )
     worker = StandaloneWorker(
         WorkerConfig.from_props(
             props
@@ -165,7 +211,7 @@ def main() -> None:
         )
     )
     worker.start()
-    connector: list[Run] = []
+    connector: dict[str, list[Run]] = {target: [] for target in targets}
     plain: list[Run] = []
     try:
         fill_topic(worker, "warmup", 20_000, args.partitions)
@@ -176,20 +222,31 @@ def main() -> None:
         fill_topic(worker, "orders", args.records, args.partitions)
         fill_files(root / "files", args.records, args.partitions)
         for round_ in range(args.rounds):
-            out_a, out_b = root / f"out-a-{round_}", root / f"out-b-{round_}"
-            connector.append(connector_run(worker, f"orders-{round_}", "orders", out_a, args.records))
+            for target in targets:
+                name, out_a = f"orders-{target}-{round_}", root / f"out-a-{target}-{round_}"
+                connector[target].append(connector_run(worker, name, "orders", out_a, args.records, target))
+                assert target_rows(spark, target, out_a, name) == args.records
+            out_b = root / f"out-b-{round_}"
             plain.append(plain_spark_run(spark, root / "files", out_b, root / f"cp-b-{round_}", args.records))
-            assert parquet_rows(spark, out_a) == args.records
             assert parquet_rows(spark, out_b) == args.records
     finally:
         worker.stop()
-    best_a, best_b = Run.best(connector), Run.best(plain)
+    best_b = Run.best(plain)
     print(f"{args.records:,} records, {args.partitions} partitions, best of {args.rounds} rounds (rows/s)")
-    print(f"{'':42}{'end to end':>14}{'query alone':>14}")
-    print(f"{'(a) SparkFileSink from a Conveyor topic':42}{best_a.end_to_end:>14,.0f}{best_a.query:>14,.0f}")
-    print(f"{'(b) Spark Structured Streaming from JSON':42}{best_b.end_to_end:>14,.0f}{best_b.query:>14,.0f}")
-    ratio_e2e, ratio_query = best_a.end_to_end / best_b.end_to_end, best_a.query / best_b.query
-    print(f"{'(a)/(b) (goal: 80% or more)':42}{ratio_e2e:>14.0%}{ratio_query:>14.0%}")
+    print(f"{'':46}{'end to end':>14}{'query alone':>14}")
+    for target in targets:
+        best_a = Run.best(connector[target])
+        label = f"(a) SparkFileSink, topic -> {target}"
+        print(f"{label:46}{best_a.end_to_end:>14,.0f}{best_a.query:>14,.0f}")
+        ratio_e2e, ratio_query = best_a.end_to_end / best_b.end_to_end, best_a.query / best_b.query
+        print(
+            f"{'    /(b)' + (' (goal: 80% or more)' if target == 'parquet' else ''):46}"
+            f"{ratio_e2e:>14.0%}{ratio_query:>14.0%}"
+        )
+    label = "(b) Spark Structured Streaming, JSON -> parquet"
+    print(f"{label:46}{best_b.end_to_end:>14,.0f}{best_b.query:>14,.0f}")
+    for target, reason in skipped.items():
+        print(f"{target}: not run: {reason}")
 
 
 if __name__ == "__main__":

@@ -86,3 +86,21 @@ def test_a_checkpoint_on_a_remote_file_system_cannot_be_moved() -> None:
     assert local_directory("file:///data/out") == Path("/data/out")
     with pytest.raises(CheckpointError, match="only local"):
         local_directory("s3a://bucket/out/_checkpoint")
+
+
+def test_a_table_sinks_checkpoint_moves_when_its_last_batch_committed(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "checkpoint"
+    planned(checkpoint, 0, {"orders": {"0": 10}})
+    committed(checkpoint, 0)
+    assert move_checkpoint(checkpoint, None, {ORDERS_0: 4})
+    assert ends_of(checkpoint, 0) == {"orders": {"0": 4}}
+
+
+def test_a_table_sinks_checkpoint_with_an_unfinished_batch_is_not_moved(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "checkpoint"
+    planned(checkpoint, 0, {"orders": {"0": 10}})
+    committed(checkpoint, 0)
+    planned(checkpoint, 1, {"orders": {"0": 20}})
+    with pytest.raises(CheckpointError, match="last batch 1 did not finish"):
+        move_checkpoint(checkpoint, None, {ORDERS_0: 4})
+    assert ends_of(checkpoint, 1) == {"orders": {"0": 20}}

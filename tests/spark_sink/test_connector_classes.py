@@ -13,6 +13,7 @@ from conveyor.connectors.spark_sink import (
     SparkFileSinkSettings,
     SparkStreamingSinkTask,
 )
+from conveyor.connectors.spark_sink.query import table_name
 from conveyor.plugins import load_plugin_class
 
 
@@ -46,6 +47,24 @@ def test_the_checkpoint_defaults_to_a_directory_inside_the_output() -> None:
         {"topics": "t"},
         {"path": "/out"},
         {"topics": "t", "topics.regex": "t.*", "path": "/out"},
+        {"topics": "t", "format": "iceberg", "checkpoint.location": "/cp"},
+        {"topics": "t", "format": "iceberg", "table": "db.t", "path": "/out", "checkpoint.location": "/cp"},
+        {"topics": "t", "format": "delta"},
+        {"topics": "t", "format": "delta", "path": "/out", "table": "t"},
+        {"topics": "t", "format": "parquet", "path": "/out", "table": "t"},
+        {"topics": "t", "format": "delta", "table": "t"},
+    ],
+    ids=[
+        "unknown format",
+        "no path",
+        "no topics",
+        "topics and topics.regex",
+        "iceberg without table",
+        "iceberg with a path",
+        "delta without path or table",
+        "delta with path and table",
+        "files into a table",
+        "a table without checkpoint",
     ],
 )
 def test_bad_settings_are_config_errors(config: dict[str, str]) -> None:
@@ -62,3 +81,23 @@ def test_tasks_max_is_the_least_number_of_spark_tasks_reading_a_micro_batch() ->
     settings = SparkFileSinkSettings.parse("c", {"topics": "t", "path": "/out", "tasks.max": "4"})
     assert settings.tasks_max == 4
     assert SparkFileSinkSettings.parse("c", {"topics": "t", "path": "/out"}).tasks_max == 1
+
+
+def test_a_delta_table_by_path_keeps_its_checkpoint_inside_it() -> None:
+    settings = SparkFileSinkSettings.parse("c", {"topics": "t", "format": "delta", "path": "/lake/people"})
+    assert (settings.path, settings.table, settings.checkpoint_location) == (
+        "/lake/people",
+        None,
+        "/lake/people/_checkpoint",
+    )
+
+
+def test_an_iceberg_table_is_named_in_the_workers_iceberg_catalog() -> None:
+    settings = SparkFileSinkSettings.parse(
+        "c", {"topics": "t", "format": "iceberg", "table": "crm.people", "checkpoint.location": "/cp"}
+    )
+    assert (table_name(settings), settings.path, settings.checkpoint_location) == (
+        "iceberg.crm.people",
+        "",
+        "/cp",
+    )

@@ -21,6 +21,7 @@ from conveyor.settings.properties import read_properties
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.plugin_shipping import ship_plugins
 from conveyor.spark.session import get_or_create_session, start_executor_daemons
+from conveyor.spark.table_formats import resolve, session_conf
 from conveyor.spark.task_runner import SparkTaskRunner
 
 logger = logging.getLogger(__name__)
@@ -41,7 +42,8 @@ class WorkerProcess:
             config, plugin_modules=plugins.modules, plugin_module_info=plugins.module_info
         )
         self.log: Log = open_log(config.log_url)
-        spark = get_or_create_session(config.spark_master, "conveyor-worker", config.spark_conf())
+        spark_conf = session_conf(config.spark_conf(), config.table_formats, config.iceberg_warehouse)
+        spark = get_or_create_session(config.spark_master, "conveyor-worker", spark_conf)
         ship_plugins(spark.sparkContext, plugins.sources)
         start_executor_daemons(spark)
         self.runner = SparkTaskRunner(
@@ -170,4 +172,6 @@ def load_worker_config(
     path: Path | None, overrides: dict[str, str] | None = None, *, standalone: bool = True
 ) -> WorkerConfig:
     props = read_properties(path.read_text()) if path is not None else {}
-    return WorkerConfig.from_props({**props, **(overrides or {})}, standalone=standalone)
+    config = WorkerConfig.from_props({**props, **(overrides or {})}, standalone=standalone)
+    resolve(config.table_formats)  # a table format this Spark cannot load stops the worker before its start
+    return config

@@ -7,7 +7,7 @@ import fcntl
 import shutil
 from pathlib import Path
 
-from conveyor.kafka_broker.fetch import DEPENDENCY_PLUGIN, KafkaFetchError, _maven, default_cache_dir
+from conveyor.kafka_broker.fetch import DEPENDENCY_PLUGIN, KafkaFetchError, default_cache_dir, run_maven
 
 DEBEZIUM_VERSION = "3.6.1.Final"
 _EMPTY_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
@@ -33,7 +33,7 @@ def fetch_debezium_postgres(version: str = DEBEZIUM_VERSION, cache_dir: Path | N
                 raise KafkaFetchError("Maven (mvn) is not on PATH; it is needed to fetch Debezium's jars")
             (home / "pom.xml").write_text(_EMPTY_POM)
             shutil.rmtree(plugins, ignore_errors=True)
-            _maven(
+            run_maven(
                 mvn,
                 home,
                 f"{DEPENDENCY_PLUGIN}:unpack",

@@ -114,14 +114,14 @@ def _fetch(distribution: KafkaDistribution) -> None:
     (home / "pom.xml").write_text(_POM.format(kafka=distribution.version, log4j=LOG4J_VERSION))
     distribution.log4j_config.write_text(_LOG4J2_PROPERTIES)
     shutil.rmtree(distribution.lib, ignore_errors=True)
-    _maven(
+    run_maven(
         mvn,
         home,
         f"{DEPENDENCY_PLUGIN}:copy-dependencies",
         "-DincludeScope=runtime",
         f"-DoutputDirectory={distribution.lib}",
     )
-    _maven(
+    run_maven(
         mvn,
         home,
         f"{DEPENDENCY_PLUGIN}:copy",
@@ -134,7 +134,8 @@ def _fetch(distribution: KafkaDistribution) -> None:
         raise KafkaFetchError(f"Maven fetched Kafka {distribution.version} without {missing}")
 
 
-def _maven(mvn: str, home: Path, *arguments: str) -> None:
+def run_maven(mvn: str, home: Path, *arguments: str) -> None:
+    """Run Maven quietly in ``home``; a failure raises ``KafkaFetchError`` with its output."""
     result = subprocess.run(
         [mvn, "-q", "-B", *arguments], cwd=home, capture_output=True, text=True, check=False
     )

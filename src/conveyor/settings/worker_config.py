@@ -230,6 +230,12 @@ def _worker_config_def() -> ConfigDef:
         .define("task.restart.backoff.max.ms", ConfigType.LONG, default=60000, validator=non_negative,
                 importance=low)
         .define("task.lease.ms", ConfigType.LONG, default=10000, validator=positive, importance=low)
+        .define("table.formats", ConfigType.LIST, default=[], importance=low,
+                documentation="Table formats the worker's SparkSession loads for Spark sinks: delta, "
+                "iceberg (jars fetched with Maven, extensions and catalogs set at start).")
+        .define("iceberg.warehouse", ConfigType.STRING, default=None, importance=low,
+                documentation="The warehouse directory of the worker's Iceberg catalog; "
+                "<data.dir>/iceberg when unset.")
         .define("rest.request.max.bytes", ConfigType.INT, default=1024 * 1024, validator=positive,
                 importance=low, documentation="The largest request body the REST API accepts; a larger "
                 "one is answered 413.")
@@ -349,6 +355,9 @@ class WorkerConfig:
     task_control_port: int = 0
     plugin_path: tuple[str, ...] = ()
     plugin_modules: tuple[str, ...] = ()
+    table_formats: tuple[str, ...] = ()
+    """The table formats (``delta``, ``iceberg``) the worker's SparkSession loads."""
+    iceberg_warehouse: Path | None = None
     """The top-level modules of the plugin.path plugins the worker loaded, for executors to register."""
     plugin_module_info: tuple[ModuleInfo, ...] = ()
     """How each of ``plugin_modules`` is listed and its version (several versions of one plugin)."""
@@ -477,6 +486,8 @@ class WorkerConfig:
             transactional_id=parsed["transactional.id"],
             task_control_port=parsed["task.control.port"],
             plugin_path=tuple(parsed["plugin.path"]),
+            table_formats=tuple(f.strip().lower() for f in parsed["table.formats"] if f.strip()),
+            iceberg_warehouse=Path(parsed["iceberg.warehouse"] or data_dir / "iceberg").resolve(),
             connect_protocol=ConnectProtocolMode(parsed["connect.protocol"].lower()),
             session_timeout_ms=parsed["session.timeout.ms"],
             heartbeat_interval_ms=parsed["heartbeat.interval.ms"],

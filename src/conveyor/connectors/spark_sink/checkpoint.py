@@ -15,6 +15,10 @@ last committed batch, and the query stays on its batch numbering:
 Spark's offset and commit files are "v1" text: a version line, a metadata line, and one line per source
 (here one: the conveyor source's offsets, ``{"topic":{"0":23}}``). A rewritten file is written aside and
 renamed into place, and its Hadoop checksum file, which would no longer match, is removed.
+
+A Delta or Iceberg table has no such log to ask: it skips a batch id it already committed for the query,
+so a batch the stop cut short must not be dropped and planned again with other offsets (the table
+would skip it, losing those records). Its checkpoint is moved only when its last batch committed.
 """
 
 from __future__ import annotations
@@ -47,20 +51,27 @@ def local_directory(location: str) -> Path:
     return Path(parsed.path if parsed.scheme else location)
 
 
-def move_checkpoint(checkpoint: Path, sink_log: Path, positions: Mapping[TopicPartition, int | None]) -> bool:
-    """Make a query resuming from ``checkpoint`` (writing files listed in ``sink_log``) start at
-    ``positions`` (None: the partition's earliest offset); other partitions keep theirs. False when there
-    is no checkpoint to move: a query without one starts from its consumer group's offsets."""
+def move_checkpoint(
+    checkpoint: Path, sink_log: Path | None, positions: Mapping[TopicPartition, int | None]
+) -> bool:
+    """Make a query resuming from ``checkpoint`` (writing files listed in ``sink_log``, or a table when
+    None) start at ``positions`` (None: the partition's earliest offset); other partitions keep theirs.
+    False when there is no checkpoint to move: a query without one starts from its consumer group's
+    offsets."""
     offsets_dir, commits_dir = checkpoint / "offsets", checkpoint / "commits"
     planned = _latest(offsets_dir)
     if planned is None:
         return False
     committed = _latest(commits_dir)
-    written = _latest(sink_log)
     resumed_after: int | None
     if committed == planned:
         resumed_after = planned
-    elif written == planned:
+    elif sink_log is None:
+        raise CheckpointError(
+            f"Cannot move the checkpoint {checkpoint}: its last batch {planned} did not finish (the table "
+            "may hold it); resume the connector until it does, stop it, and move the offsets then"
+        )
+    elif (written := _latest(sink_log)) == planned:
         _write(commits_dir / str(planned), _NO_WATERMARK)
         resumed_after = planned
     elif (-1 if committed is None else committed) == planned - 1 and (written is None or written < planned):

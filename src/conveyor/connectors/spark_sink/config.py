@@ -10,18 +10,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, NonEmptyString, Range, ValidString
+from conveyor.api import ConfigDef, ConfigError, ConfigType, Importance, Range, ValidString
 from conveyor.settings.connector_config import SinkTopics, TaskCount
 
 FORMAT_CONFIG: Final = "format"
 PATH_CONFIG: Final = "path"
+TABLE_CONFIG: Final = "table"
 CHECKPOINT_LOCATION_CONFIG: Final = "checkpoint.location"
 SQL_CONFIG: Final = "sql"
 TRIGGER_INTERVAL_MS_CONFIG: Final = "trigger.interval.ms"
 MAX_RECORDS_PER_TRIGGER_CONFIG: Final = "max.records.per.trigger"
 PARTITION_BY_CONFIG: Final = "partition.by"
 
-FORMATS: Final = ("parquet", "json", "csv", "orc")
+FILE_FORMATS: Final = ("parquet", "json", "csv", "orc")
+TABLE_FORMATS: Final = ("delta", "iceberg")
+"""Table formats: the worker's SparkSession must load them (its ``table.formats``)."""
+FORMATS: Final = FILE_FORMATS + TABLE_FORMATS
 DEFAULT_TRIGGER_INTERVAL_MS: Final = 500
 RECORDS_VIEW: Final = "records"
 """The name the ``sql`` projection reads the records under."""
@@ -39,14 +43,23 @@ SPARK_FILE_SINK_CONFIG_DEF = (
         default="parquet",
         validator=ValidString(FORMATS),
         importance=Importance.HIGH,
-        documentation="The file format Spark writes: parquet, json, csv or orc",
+        documentation="What Spark writes: files (parquet, json, csv, orc) or a table (delta, iceberg)",
     )
     .define(
         PATH_CONFIG,
         ConfigType.STRING,
-        validator=NonEmptyString(),
+        default="",
         importance=Importance.HIGH,
-        documentation="The directory Spark's file sink writes to (with its _spark_metadata log)",
+        documentation="The directory Spark's file sink writes to (with its _spark_metadata log), or the "
+        "Delta table's directory",
+    )
+    .define(
+        TABLE_CONFIG,
+        ConfigType.STRING,
+        default="",
+        importance=Importance.HIGH,
+        documentation="The table a delta or iceberg sink writes to, by name (created when missing): "
+        "an Iceberg table of the worker's catalog (db.name), or a Delta table of Spark's catalog",
     )
     .define(
         CHECKPOINT_LOCATION_CONFIG,
@@ -54,7 +67,7 @@ SPARK_FILE_SINK_CONFIG_DEF = (
         default="",
         importance=Importance.MEDIUM,
         documentation="The streaming query's checkpoint; by default "
-        f"<path>/{CHECKPOINT_DIR}, so a restarted connector resumes",
+        f"<path>/{CHECKPOINT_DIR}, so a restarted connector resumes (required with table)",
     )
     .define(
         SQL_CONFIG,
@@ -98,6 +111,8 @@ class SparkFileSinkSettings:
     topics_regex: str | None
     format: str
     path: str
+    """The output directory; empty when the sink writes to ``table``."""
+    table: str | None
     checkpoint_location: str
     sql: str | None
     trigger_interval_ms: int
@@ -114,15 +129,28 @@ class SparkFileSinkSettings:
         max_records = values[MAX_RECORDS_PER_TRIGGER_CONFIG]
         if max_records is not None and max_records <= 0:
             raise ConfigError(MAX_RECORDS_PER_TRIGGER_CONFIG, max_records, "Must be positive")
-        checkpoint = (
-            values[CHECKPOINT_LOCATION_CONFIG] or f"{values[PATH_CONFIG].rstrip('/')}/{CHECKPOINT_DIR}"
+        file_format, path, table = (
+            values[FORMAT_CONFIG],
+            values[PATH_CONFIG].strip(),
+            values[TABLE_CONFIG].strip(),
         )
+        _check_target(file_format, path, table)
+        checkpoint = values[CHECKPOINT_LOCATION_CONFIG] or (
+            f"{path.rstrip('/')}/{CHECKPOINT_DIR}" if path else ""
+        )
+        if not checkpoint:
+            raise ConfigError(
+                CHECKPOINT_LOCATION_CONFIG,
+                "",
+                f"Required with {TABLE_CONFIG}: where the query keeps its progress",
+            )
         return cls(
             connector=connector,
             topics=subscription.topics,
             topics_regex=subscription.regex,
-            format=values[FORMAT_CONFIG],
-            path=values[PATH_CONFIG],
+            format=file_format,
+            path=path,
+            table=table or None,
             checkpoint_location=checkpoint,
             sql=(values[SQL_CONFIG] or "").strip() or None,
             trigger_interval_ms=values[TRIGGER_INTERVAL_MS_CONFIG],
@@ -130,3 +158,21 @@ class SparkFileSinkSettings:
             partition_by=tuple(c.strip() for c in values[PARTITION_BY_CONFIG] if c.strip()),
             tasks_max=TaskCount.parse(config).tasks_max,
         )
+
+
+def _check_target(file_format: str, path: str, table: str) -> None:
+    """Files go to a ``path``, an Iceberg table to a ``table``, a Delta table to either."""
+    if file_format in FILE_FORMATS and not path:
+        raise ConfigError(PATH_CONFIG, path, f"Required with format={file_format}: the output directory")
+    if file_format in FILE_FORMATS and table:
+        raise ConfigError(TABLE_CONFIG, table, f"Only delta and iceberg write to a table, not {file_format}")
+    if file_format == "iceberg" and not table:
+        raise ConfigError(
+            TABLE_CONFIG, table, "Required with format=iceberg: the table's name, e.g. db.people"
+        )
+    if file_format == "iceberg" and path:
+        raise ConfigError(
+            PATH_CONFIG, path, "Not with format=iceberg: its tables live in the worker's catalog"
+        )
+    if file_format == "delta" and bool(path) == bool(table):
+        raise ConfigError(TABLE_CONFIG, table, "format=delta writes to exactly one of path or table")

@@ -1,4 +1,5 @@
-"""``SparkFileSinkConnector``: topics of the log into Parquet, JSON, CSV or ORC files, by Spark.
+"""``SparkFileSinkConnector``: topics of the log into Parquet, JSON, CSV or ORC files, or Delta Lake and
+Apache Iceberg tables, by Spark.
 
 Its one task is a Spark Structured Streaming query (see ``conveyor.spark.streaming``) run by the worker
 through its task runner, managed through REST like any other connector.
@@ -11,7 +12,11 @@ from collections.abc import Mapping
 from conveyor.api import SinkConnector, Task, TopicPartition
 from conveyor.connectors.configured_connector import ConfiguredConnector
 from conveyor.connectors.spark_sink.checkpoint import local_directory, move_checkpoint
-from conveyor.connectors.spark_sink.config import SPARK_FILE_SINK_CONFIG_DEF, SparkFileSinkSettings
+from conveyor.connectors.spark_sink.config import (
+    SPARK_FILE_SINK_CONFIG_DEF,
+    TABLE_FORMATS,
+    SparkFileSinkSettings,
+)
 from conveyor.connectors.spark_sink.task import SparkStreamingSinkTask
 
 
@@ -40,4 +45,7 @@ class SparkFileSinkConnector(ConfiguredConnector, SinkConnector):
         False when it has none yet (it then starts from the consumer group's offsets)."""
         settings = SparkFileSinkSettings.parse(connector_config.get("name", "connector"), connector_config)
         checkpoint = local_directory(settings.checkpoint_location)
-        return move_checkpoint(checkpoint, local_directory(settings.path) / "_spark_metadata", offsets)
+        sink_log = (
+            None if settings.format in TABLE_FORMATS else local_directory(settings.path) / "_spark_metadata"
+        )
+        return move_checkpoint(checkpoint, sink_log, offsets)

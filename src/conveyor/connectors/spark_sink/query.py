@@ -8,7 +8,8 @@ Arrow batches (``mapInArrow``). The result is the view ``records`` (the value's 
 plus ``kafka_topic``, ``kafka_partition``, ``kafka_offset``, ``kafka_timestamp``, ``kafka_key`` and
 ``kafka_headers``), which the optional ``sql`` projects; without ``sql`` the value's fields are
 written. Spark's file sink writes them exactly once, through its ``_spark_metadata`` log and the
-query's checkpoint.
+query's checkpoint; Delta and Iceberg tables through their own commits, which record the query's id
+and batch id so that a replayed batch is skipped.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from pyspark.sql.streaming.query import StreamingQuery
 from pyspark.sql.streaming.readwriter import DataStreamReader
 from pyspark.sql.types import StructType
 
-from conveyor.connectors.spark_sink.config import RECORDS_VIEW, SparkFileSinkSettings
-from conveyor.data import DataError
+from conveyor.connectors.spark_sink.config import RECORDS_VIEW, TABLE_FORMATS, SparkFileSinkSettings
+from conveyor.data import ConnectError, DataError
 from conveyor.log import Admin, Log, TopicPartition, open_log
 from conveyor.plugins import load_chain_plugin
 from conveyor.runtime.pipeline import plugin_settings
@@ -39,6 +40,7 @@ from conveyor.spark.datasource.options import ConverterSpec
 from conveyor.spark.streaming.python_chain import PythonChainMapper, sample_output_schema
 from conveyor.spark.streaming.query_tasks import subscription_of
 from conveyor.spark.streaming.smt_compiler import compile_chain
+from conveyor.spark.table_formats import ICEBERG_CATALOG, missing_from_session
 from conveyor.transforms import TransformationChain
 
 RECORD_COLUMNS: Final = ("key", "value", "topic", "partition", "offset", "timestamp", "headers")
@@ -57,6 +59,7 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
     own); None while its topics hold no record to learn the schema from."""
     config = spec.connector_config
     settings = SparkFileSinkSettings.parse(spec.id.connector, config)
+    _require_table_format(spark, settings.format)
     log_url = spec.worker_config.log_url
     subscription = subscription_of(config)
     key_converter = converter_spec(config, spec.worker_config, "key.converter")
@@ -92,15 +95,34 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
     projected = spark.sql(settings.sql) if settings.sql else value_columns(records)
     writer = (
         projected.writeStream.format(settings.format)
-        .option("path", settings.path)
         .option("checkpointLocation", settings.checkpoint_location)
         .queryName(f"conveyor-{spec.id.connector}")
     )
+    if settings.format == "iceberg":
+        writer = writer.option("fanout-enabled", "true")  # micro-batches are not sorted by partition
     if settings.partition_by:
         writer = writer.partitionBy(*settings.partition_by)
     if settings.trigger_interval_ms > 0:
         writer = writer.trigger(processingTime=f"{settings.trigger_interval_ms} milliseconds")
-    return writer.start()
+    if settings.table:
+        return writer.toTable(table_name(settings))
+    return writer.option("path", settings.path).start()
+
+
+def table_name(settings: SparkFileSinkSettings) -> str:
+    """The table's name in the session: Iceberg tables are in the worker's Iceberg catalog."""
+    assert settings.table is not None
+    if settings.format == "iceberg" and not settings.table.startswith(f"{ICEBERG_CATALOG}."):
+        return f"{ICEBERG_CATALOG}.{settings.table}"
+    return settings.table
+
+
+def _require_table_format(spark: SparkSession, file_format: str) -> None:
+    """Fails, saying what to do, when the session did not load the table format at its start."""
+    if file_format in TABLE_FORMATS:
+        reason = missing_from_session(dict(spark.sparkContext.getConf().getAll()), file_format)
+        if reason is not None:
+            raise ConnectError(reason)
 
 
 def converter_spec(config: Mapping[str, str], worker_config: WorkerConfig, name: str) -> ConverterSpec:
