@@ -30,6 +30,7 @@ from conveyor.rest.routes.offsets import offsets_router
 from conveyor.rest.routes.plugins import plugins_router
 from conveyor.rest.routes.root import root_router
 from conveyor.rest.routes.topics import topics_router
+from conveyor.runtime.metric_groups import MetricNaming
 
 DESCRIPTION = (
     "Kafka Connect's REST API, served by a Conveyor worker: the same paths, status codes and bodies, "
@@ -46,13 +47,15 @@ def create_app(
     request_filters: Sequence[RequestFilter] = (),
     cors: CorsPolicy | None = None,
     inter_worker_tls: ssl.SSLContext | None = None,
+    metric_namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,),
 ) -> FastAPI:
     """The REST app over `herder`, with the web console at `/ui`; `/admin/*` only when `admin_enabled`.
 
     A request body larger than `max_request_bytes` is answered 413 unread. Every request passes the
     `request_filters` (of REST extensions) first, CORS preflight requests excepted when `cors` is on.
     With `internal` (a worker of a group), the signed inter-worker endpoints are served too, and
-    requests another worker must serve are forwarded there.
+    requests another worker must serve are forwarded there. `GET /metrics` names its samples by each of
+    `metric_namings`.
 
     Every endpoint is a plain function, so FastAPI runs its blocking herder call on a worker thread
     and a slow call never holds up the others.
@@ -60,7 +63,7 @@ def create_app(
     app = FastAPI(title="Conveyor REST API", version=server_info.version(), description=DESCRIPTION)
     if internal is not None:
         app.include_router(internal_router(internal))
-    for router in api_routers(herder, admin_enabled=admin_enabled):
+    for router in api_routers(herder, admin_enabled=admin_enabled, metric_namings=metric_namings):
         app.include_router(router)
     install_console(app)
     install_openapi(app)
@@ -103,7 +106,12 @@ def admin_router() -> APIRouter:
     return loggers_router(LoggerLevels())
 
 
-def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
+def api_routers(
+    herder: Herder,
+    *,
+    admin_enabled: bool,
+    metric_namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,),
+) -> list[APIRouter]:
     """Every group of endpoints the app serves."""
     routers = [
         root_router(herder),
@@ -112,7 +120,7 @@ def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
         offsets_router(herder),
         topics_router(herder),
         plugins_router(herder),
-        metrics_router(herder),
+        metrics_router(herder, metric_namings),
     ]
     if admin_enabled:
         routers.append(admin_router())

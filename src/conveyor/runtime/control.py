@@ -15,6 +15,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from conveyor.runtime.metric_groups import TASK_MEMORY_METRIC
+from conveyor.runtime.process_memory import resident_bytes
+
 
 class TargetState(enum.Enum):
     """What the worker wants a task to do, as in Kafka Connect (plus the graceful stop)."""
@@ -107,4 +110,6 @@ class StateReporter:
             return
         self._last = now
         self._last_state = reported
-        self._control.report({"state": reported, "pid": os.getpid(), **metrics()})
+        self._control.report(
+            {"state": reported, "pid": os.getpid(), TASK_MEMORY_METRIC: resident_bytes(), **metrics()}
+        )

@@ -36,6 +36,7 @@ from conveyor.runtime.client_overrides import (
 )
 from conveyor.runtime.config_providers import CONFIG_PROVIDERS_CONFIG, ConfigProviders
 from conveyor.runtime.mac_algorithms import ensure_mac_algorithm, ensure_mac_algorithms, key_size_bytes
+from conveyor.runtime.metric_groups import MetricNaming
 from conveyor.runtime.ssl_config import (
     ADMIN_LISTENERS_HTTPS_PREFIX,
     LISTENERS_HTTPS_PREFIX,
@@ -106,6 +107,16 @@ class ExactlyOnceSourceSupport(enum.StrEnum):
     DISABLED = "disabled"
     PREPARING = "preparing"
     ENABLED = "enabled"
+
+
+METRICS_NAMES_CONFIG = "metrics.names"
+
+
+def _ensure_metric_namings(name: str, value: object) -> None:
+    namings = value if isinstance(value, list) else []
+    known = {naming.value for naming in MetricNaming}
+    if not namings or any(str(naming).lower() not in known for naming in namings):
+        raise ConfigError(name, value, "Give strimzi, jmx-default, or both comma-separated")
 
 
 def _ensure_replication_factor(name: str, value: object) -> None:
@@ -233,6 +244,12 @@ def _worker_config_def() -> ConfigDef:
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
                 "process, once every slot runs a task.")
         .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low)
+        .define(METRICS_NAMES_CONFIG, ConfigType.LIST, default=[MetricNaming.JMX_DEFAULT.value],
+                importance=low,
+                validator=LambdaValidator(_ensure_metric_namings, "strimzi, jmx-default or both"),
+                documentation="How GET /metrics names Kafka Connect's metrics: jmx-default (the JMX "
+                "exporter's default rules), strimzi (Strimzi's kafka-connect exporter rules), or both, "
+                "comma-separated.")
         .define(OVERRIDE_POLICY_CONFIG, ConfigType.STRING, default="All", importance=medium,
                 validator=LambdaValidator(ensure_override_policy, "One of None, Principal, Allowlist, All"),
                 documentation="Which client settings a connector may override (producer.override.*, "
@@ -335,6 +352,8 @@ class WorkerConfig:
     tasks_per_slot: int
     topic_tracking_enable: bool
     rest_request_max_bytes: int
+    metric_namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,)
+    """How `GET /metrics` names Kafka Connect's metrics (`metrics.names`), in the order given."""
     transactional_id: str | None = None
     task_control_port: int = 0
     plugin_path: tuple[str, ...] = ()
@@ -460,6 +479,9 @@ class WorkerConfig:
             task_lease_ms=parsed["task.lease.ms"],
             tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],
+            metric_namings=tuple(
+                dict.fromkeys(MetricNaming(n.lower()) for n in parsed[METRICS_NAMES_CONFIG])
+            ),
             transactional_id=parsed["transactional.id"],
             task_control_port=parsed["task.control.port"],
             plugin_path=tuple(parsed["plugin.path"]),
