@@ -21,6 +21,7 @@ class Recorder:
     def __init__(self) -> None:
         self.assigned: list[Assignment] = []
         self.revoked: list[Assignment] = []
+        self.left: list[Assignment] = []
 
     def member(self, log: Log) -> GroupMember:
         return GroupMember(
@@ -31,6 +32,7 @@ class Recorder:
             round_robin,
             self.assigned.append,
             self.revoked.append,
+            on_left=self.left.append,
             session_timeout_ms=2_000,
             rebalance_timeout_ms=3_000,
             heartbeat_interval_ms=50,
@@ -99,3 +101,29 @@ def sharing_one_generation(first: Recorder, second: Recorder) -> bool:
         return False
     mine, theirs = first.assigned[-1], second.assigned[-1]
     return mine.generation == theirs.generation and len(mine.data) == len(theirs.data) == 3
+
+
+def test_a_member_not_polled_within_the_rebalance_timeout_leaves_and_its_work_goes_to_the_others(
+    log: Log,
+) -> None:
+    polled, stalled = Recorder(), Recorder()
+    polled_member, stalled_member = polled.member(log), stalled.member(log)
+    done, stall = threading.Event(), threading.Event()
+    polling = threading.Thread(target=poll_until, args=([polled_member], done))
+    polling.start()
+    stalling = threading.Thread(target=poll_until, args=([stalled_member], stall))
+    stalling.start()
+    try:
+        wait_until(lambda: sharing_one_generation(polled, stalled), "both members in one generation", 30)
+        stall.set()
+        stalling.join()
+        wait_until(lambda: stalled.left, "the stalled member to leave the group", 30)
+        wait_until(lambda: polled.assigned[-1].data == bytes(range(6)), "every task on the other member", 30)
+        assert stalled.left == [stalled.assigned[-1]]
+        assert polled.assigned[-1].generation > stalled.assigned[-1].generation
+    finally:
+        done.set()
+        stall.set()
+        polling.join()
+        polled_member.close()
+        stalled_member.close()

@@ -97,6 +97,11 @@ class ThreadTaskRunner(TaskRunner):
         running = self._get(task)
         return {} if running is None else dict(running.control.metrics)
 
+    def running(self) -> set[TaskId]:
+        """The tasks whose thread has not ended."""
+        with self._lock:
+            return {task for task, running in self._running.items() if running.thread.is_alive()}
+
     def launches_of(self, task: TaskId) -> list[TaskSpec]:
         with self._lock:
             return [spec for spec in self.launches if spec.id == task]

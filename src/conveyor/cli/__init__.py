@@ -4,9 +4,12 @@ and version information."""
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
 import signal
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -17,12 +20,16 @@ from conveyor import __version__
 from conveyor.api import ConfigError
 from conveyor.cli.apply_command import apply
 from conveyor.cli.connector_files import read_connector_file
+from conveyor.cli.exit_codes import ExitCode
 from conveyor.cli.logging_setup import configure_logging
 from conveyor.cli.offsets_commands import offsets
 from conveyor.cli.operator_commands import add_operator_commands
 from conveyor.cli.status_view import status_table
 from conveyor.errors import NotFoundError
 from conveyor.herder.api import Herder
+
+if TYPE_CHECKING:
+    from conveyor.cli.worker_process import WorkerProcess
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -75,7 +82,17 @@ def standalone(
     except KeyboardInterrupt:
         pass
     finally:
-        worker.stop()
+        _shut_down(worker)
+
+
+def _shut_down(worker: WorkerProcess, failed: bool = False) -> None:
+    """Stop the worker within its bound and exit: non-zero if its herder failed or something had to be
+    abandoned (then at once, since an abandoned call may hold a thread the interpreter would wait for)."""
+    if not worker.shut_down():
+        logging.shutdown()
+        os._exit(ExitCode.ERROR)
+    if failed:
+        raise SystemExit(ExitCode.ERROR)
 
 
 def _herder_status_table(herder: Herder) -> Table:
@@ -108,17 +125,17 @@ def distributed(worker_properties: Path, log_level: str) -> None:
     except ConfigError as error:
         raise click.ClickException(f"{worker_properties}: {error}") from error
     worker = DistributedWorker(config)
-    worker.start()
+    herder = worker.start()
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     click.echo(f"REST API at {worker.url}", err=True)
     try:
-        while not stopping.wait(1.0):
+        while not stopping.is_set() and not herder.wait_failed(0.5):
             pass
     except KeyboardInterrupt:
         pass
     finally:
-        worker.stop()
+        _shut_down(worker, failed=herder.failure is not None)
 
 
 @main.command()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -23,6 +24,10 @@ from conveyor.spark.session import get_or_create_session, start_executor_daemons
 from conveyor.spark.task_runner import SparkTaskRunner
 
 logger = logging.getLogger(__name__)
+
+SHUTDOWN_MARGIN_S = 30.0
+"""How long stopping a worker may take beyond `task.shutdown.graceful.timeout.ms` (connectors, statuses,
+the group, Spark) before what has not stopped is abandoned."""
 
 
 class WorkerProcess:
@@ -80,6 +85,30 @@ class WorkerProcess:
         if self.server is not None:
             self.server.stop()
         self.log.close()
+
+    def shut_down(self) -> bool:
+        """`stop()` within `task.shutdown.graceful.timeout.ms` plus `SHUTDOWN_MARGIN_S`; False if it did not
+        finish by then, after naming in the log what had not stopped (the caller exits the process, which
+        ends what was abandoned)."""
+        limit_s = self.config.graceful_shutdown_timeout_ms / 1000 + SHUTDOWN_MARGIN_S
+        stopping = threading.Thread(target=self._stop_logged, name="worker-shutdown", daemon=True)
+        stopping.start()
+        stopping.join(limit_s)
+        if not stopping.is_alive():
+            return True
+        in_progress = self.herder.operations_in_progress() if self.herder is not None else []
+        logger.error(
+            "The worker did not stop within %.0f s; abandoning what has not stopped: %s",
+            limit_s,
+            " ".join(in_progress) or "the worker's shutdown",
+        )
+        return False
+
+    def _stop_logged(self) -> None:
+        try:
+            self.stop()
+        except Exception:
+            logger.exception("Stopping the worker failed")
 
     def __enter__(self) -> Self:
         self.start()

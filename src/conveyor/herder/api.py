@@ -25,6 +25,8 @@ class HerderHealth:
     ready: bool
     stuck: bool = False
     details: str | None = None
+    failure: str | None = None
+    """Why the herder stopped for good (the worker is exiting), if it did."""
 
 
 class Herder(ABC):

@@ -133,6 +133,10 @@ class BaseHerder(Herder):
     def connect_metrics(self) -> WorkerMetrics:
         return self.worker.connect_metrics()
 
+    def operations_in_progress(self) -> list[str]:
+        """What the herder is doing now, oldest first: named when a shutdown abandons it."""
+        return [stage.summarize() for stage in self._stages.running()]
+
     # Helpers.
 
     def _target(self, name: str) -> TargetState:

@@ -67,6 +67,11 @@ class HerderStages:
         with self._lock:
             return min(self._running.values(), key=lambda s: s.started, default=None)
 
+    def running(self) -> list[Stage]:
+        """Every stage in progress, oldest first."""
+        with self._lock:
+            return sorted(self._running.values(), key=lambda s: s.started)
+
     def stuck(self, timeout_s: float = HEALTH_CHECK_TIMEOUT_S) -> Stage | None:
         """The oldest stage still running after `timeout_s`, if any."""
         oldest = self.oldest_running()

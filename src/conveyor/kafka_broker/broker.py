@@ -80,6 +80,7 @@ class KafkaBroker:
         self.listener_ports: dict[str, int] = {}
         self._jvm = JavaProcess(self.distribution, directory / "broker.out", heap)
         self.port = 0
+        self._controller_port = 0
 
     @property
     def bootstrap_servers(self) -> str:
@@ -96,11 +97,14 @@ class KafkaBroker:
         return self._jvm.output_file
 
     def start(self, timeout_s: float = 120.0) -> None:
-        """Format a fresh store, start the JVM and return once a client can fetch metadata from it."""
+        """Format the store unless it was formatted before, start the JVM and return once a client can
+        fetch metadata from it. Started again after ``stop``, it serves the same store on the same ports,
+        as a broker restarted in place does."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.port = self._requested_port or free_port()
-        self.listener_ports = {name: free_port() for name in self._extra_listeners}
-        properties = self._write_properties(controller_port=free_port())
+        self.port = self.port or self._requested_port or free_port()
+        self._controller_port = self._controller_port or free_port()
+        self.listener_ports = self.listener_ports or {name: free_port() for name in self._extra_listeners}
+        properties = self._write_properties(controller_port=self._controller_port)
         self._format(properties)
         self._jvm.start("kafka.Kafka", str(properties))
         try:
@@ -150,8 +154,22 @@ class KafkaBroker:
         path.write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
         return path
 
+    @property
+    def cluster_id(self) -> str | None:
+        """The id the store was formatted with, None before it is."""
+        meta = self.directory / "data" / "meta.properties"
+        if not meta.exists():
+            return None
+        for line in meta.read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "cluster.id":
+                return value.strip()
+        return None
+
     def _format(self, properties: Path) -> None:
-        cluster_id = new_cluster_id()
+        """Format the store, keeping the cluster id of one formatted before (the storage tool refuses a
+        store whose ``meta.properties`` names another)."""
+        cluster_id = self.cluster_id or new_cluster_id()
         result = subprocess.run(
             [
                 *java_command(self.distribution),

@@ -13,6 +13,11 @@ class LogError(ConnectError):
     """Base of every error raised by a log backend."""
 
 
+class CoordinatorUnavailableError(LogError):
+    """No broker answered as the coordinator of a group or transactional id within the client's retry time
+    (the cluster is down or unreachable); a later call may succeed."""
+
+
 class InvalidLogUrlError(LogError, ConfigError):
     """The URL given to ``open_log`` names no known backend or is malformed."""
 

@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
-from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError
+from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError, NotReadyError
 from conveyor.herder.api import HerderHealth
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssignment
@@ -88,6 +88,10 @@ FENCED_LEADER = (
     "retried"
 )
 NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
+SHUTTING_DOWN = "Worker is shutting down"
+BACKOFF_RETRIES = 5
+"""Under cooperative rebalancing, the backoffs a worker that cannot catch up with the config topic takes
+before it stops its work (Kafka's `BACKOFF_RETRIES`)."""
 
 
 class RebalanceHistory:
@@ -207,6 +211,7 @@ class DistributedHerder(BaseHerder):
             self._on_assigned,
             on_revoked=self._on_revoked,
             on_lost=self._on_lost,
+            on_left=self._on_left,
             session_timeout_ms=config.session_timeout_ms,
             rebalance_timeout_ms=config.rebalance_timeout_ms,
             heartbeat_interval_ms=config.heartbeat_interval_ms,
@@ -241,7 +246,11 @@ class DistributedHerder(BaseHerder):
         self._owners: dict[str | TaskId, str] = {}
         self._fenced_from_config_topic = True
         self._known_connectors: frozenset[str] = frozenset()
+        self._backoff_retries = BACKOFF_RETRIES
         self.rebalances = RebalanceHistory()
+        self.failure: BaseException | None = None
+        """The error that ended the work thread, if one did: the worker then stops and exits."""
+        self._failed = threading.Event()
 
     # Lifecycle.
 
@@ -258,17 +267,20 @@ class DistributedHerder(BaseHerder):
         if self._refresher is not None:
             self._refresher.join()
 
+    def wait_failed(self, timeout_s: float) -> bool:
+        """Wait up to `timeout_s` for the work thread to fail; True if it has."""
+        return self._failed.wait(timeout_s)
+
     def _run(self) -> None:
         try:
             self._start_services()
             while not self._stopping.is_set():
                 self._tick()
-            self._halt()
-        except Exception:
-            logger.exception("Uncaught exception in the herder's work thread; stopping the worker's herder")
-            self._requests.fail_all(ConnectError("Worker is shutting down"))
-            self._ready.clear()
-            self._serving.clear()
+        except BaseException as error:
+            logger.exception("Uncaught exception in herder work thread, exiting")
+            self.failure = error
+            self._failed.set()
+        self._halt()
 
     def _start_services(self) -> None:
         with self._stages.stage("reading to the end of internal topics"):
@@ -287,26 +299,47 @@ class DistributedHerder(BaseHerder):
                 logger.debug("Reading the config topic failed; retrying: %s", error)
 
     def _halt(self) -> None:
+        """Stop the work, leave the group, fail the requests left and close the stores; each step is
+        taken even if one before it failed (after a failure, the group must still see this worker go)."""
         self._ready.clear()
         self._serving.clear()
-        self._release(self._running)
-        self._member.close()
-        self._requests.fail_all(ConnectError("Worker is shutting down"))
-        self._pool.shutdown(wait=True)
-        self._forwarding.shutdown(wait=False)
-        self.worker.close()
-        for store in (self.configs, self.offsets, self.statuses):
-            store.stop()
+        steps: list[Callable[[], object]] = [
+            lambda: self._release(self._running),
+            self._member.close,
+            lambda: self._requests.fail_all(ConnectError(SHUTTING_DOWN)),
+            lambda: self._pool.shutdown(wait=True),
+            lambda: self._forwarding.shutdown(wait=False),
+            self.worker.close,
+            self.configs.stop,
+            self.offsets.stop,
+            self.statuses.stop,
+        ]
+        for step in steps:
+            try:
+                step()
+            except Exception:
+                logger.exception("A step of stopping the herder failed; going on with the next")
 
     def wakeup(self) -> None:
         self._member.wakeup()
 
     def health(self) -> HerderHealth:
-        """Starting until the tick thread first reaches its requests, as Kafka's health check waits for it."""
+        """Starting until the tick thread first reaches its requests, as Kafka's health check waits for it;
+        failed once the work thread has died."""
+        if self.failure is not None:
+            return HerderHealth(
+                False, failure=f"The herder's work thread failed and the worker is exiting: {self.failure!r}"
+            )
         health = super().health()
         if health.ready and not self._serving.is_set():
             return HerderHealth(False, health.stuck, health.details)
         return health
+
+    def _require_ready(self) -> None:
+        """As the base herder's, but a worker whose herder failed says it is exiting, not starting."""
+        if self.failure is not None:
+            raise NotReadyError(f"{SHUTTING_DOWN}: its herder failed ({self.failure!r})")
+        super()._require_ready()
 
     @property
     def known_connectors(self) -> frozenset[str]:
@@ -320,8 +353,8 @@ class DistributedHerder(BaseHerder):
         if not self._can_read_configs and not self._read_config_to_end():
             return
         with self._stages.stage("ensuring membership in the cluster"):
-            self._member.ensure_active()
-        if not self._handle_rebalance_completed():
+            active = self._member.ensure_active()
+        if not active or not self._handle_rebalance_completed():
             return
         if self.is_leader():
             self._rotate_session_key()
@@ -336,8 +369,8 @@ class DistributedHerder(BaseHerder):
         wait = self._requests.wait_s(time.monotonic(), LONGEST_POLL_S)
         if self._scheduled_rebalance is not None:
             wait = min(wait, max(0.0, self._scheduled_rebalance - time.monotonic()))
-        self._member.poll(wait)
-        self._handle_rebalance_completed()
+        if self._member.poll(wait):
+            self._handle_rebalance_completed()
 
     def _scheduled_rebalance_due(self) -> bool:
         """The cooperative leader asked for a follow-up rebalance after a delay (for work held back
@@ -423,22 +456,46 @@ class DistributedHerder(BaseHerder):
 
     def _read_config_to_end(self) -> bool:
         """Catch up with the config topic within `worker.sync.timeout.ms`; on failure leave the group and
-        back off `worker.unsync.backoff.ms` (Kafka's `readConfigToEnd`)."""
+        back off (Kafka's `readConfigToEnd`)."""
         try:
             self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
             self._config_state = self.configs.snapshot()
             self._can_read_configs = True
+            self._backoff_retries = BACKOFF_RETRIES
             return True
         except StorageError as error:
-            logger.warning(
-                "Didn't reach end of config log quickly enough (%s); leaving the group and backing off %d ms",
-                error,
-                self.config.worker_unsync_backoff_ms,
-            )
+            logger.warning("Didn't reach end of config log quickly enough (%s); leaving the group", error)
             self._member.leave()
-            self._stopping.wait(self.config.worker_unsync_backoff_ms / 1000)
             self._can_read_configs = False
+            self._unsync_backoff()
             return False
+
+    def _unsync_backoff(self) -> None:
+        """Under eager rebalancing this worker runs nothing once it has rejoined, and waits
+        `worker.unsync.backoff.ms`. Under cooperative rebalancing it still runs its work, which the leader
+        holds for it up to `scheduled.rebalance.max.delay.ms`: it waits growing fractions of that delay,
+        and once `BACKOFF_RETRIES` waits have passed stops its work, before the group may hand it to
+        others (Kafka's `backoff`)."""
+        if self._protocol is ConnectProtocolCompatibility.EAGER:
+            self._stopping.wait(self.config.worker_unsync_backoff_ms / 1000)
+            return
+        if self._backoff_retries > 0:
+            delay_ms = self.config.scheduled_rebalance_max_delay_ms / 10 / self._backoff_retries
+            self._backoff_retries -= 1
+            logger.info("Backing off %.0f ms before reading the config topic again", delay_ms)
+            self._stopping.wait(delay_ms / 1000)
+            return
+        logger.warning(
+            "Stopping connectors %s and tasks %s: after %d retries this worker has not caught up with the "
+            "config topic",
+            sorted(self._running.connectors),
+            [str(t) for t in self._running.tasks],
+            BACKOFF_RETRIES,
+        )
+        self._release(self._running)
+        self._owned = ConnectorsAndTasks()
+        self._assignment = None
+        self._backoff_retries = BACKOFF_RETRIES
 
     def _handle_rebalance_completed(self) -> bool:
         """Start the settled assignment's work, or rejoin if it cannot be used (Kafka's method of the
@@ -576,6 +633,25 @@ class DistributedHerder(BaseHerder):
         self._owned = ConnectorsAndTasks()
         self._assignment = None
 
+    def _on_left(self, previous: Assignment) -> None:
+        """On the heartbeat thread: this worker is out of the group while its work thread is elsewhere
+        (stuck in a tick, or yet to poll). Its tasks may be started by others any moment, so they stop
+        now, on a thread of their own; the work thread releases the rest once it rejoins (`_on_lost`)."""
+        tasks = ConnectorsAndTasks.of(tasks=self._running.tasks)
+        if tasks.is_empty():
+            return
+        logger.warning("Out of the group; stopping tasks %s now", [str(t) for t in tasks.tasks])
+        threading.Thread(
+            target=self._release_now, args=(tasks,), name="herder-left-group", daemon=True
+        ).start()
+
+    def _release_now(self, work: ConnectorsAndTasks) -> None:
+        """`_release` without the start and stop pool, which a stuck work thread may hold."""
+        with self._start_lock:
+            stopping = self._running.intersection(work)
+            self._running = self._running.minus(work)
+        self._stop_tasks(list(stopping.tasks))
+
     # Starting and stopping work.
 
     def _start_work(self) -> None:
@@ -611,15 +687,27 @@ class DistributedHerder(BaseHerder):
 
     def _stop_work(self, work: ConnectorsAndTasks) -> None:
         """Stop connectors and tasks in parallel, then make sure their statuses are written."""
-        jobs = [self._pool.submit(self.worker.stop_connector, name) for name in work.connectors]
+        jobs = [self._pool.submit(self._stop_connector, name) for name in work.connectors]
         if work.tasks:
-            jobs.append(self._pool.submit(self.worker.stop_tasks, list(work.tasks)))
+            jobs.append(self._pool.submit(self._stop_tasks, list(work.tasks)))
         for job in jobs:
             job.result()
-        for task in work.tasks:
-            self.statuses.put_task(task.connector, task.task, self._status(State.UNASSIGNED), safe=True)
         for name in work.connectors:
             self.statuses.put_connector(name, self._status(State.UNASSIGNED), safe=True)
+
+    def _stop_connector(self, name: str) -> None:
+        with self._stages.stage(f"stopping connector {name}"):
+            self.worker.stop_connector(name)
+
+    def _stop_tasks(self, tasks: list[TaskId]) -> None:
+        """Stop tasks and write them UNASSIGNED, named while they stop (a stop that never ends is then
+        named by the health check and at shutdown)."""
+        if not tasks:
+            return
+        with self._stages.stage(f"stopping tasks {', '.join(sorted(str(t) for t in tasks))}"):
+            self.worker.stop_tasks(tasks)
+        for task in tasks:
+            self.statuses.put_task(task.connector, task.task, self._status(State.UNASSIGNED), safe=True)
 
     def _status(self, state: State, trace: str | None = None) -> Status:
         return Status(state.value, self.worker_id, trace, self._generation)
@@ -646,6 +734,8 @@ class DistributedHerder(BaseHerder):
         return started
 
     def _start_task(self, task: TaskId) -> None:
+        if task not in self._running.tasks:
+            return
         snapshot = self._config_state
         config = snapshot.connector_config(task.connector)
         task_config = snapshot.task_config(task.connector, task.task)
@@ -879,12 +969,21 @@ class DistributedHerder(BaseHerder):
         return self._protocol is ConnectProtocolCompatibility.SESSIONED
 
     def _delete_removed_connector_statuses(self) -> None:
+        """Delete the statuses of connectors deleted before this rebalance. A status topic that cannot be
+        read or written now (the log coming back after an outage) leaves them to the next rebalance: a
+        clean-up is no reason to stop the herder."""
         connectors = set(self.configs.snapshot().connectors())
-        self.statuses.read_to_end()
-        for name in self.statuses.connectors():
-            if name not in connectors:
-                logger.debug("Cleaning status information for connector %s", name)
-                self.statuses.delete_connector(name)
+        try:
+            self.statuses.read_to_end()
+            for name in self.statuses.connectors():
+                if name not in connectors:
+                    logger.debug("Cleaning status information for connector %s", name)
+                    self.statuses.delete_connector(name)
+        except StorageError as error:
+            logger.warning(
+                "Could not clean up the statuses of deleted connectors; retrying at the next rebalance: %s",
+                error,
+            )
 
     # Requests from other threads.
 

@@ -32,6 +32,7 @@ from conveyor.log.errors import (
     UnknownMemberIdError,
     UnknownTopicOrPartitionError,
 )
+from conveyor.log.kafka.client_logs import with_client_logger
 from conveyor.log.kafka.errors import leader_moving, log_error
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
@@ -137,8 +138,10 @@ class KafkaAdmin(Admin):
         coordinator aborts the transaction the fenced producer left open."""
         for transactional_id in transactional_ids:
             producer = Producer(
-                self._settings.client_config(
-                    "admin", **{"transactional.id": self._names.outer(transactional_id)}
+                with_client_logger(
+                    self._settings.client_config(
+                        "admin", **{"transactional.id": self._names.outer(transactional_id)}
+                    )
                 )
             )
             try:

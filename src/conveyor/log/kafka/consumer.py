@@ -44,6 +44,7 @@ from conveyor.log.errors import (
 )
 from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, KafkaAdmin, kafka_offsets
 from conveyor.log.kafka.assignors import librdkafka_strategy
+from conveyor.log.kafka.client_logs import with_client_logger
 from conveyor.log.kafka.errors import log_error
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
@@ -168,26 +169,28 @@ class KafkaLogConsumer(Consumer):
         outer_group = self._names.outer(group_id) if group_id else f"conveyor-unused-{uuid.uuid4().hex}"
         try:
             self._consumer = KafkaConsumer(
-                settings.client_config(
-                    "consumer",
-                    **{
-                        "group.id": outer_group,
-                        "isolation.level": isolation_level,
-                        "enable.auto.commit": False,
-                        "enable.auto.offset.store": False,
-                        "enable.partition.eof": True,
-                        "auto.offset.reset": "error",
-                        "partition.assignment.strategy": strategy.setting,
-                        "fetch.wait.max.ms": 100,
-                        # librdkafka's default (1000) idles a fast reader for up to a second each time
-                        # its prefetch queue passes queued.min.messages, a third of its time or more.
-                        "fetch.queue.backoff.ms": 10,
-                        # librdkafka holds back its next connection for half of this once it drops its
-                        # bootstrap one (50 ms by default): a consumer assigned 3 ms after it was made
-                        # (after admin calls) waited that long for its first fetch in 19 starts of 40.
-                        "reconnect.backoff.ms": 20,
-                        **passed,
-                    },
+                with_client_logger(
+                    settings.client_config(
+                        "consumer",
+                        **{
+                            "group.id": outer_group,
+                            "isolation.level": isolation_level,
+                            "enable.auto.commit": False,
+                            "enable.auto.offset.store": False,
+                            "enable.partition.eof": True,
+                            "auto.offset.reset": "error",
+                            "partition.assignment.strategy": strategy.setting,
+                            "fetch.wait.max.ms": 100,
+                            # librdkafka's default (1000) idles a fast reader for up to a second each time
+                            # its prefetch queue passes queued.min.messages, a third of its time or more.
+                            "fetch.queue.backoff.ms": 10,
+                            # librdkafka holds back its next connection for half of this once it drops its
+                            # bootstrap one (50 ms by default): a consumer assigned 3 ms after it was made
+                            # (after admin calls) waited that long for its first fetch in 19 starts of 40.
+                            "reconnect.backoff.ms": 20,
+                            **passed,
+                        },
+                    )
                 )
             )
         except KafkaException as error:

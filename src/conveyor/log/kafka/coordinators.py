@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 import time
 import uuid
 
@@ -71,7 +72,12 @@ class Coordinators:
             except (_CoordinatorMoved, OSError) as problem:
                 self._known.pop((key, key_type), None)
                 if time.monotonic() > deadline:
-                    raise errors.LogError(f"No coordinator of {key} reachable ({problem})") from None
+                    kind = (
+                        errors.LogError
+                        if isinstance(problem, ssl.SSLError)
+                        else errors.CoordinatorUnavailableError
+                    )
+                    raise kind(f"No coordinator of {key} reachable ({problem})") from None
                 time.sleep(0.1)
 
     def forget(self, key: str, key_type: int) -> None:

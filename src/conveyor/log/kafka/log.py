@@ -10,6 +10,7 @@ from confluent_kafka.admin import AdminClient
 from conveyor.log.api import Consumer, GroupCoordinator, IsolationLevel, Log, Producer
 from conveyor.log.errors import IllegalStateError, InvalidConfigError
 from conveyor.log.kafka.admin import KafkaAdmin
+from conveyor.log.kafka.client_logs import with_client_logger
 from conveyor.log.kafka.consumer import KafkaLogConsumer
 from conveyor.log.kafka.coordinators import Coordinators
 from conveyor.log.kafka.producer import KafkaLogProducer
@@ -44,7 +45,7 @@ class KafkaLog(Log):
             self._ensure_open()
             if self._admin is None:
                 try:
-                    client = AdminClient(self._settings.client_config("admin"))
+                    client = AdminClient(with_client_logger(self._settings.client_config("admin")))
                 except KafkaException as error:
                     raise InvalidConfigError(f"Admin settings: {error}") from error
                 self._admin = KafkaAdmin(self._settings, client)

@@ -21,6 +21,7 @@ from conveyor.log.errors import (
     UnknownTopicOrPartitionError,
 )
 from conveyor.log.kafka.admin import REQUEST_TIMEOUT_S, kafka_offsets
+from conveyor.log.kafka.client_logs import with_client_logger
 from conveyor.log.kafka.coordinators import Coordinators
 from conveyor.log.kafka.errors import log_error
 from conveyor.log.kafka.names import Namespace
@@ -62,7 +63,7 @@ class KafkaLogProducer(Producer):
         if transactional_id is not None:
             own["transactional.id"] = self._names.outer(transactional_id)
         try:
-            self._producer = KafkaProducer(settings.client_config("producer", **own))
+            self._producer = KafkaProducer(with_client_logger(settings.client_config("producer", **own)))
         except KafkaException as error:
             raise InvalidConfigError(f"Producer settings: {error}") from error
         self._partition_counts: dict[str, int] = {}
@@ -328,7 +329,9 @@ class KafkaLogProducer(Producer):
         metadata = self._group_metadata.get(group_id)
         if metadata is None:
             consumer = KafkaConsumer(
-                self._settings.client_config("consumer", **{"group.id": self._names.outer(group_id)})
+                with_client_logger(
+                    self._settings.client_config("consumer", **{"group.id": self._names.outer(group_id)})
+                )
             )
             metadata = consumer.consumer_group_metadata()
             consumer.close()

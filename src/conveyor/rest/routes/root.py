@@ -45,6 +45,8 @@ def root_router(herder: Herder) -> APIRouter:
         except Exception:
             logger.exception("Health check failed")
             return _worker_status(500, "unhealthy", UNHEALTHY_MESSAGE)
+        if health.failure is not None:
+            return _worker_status(500, "unhealthy", _with_details(UNHEALTHY_MESSAGE, health.failure))
         if not health.ready:
             return _worker_status(503, "starting", _with_details(STARTING_MESSAGE, health.details))
         if health.stuck:
