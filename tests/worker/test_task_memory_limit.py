@@ -1,11 +1,13 @@
 """A task runs under a memory limit (`spark.executor.pyspark.memory`): one that allocates without bound
-ends FAILED with a `MemoryError` in its trace, and its worker goes on serving and running other tasks.
+ends FAILED with a `MemoryError` in its trace, and its worker goes on serving and running other tasks;
+through it all, the worker's log holds only lines in its own format.
 
 The limit is a setting of the worker's SparkSession, so the test runs a `conveyor standalone` process of
 its own with a small limit."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -19,6 +21,11 @@ from .support import create_connector, generator_config, status, wait_for_states
 
 STARTUP_S = 240.0
 LIMIT = "1g"
+WORKER_LINE = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] (DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
+NOT_LOGGING = (
+    "REST API at http://",  # what the command prints for scripts once it serves
+    "WARNING: Using incubator modules: jdk.incubator.vector",  # the JVM's own, before any logging
+)
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +78,17 @@ def test_a_tasks_status_and_metrics_show_the_memory_of_its_process(client: httpx
     assert 10_000_000 < shown < 1024**3
     published = value(scrape(client), "conveyor_task_memory_rss_bytes", connector="counted", task="0")
     assert published is not None and 10_000_000 < published < 1024**3
+
+
+def test_the_workers_log_holds_only_lines_in_its_format_through_start_and_a_failing_task(
+    limited_worker: ConveyorProcess, client: httpx.Client
+) -> None:
+    create_connector(client, "hog-logged", {"connector.class": MEMORY_HOG, "tasks.max": "1"})
+    wait_until(
+        lambda: status(client, "hog-logged")["tasks"][0]["state"] == "FAILED", "the memory hog to fail"
+    )
+    lines = [line.rstrip("\n") for line in list(limited_worker.output)]
+    foreign = [line for line in lines if not WORKER_LINE.match(line) and not line.startswith(NOT_LOGGING)]
+    assert foreign == [], limited_worker.tail()
+    failures = [line for line in lines if "Task hog-logged-0 failed" in line]
+    assert failures and failures[0].startswith(failures[0][:26] + "ERROR [hog-logged|task-0] ")
