@@ -82,9 +82,7 @@ def _strimzi_sample(
 
 
 JMX_DEFAULT_NAMES = {
-    prometheus_name(group.name, metric): (group.name, metric)
-    for group in GROUPS
-    for metric in group.metrics
+    prometheus_name(group.name, metric): (group.name, metric) for group in GROUPS for metric in group.metrics
 }
 
 
