@@ -29,7 +29,7 @@ TASK = TaskId(NAME, 0)
 FAILING_SOURCE = "tests.worker.connectors:FailingSourceConnector"
 RECORDING_SINK = "tests.worker.connectors:RecordingSinkConnector"
 ONE_HOUR_MS = "3600000"
-RESTART_DELAY = re.compile(r"Restarting task conn-0 in (\d+) ms")
+RESTART_DELAY = re.compile(r"Task conn-0 failed.*; restart \d+ in (\d+) ms")
 
 
 @dataclass

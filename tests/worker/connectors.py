@@ -31,6 +31,9 @@ FAILING_SOURCE = "tests.worker.connectors:FailingSourceConnector"
 ODD_RECORD_REJECTER = "tests.worker.connectors:RejectOddRecords"
 FAILURE_MESSAGE = "the failing source failed on purpose"
 
+MEMORY_HOG = "tests.worker.connectors:MemoryHogConnector"
+HOG_CHUNK_BYTES = 64 * 1024 * 1024
+
 FAIL_AFTER_MS_CONFIG = "fail.after.ms"
 FAIL_ONCE_MARKER_CONFIG = "fail.once.marker"
 
@@ -337,3 +340,43 @@ class MeteredSourceTask(SourceTask):
 
     def stop(self) -> None:
         self._stopping.set()
+
+
+class MemoryHogConnector(SourceConnector):
+    """One task that keeps every chunk it allocates, 64 MB a poll, without bound."""
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        """Nothing to keep."""
+
+    def task_class(self) -> type[Task]:
+        return MemoryHogTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{}]
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+    def config(self) -> ConfigDef:
+        return ConfigDef()
+
+
+class MemoryHogTask(SourceTask):
+    def __init__(self) -> None:
+        self._held: list[bytearray] = []
+
+    def version(self) -> str:
+        return "1.0"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        """Nothing to set up."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        self._held.append(bytearray(b"x" * HOG_CHUNK_BYTES))
+        return None
+
+    def stop(self) -> None:
+        self._held.clear()

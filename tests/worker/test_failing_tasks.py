@@ -6,6 +6,8 @@ with it off the worker behaves as Kafka Connect, which waits for `POST .../tasks
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,6 +90,29 @@ def test_a_failed_task_is_restarted_automatically_when_restarts_are_enabled(rest
     first_failure = seen.index("FAILED")
     assert "RESTARTING" in seen[first_failure:], seen
     assert seen[-1] == "FAILED", seen
+
+
+def test_a_task_failing_over_and_over_logs_its_error_once_then_each_restart_and_when(
+    restarting: httpx.Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="conveyor.runtime.worker")
+    name = create_failing_source(restarting, fail_after_ms=200)
+
+    def failures() -> list[logging.LogRecord]:
+        return [
+            record
+            for record in caplog.records
+            if getattr(record, "connector", None) == name and " failed" in record.getMessage()
+        ]
+
+    wait_until(lambda: len(failures()) >= 3, "three failures of the task")
+    first, second, third = failures()[:3]
+    assert (first.levelname, second.levelname, third.levelname) == ("ERROR", "INFO", "INFO")
+    assert FAILURE_MESSAGE in first.getMessage()
+    assert re.search(r"; restart 1 in \d+ ms, at 20\d\d-\d\d-\d\dT", first.getMessage())
+    assert FAILURE_MESSAGE not in second.getMessage() and "; restart 2 in " in second.getMessage()
+    assert "; restart 3 in " in third.getMessage()
+    assert getattr(first, "task", None) == "0"
 
 
 def test_a_failed_task_stays_failed_when_restarts_are_disabled(waiting: httpx.Client) -> None:

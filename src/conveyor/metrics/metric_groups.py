@@ -7,6 +7,8 @@ label on a sample of value 1, as the Prometheus JMX exporter's usual rules rende
 
 from __future__ import annotations
 
+import enum
+import re
 from dataclasses import dataclass
 
 WORKER_GROUP = "connect-worker-metrics"
@@ -197,6 +199,11 @@ GROUPS: tuple[MetricGroup, ...] = (
     ),
 )
 
+TASK_MEMORY_METRIC = "memory-rss-bytes"
+"""Conveyor's own task metric: the RSS of the executor's Python process that runs the task."""
+TASK_MEMORY_NAME = "conveyor_task_memory_rss_bytes"
+"""Its name in `GET /metrics`, with the `connector` and `task` labels, under every naming."""
+
 LABEL_METRICS = frozenset(
     {"status", "connector-class", "connector-type", "connector-version", "connect-protocol", "leader-name"}
     | set(TASK_PLUGIN_METRICS)
@@ -207,3 +214,44 @@ LABEL_METRICS = frozenset(
 def prometheus_name(group: str, metric: str) -> str:
     """The name the JMX exporter's usual rule gives a Connect metric: `kafka_connect_<group>_<metric>`."""
     return f"kafka_connect_{group}_{metric}".replace("-", "_").replace(".", "_").lower()
+
+
+class MetricNaming(enum.StrEnum):
+    """How `GET /metrics` names Kafka Connect's metrics (the worker's `metrics.names`)."""
+
+    JMX_DEFAULT = "jmx-default"
+    """The JMX exporter's default rule: `kafka_connect_<group>_<metric>`."""
+    STRIMZI = "strimzi"
+    """Strimzi's published `kafka-connect` exporter rules (`kafka_connect_worker_*`, ...)."""
+
+
+_STRIMZI_TASK_METRIC = re.compile(
+    r".+-total|.+-count|.+-ms|.+-ratio|.+-seq-no|.+-rate|.+-max|.+-avg|.+-failures|.+-requests"
+    r"|.+-timestamp|.+-logged|.+-errors|.+-retries|.+-skipped"
+)
+"""The task metrics Strimzi's rules export; the others (`*-percentage`, `transaction-size-min`) they drop."""
+
+_STRIMZI_PREFIXES = {
+    WORKER_GROUP: "kafka_connect_worker",
+    REBALANCE_GROUP: "kafka_connect_worker_rebalance",
+    CONNECTOR_GROUP: "kafka_connect_connector",
+}
+
+
+def strimzi_name(group: str, metric: str) -> str | None:
+    """The name Strimzi's `kafka-connect` rules give a Connect metric; None for one they do not export."""
+    prefix = _STRIMZI_PREFIXES.get(group)
+    if prefix is None:
+        if group == TASK_GROUP and metric == "status":
+            return "kafka_connect_connector_task_status"
+        if not _STRIMZI_TASK_METRIC.fullmatch(metric):
+            return None
+        prefix = "kafka_connect_" + group.removesuffix("-metrics")
+    return f"{prefix}_{metric}".replace("-", "_").lower()
+
+
+def metric_name(naming: MetricNaming, group: str, metric: str) -> str | None:
+    """The name `naming` gives a Connect metric; None when that naming leaves it out."""
+    if naming is MetricNaming.STRIMZI:
+        return strimzi_name(group, metric)
+    return prometheus_name(group, metric)

@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI
 from conveyor.api.rest_extension import RequestFilter
 from conveyor.herder.api import Herder
 from conveyor.herder.distributed.errors import RebalanceNeededError, RequestTargetError
+from conveyor.metrics.metric_groups import MetricNaming
 from conveyor.rest import server_info
 from conveyor.rest.body_limit import DEFAULT_MAX_REQUEST_BYTES, RequestBodyLimitMiddleware
 from conveyor.rest.console import install_console
@@ -48,13 +49,15 @@ def create_app(
     request_filters: Sequence[RequestFilter] = (),
     cors: CorsPolicy | None = None,
     inter_worker_tls: ssl.SSLContext | None = None,
+    metric_namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,),
 ) -> FastAPI:
     """The REST app over `herder`, with the web console at `/ui`; `/admin/*` only when `admin_enabled`.
 
     A request body larger than `max_request_bytes` is answered 413 unread. Every request passes the
     `request_filters` (of REST extensions) first, CORS preflight requests excepted when `cors` is on.
     With `internal` (a worker of a group), the signed inter-worker endpoints are served too, and
-    requests another worker must serve are forwarded there.
+    requests another worker must serve are forwarded there. `GET /metrics` names its samples by each of
+    `metric_namings`.
 
     Every endpoint is a plain function, so FastAPI runs its blocking herder call on a worker thread
     and a slow call never holds up the others.
@@ -62,7 +65,7 @@ def create_app(
     app = FastAPI(title="Conveyor REST API", version=server_info.version(), description=DESCRIPTION)
     if internal is not None:
         app.include_router(internal_router(internal))
-    for router in api_routers(herder, admin_enabled=admin_enabled):
+    for router in api_routers(herder, admin_enabled=admin_enabled, metric_namings=metric_namings):
         app.include_router(router)
     history = ConsoleHistory()
     app.include_router(conveyor_router(herder, history))
@@ -108,7 +111,12 @@ def admin_router() -> APIRouter:
     return loggers_router(LoggerLevels())
 
 
-def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
+def api_routers(
+    herder: Herder,
+    *,
+    admin_enabled: bool,
+    metric_namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,),
+) -> list[APIRouter]:
     """Every group of endpoints the app serves."""
     routers = [
         root_router(herder),
@@ -117,7 +125,7 @@ def api_routers(herder: Herder, *, admin_enabled: bool) -> list[APIRouter]:
         offsets_router(herder),
         topics_router(herder),
         plugins_router(herder),
-        metrics_router(herder),
+        metrics_router(herder, metric_namings),
     ]
     if admin_enabled:
         routers.append(admin_router())

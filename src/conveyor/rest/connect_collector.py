@@ -1,8 +1,9 @@
 """A Prometheus collector over a worker's Kafka Connect metrics, read afresh at every scrape.
 
-Samples are named and labelled as the Prometheus JMX exporter's usual rules name Kafka Connect's JMX
-metrics (`kafka_connect_<group>_<metric>` with `connector` and `task` labels), so dashboards built for
-Kafka Connect read a Conveyor worker unchanged. A value not measured yet is NaN, as in Kafka.
+Samples are named and labelled as the Prometheus JMX exporter's default rules name Kafka Connect's JMX
+metrics (`kafka_connect_<group>_<metric>` with `connector` and `task` labels), or as Strimzi's published
+`kafka-connect` rules name them, or both (`metrics.names`), so dashboards built for Kafka Connect read a
+Conveyor worker unchanged. A value not measured yet is NaN, as in Kafka.
 """
 
 from __future__ import annotations
@@ -14,7 +15,17 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from conveyor.metrics.metric_groups import GROUPS, LABEL_METRICS, PLUGINS_GROUP, MetricGroup, prometheus_name
+from conveyor.metrics.metric_groups import (
+    GROUPS,
+    LABEL_METRICS,
+    PLUGINS_GROUP,
+    TASK_MEMORY_METRIC,
+    TASK_MEMORY_NAME,
+    MetricGroup,
+    MetricNaming,
+    metric_name,
+    prometheus_name,
+)
 from conveyor.metrics.task_metrics import PLUGIN_METRICS_KEY
 from conveyor.metrics.worker_metrics import WorkerMetrics
 
@@ -30,23 +41,40 @@ def _number(value: Any) -> float:
 class _Families:
     """The metric families of one scrape, created as their first sample arrives."""
 
-    def __init__(self) -> None:
+    def __init__(self, namings: tuple[MetricNaming, ...]) -> None:
+        self._namings = namings
         self._families: dict[str, CounterMetricFamily | GaugeMetricFamily] = {}
 
     def add(self, group: MetricGroup, metric: str, labels: dict[str, str], value: Any) -> None:
-        name = prometheus_name(group.name, metric)
         if metric in LABEL_METRICS:
             if value in (None, ""):
                 return
             labels = {**labels, metric.replace("-", "_"): str(value)}
             value = 1
+        for naming in self._namings:
+            name = metric_name(naming, group.name, metric)
+            if name is not None:
+                self._sample(name, group.metrics[metric], metric.endswith("-total"), labels, value)
+
+    def _sample(self, name: str, help_text: str, counter: bool, labels: dict[str, str], value: Any) -> None:
         family = self._families.get(name)
         if family is None:
-            family = (CounterMetricFamily if metric.endswith("-total") else GaugeMetricFamily)(
-                name, group.metrics[metric], labels=list(labels)
+            family = (CounterMetricFamily if counter else GaugeMetricFamily)(
+                name, help_text, labels=list(labels)
             )
             self._families[name] = family
         family.add_metric(list(labels.values()), _number(value))
+
+    def add_task_memory(self, labels: dict[str, str], value: Any) -> None:
+        """Conveyor's own gauge of a task's memory, under one name whatever the naming."""
+        self._sample(
+            TASK_MEMORY_NAME,
+            "The resident memory (RSS) in bytes of the Python process that runs "
+            "the task on its executor, shared with the tasks hosted in the same process.",
+            False,
+            labels,
+            value,
+        )
 
     def __iter__(self) -> Iterator[Metric]:
         return iter(self._families.values())
@@ -82,12 +110,17 @@ class _PluginFamilies:
 class ConnectCollector(Collector):
     """Collects `snapshot()` (a worker's metrics) into Prometheus families at each scrape."""
 
-    def __init__(self, snapshot: Callable[[], WorkerMetrics]) -> None:
+    def __init__(
+        self,
+        snapshot: Callable[[], WorkerMetrics],
+        namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,),
+    ) -> None:
         self._snapshot = snapshot
+        self._namings = namings
 
     def collect(self) -> Iterator[Metric]:
         metrics = self._snapshot()
-        families = _Families()
+        families = _Families(self._namings)
         worker, per_connector, rebalance, connector, *task_groups = GROUPS
         _add_all(families, worker, {}, metrics.worker)
         for name, counts in metrics.connector_task_counts.items():
@@ -101,6 +134,8 @@ class ConnectCollector(Collector):
             values = {"status": task.status, **task.values}
             for group in task_groups:
                 _add_all(families, group, labels, values)
+            if TASK_MEMORY_METRIC in values:
+                families.add_task_memory(labels, values[TASK_MEMORY_METRIC])
             plugins.add(labels, values.get(PLUGIN_METRICS_KEY, []))
         for info in metrics.connectors:
             plugins.add({"connector": info.name}, info.plugin_metrics)

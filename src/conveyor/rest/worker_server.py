@@ -51,6 +51,7 @@ class WorkerRestServer:
             cors=cors,
             internal=self._internal,
             inter_worker_tls=client_ssl_context(config.rest_ssl),
+            metric_namings=config.metric_namings,
         )
         admin = None
         if admin_listeners:

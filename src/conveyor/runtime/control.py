@@ -15,6 +15,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from conveyor.metrics.metric_groups import TASK_MEMORY_METRIC
+from conveyor.runtime.process_memory import resident_bytes
+
 CALL = "call"
 """The metric naming the call into task code a loop is inside now (`poll()`, `put()`), if any."""
 CALL_BEGAN = "call-began"
@@ -125,4 +128,6 @@ class StateReporter:
             return
         self._last = now
         self._last_state = reported
-        self._control.report({"state": reported, "pid": os.getpid(), **metrics()})
+        self._control.report(
+            {"state": reported, "pid": os.getpid(), TASK_MEMORY_METRIC: resident_bytes(), **metrics()}
+        )

@@ -184,6 +184,25 @@ class RunningTask:
     """Whether this incarnation has reported RUNNING or PAUSED yet: its startup succeeded."""
     blocked: str | None = None
     """What its RUNNING status says of a call into the task that has not returned for too long."""
+    last_error: str | None = None
+    """The error the task last failed with, since it last ran healthily: logged as an ERROR once."""
+
+
+def _task_context(task: TaskId) -> dict[str, str]:
+    """The log context of a line about `task` logged off the task's own threads."""
+    return {"connector": task.connector, "task": str(task.task)}
+
+
+def _log_failure_and_restart(running: RunningTask, outcome: TaskOutcome, delay_ms: int) -> None:
+    """A failure is an ERROR the first time; the same failure again is one INFO line. Both say which restart
+    comes next and when; the trace is in the task's status."""
+    task = running.spec.id
+    next_try = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + delay_ms / 1000))
+    restart = f"restart {running.failures} in {delay_ms} ms, at {next_try}"
+    if outcome.error != running.last_error:
+        logger.error("Task %s failed: %s; %s", task, outcome.error, restart, extra=_task_context(task))
+    else:
+        logger.info("Task %s failed again with the same error; %s", task, restart, extra=_task_context(task))
 
 
 class Worker:
@@ -519,7 +538,8 @@ class Worker:
                 if current:
                     self._tasks.pop(spec.id, None)
                 return
-            logger.error("Task %s failed: %s", spec.id, outcome.error)
+            if not current or running is None or not self.config.task_restart_enabled:
+                logger.error("Task %s failed: %s", spec.id, outcome.error, extra=_task_context(spec.id))
             if not current or running is None:
                 return
             if not running.reported:
@@ -530,11 +550,13 @@ class Worker:
                 return
             if time.monotonic() - running.started_at > HEALTHY_RUN_RESETS_BACKOFF_S:
                 running.failures = 0
+                running.last_error = None
             delay_ms = min(
                 self.config.task_restart_initial_ms * 2**running.failures, self.config.task_restart_max_ms
             )
             running.failures += 1
-            logger.info("Restarting task %s in %d ms (failure %d)", spec.id, delay_ms, running.failures)
+            _log_failure_and_restart(running, outcome, delay_ms)
+            running.last_error = outcome.error
             timer = threading.Timer(delay_ms / 1000, self._restart_failed, args=(spec.id, spec.attempt))
             timer.daemon = True
             running.restart_timer = timer

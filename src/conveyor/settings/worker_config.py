@@ -26,6 +26,7 @@ from conveyor.api.config import (
 )
 from conveyor.errors import ConfigError
 from conveyor.log.kafka.settings import kafka_url_from_worker_props
+from conveyor.metrics.metric_groups import MetricNaming
 from conveyor.plugins.plugin_path import ModuleInfo
 from conveyor.settings.client_overrides import (
     ALLOWLIST_CONFIG,
@@ -107,6 +108,16 @@ class ExactlyOnceSourceSupport(enum.StrEnum):
     DISABLED = "disabled"
     PREPARING = "preparing"
     ENABLED = "enabled"
+
+
+METRICS_NAMES_CONFIG = "metrics.names"
+
+
+def _ensure_metric_namings(name: str, value: object) -> None:
+    namings = value if isinstance(value, list) else []
+    known = {naming.value for naming in MetricNaming}
+    if not namings or any(str(naming).lower() not in known for naming in namings):
+        raise ConfigError(name, value, "Give strimzi, jmx-default, or both comma-separated")
 
 
 def _ensure_replication_factor(name: str, value: object) -> None:
@@ -248,6 +259,12 @@ def _worker_config_def() -> ConfigDef:
         .define("topic.tracking.allow.reset", ConfigType.BOOLEAN, default=True, importance=low,
                 documentation="If set to true, it allows user requests to reset the set of active topics "
                 "per connector.")
+        .define(METRICS_NAMES_CONFIG, ConfigType.LIST, default=[MetricNaming.JMX_DEFAULT.value],
+                importance=low,
+                validator=LambdaValidator(_ensure_metric_namings, "strimzi, jmx-default or both"),
+                documentation="How GET /metrics names Kafka Connect's metrics: jmx-default (the JMX "
+                "exporter's default rules), strimzi (Strimzi's kafka-connect exporter rules), or both, "
+                "comma-separated.")
         .define(OVERRIDE_POLICY_CONFIG, ConfigType.STRING, default="All", importance=medium,
                 validator=LambdaValidator(ensure_override_policy, "One of None, Principal, Allowlist, All"),
                 documentation="Which client settings a connector may override (producer.override.*, "
@@ -351,6 +368,8 @@ class WorkerConfig:
     topic_tracking_enable: bool
     topic_tracking_allow_reset: bool
     rest_request_max_bytes: int
+    metric_namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,)
+    """How `GET /metrics` names Kafka Connect's metrics (`metrics.names`), in the order given."""
     transactional_id: str | None = None
     task_control_port: int = 0
     plugin_path: tuple[str, ...] = ()
@@ -483,6 +502,9 @@ class WorkerConfig:
             tasks_per_slot=parsed["tasks.per.slot"],
             topic_tracking_enable=parsed["topic.tracking.enable"],
             topic_tracking_allow_reset=parsed["topic.tracking.allow.reset"],
+            metric_namings=tuple(
+                dict.fromkeys(MetricNaming(n.lower()) for n in parsed[METRICS_NAMES_CONFIG])
+            ),
             transactional_id=parsed["transactional.id"],
             task_control_port=parsed["task.control.port"],
             plugin_path=tuple(parsed["plugin.path"]),

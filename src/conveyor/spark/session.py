@@ -6,9 +6,11 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from conveyor.log_format import json_lines_wanted
 from conveyor.spark.python_exec import python_for_spark
 
 logger = logging.getLogger(__name__)
@@ -27,6 +29,40 @@ def executor_python(conf: Mapping[str, str] | None = None) -> str:
     else `PYSPARK_PYTHON`, else this interpreter. PySpark hands executors `PYSPARK_PYTHON`, not the
     conf key, so the session sets one from the other."""
     return (conf or {}).get("spark.pyspark.python") or os.environ.get("PYSPARK_PYTHON") or python_for_spark()
+
+
+TASK_MEMORY_LIMIT = "4g"
+"""`spark.executor.pyspark.memory` unless the worker sets it: the address space each executor Python process
+(a task host: one task, or up to `tasks.per.slot` sharing it) may take, above which an allocation raises
+`MemoryError` in the task instead of the machine running out of memory."""
+
+EXECUTOR_MALLOC_ARENAS = "2"
+"""glibc's `MALLOC_ARENA_MAX` for executor Python processes: without it each thread may reserve a 64 MB
+arena of address space it never uses, which the memory limit would count."""
+
+SPARK_DEFAULTS = {
+    "spark.executor.pyspark.memory": TASK_MEMORY_LIMIT,
+    "spark.executorEnv.MALLOC_ARENA_MAX": EXECUTOR_MALLOC_ARENAS,
+}
+"""Spark settings the worker gives its session unless its own `spark.*` properties say otherwise."""
+
+LOG4J2_CONFIGS = {
+    False: Path(__file__).with_name("log4j2.properties"),
+    True: Path(__file__).with_name("log4j2-json.properties"),
+}
+"""Spark's JVM logging in the worker's format (text, or JSON lines), keyed by whether the worker logs JSON."""
+
+DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+
+
+def driver_java_options(conf: Mapping[str, str]) -> str:
+    """The worker's `spark.driver.extraJavaOptions` with Conveyor's log4j2 configuration added, unless the
+    worker names a log4j2 configuration of its own."""
+    given = conf.get(DRIVER_JAVA_OPTIONS, "").strip()
+    if "-Dlog4j2.configurationFile=" in given:
+        return given
+    config = LOG4J2_CONFIGS[json_lines_wanted()].resolve().as_uri()
+    return f"{given} -Dlog4j2.configurationFile={config}".strip()
 
 
 EXECUTOR_DAEMON_MODULE = "conveyor.spark.executor_daemon"
@@ -51,11 +87,10 @@ def get_or_create_session(
         .config("spark.python.worker.reuse", "true")
         .config("spark.python.daemon.module", EXECUTOR_DAEMON_MODULE)
     )
-    for key, value in (conf or {}).items():
+    given = dict(conf or {})
+    for key, value in {**SPARK_DEFAULTS, **given, DRIVER_JAVA_OPTIONS: driver_java_options(given)}.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session
+    return builder.getOrCreate()
 
 
 def start_executor_daemons(spark: SparkSession) -> None:

@@ -27,6 +27,16 @@ from conveyor.spark.task_partition import HostLaunch, run_task_host, spec_messag
 logger = logging.getLogger(__name__)
 
 
+def spark_error_summary(error: BaseException) -> str:
+    """The line of a Spark job's error that says what happened (`SparkException: Job 2 cancelled ...`), not
+    Py4J's `An error occurred while calling ...` nor the Java stack; the whole text goes to the trace."""
+    lines = [line.strip().removeprefix(": ").strip() for line in str(error).splitlines()]
+    said = [
+        line for line in lines if line and not line.startswith(("at ", "An error occurred while calling"))
+    ]
+    return said[0] if said else type(error).__name__
+
+
 @dataclass
 class _Placed:
     """One task incarnation: where it runs (None while it waits) and whether it has ended."""
@@ -164,7 +174,8 @@ class TaskJobRunner(TaskRunner):
             context.parallelize([launch], 1).mapPartitions(run_task_host).collect()
             outcome = TaskOutcome(True, f"Task host {host.name} ended while running the task")
         except Exception as exc:
-            outcome = TaskOutcome(True, f"Spark job of task host {host.name} failed: {exc}", str(exc))
+            summary = spark_error_summary(exc)
+            outcome = TaskOutcome(True, f"Spark job of task host {host.name} failed: {summary}", str(exc))
         with self._lock:
             if host in self._hosts:
                 self._hosts.remove(host)

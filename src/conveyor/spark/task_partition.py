@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from conveyor.log_format import use_worker_log_format
 from conveyor.runtime.task_entry import run_task
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.spark.control_channel import RemoteTaskControl
@@ -128,7 +129,7 @@ class TaskHost:
 
 def run_task_host(launches: Iterable[HostLaunch]) -> Iterator[str]:
     """The Spark partition function: be the task host each row names, until the worker ends it."""
-    logging.basicConfig(level=os.environ.get("CONVEYOR_EXECUTOR_LOG_LEVEL", "WARNING"))
+    use_worker_log_format(os.environ.get("CONVEYOR_EXECUTOR_LOG_LEVEL", "WARNING"))
     for launch in launches:
         TaskHost(launch).run()
         yield launch.host

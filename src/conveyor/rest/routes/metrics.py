@@ -11,6 +11,7 @@ from fastapi.responses import Response
 from prometheus_client import CollectorRegistry, generate_latest
 
 from conveyor.herder.api import Herder
+from conveyor.metrics.metric_groups import MetricNaming
 from conveyor.rest.connect_collector import ConnectCollector
 from conveyor.rest.openapi import errors
 
@@ -18,16 +19,20 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 """Prometheus' classic text format, which every Prometheus server and agent reads."""
 
 
-def metrics_registry(herder: Herder) -> CollectorRegistry:
+def metrics_registry(
+    herder: Herder, namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,)
+) -> CollectorRegistry:
     """A registry holding only this worker's Connect metrics (no process or platform collectors)."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(ConnectCollector(herder.connect_metrics))
+    registry.register(ConnectCollector(herder.connect_metrics, namings))
     return registry
 
 
-def metrics_router(herder: Herder) -> APIRouter:
+def metrics_router(
+    herder: Herder, namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,)
+) -> APIRouter:
     router = APIRouter(tags=["worker"], responses=errors(500, 503))
-    registry = metrics_registry(herder)
+    registry = metrics_registry(herder, namings)
 
     @router.get(
         "/metrics",
