@@ -5,6 +5,7 @@ be deleted through any worker, and SIGTERM ends every worker while the calls sti
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -18,6 +19,7 @@ from tests.blocking import (
     healthy_generator,
     task_blocked_in,
 )
+from tests.conveyor_process import EXIT_S
 from tests.waiting import wait_until
 
 from .stuck_group import OVERRIDES, create
@@ -122,3 +124,18 @@ def test_a_sink_task_blocked_in_put_is_deleted(
     assert_group_serving(group)
     delete(group.workers[0].url, "stuck-put")
     assert_group_serving(group)
+
+
+def test_sigterm_ends_every_worker_while_connector_code_blocks(
+    group: WorkerGroup, blockers: Callable[[str], Blocker]
+) -> None:
+    """Last in this module: it ends the module's group (one group start fewer on a busy machine)."""
+    stop, poll = blockers("stop"), blockers("poll")
+    create(group, "stuck-stop-at-exit", stop.config())
+    create(group, "stuck-poll-at-exit", poll.config())
+    wait_until(poll.blocked, "poll() to block", 120.0)
+    for worker in group.workers:
+        worker.process.send_signal(signal.SIGTERM)
+    for worker in group.workers:
+        assert worker.process.wait(EXIT_S) == 0, worker.tail()
+    assert stop.blocked()
