@@ -237,9 +237,10 @@ def slot_active(database: PostgresAddress, slot: str) -> bool:
 
 
 def execute(database: PostgresAddress, *statements: str) -> None:
-    connection = connect(database)
+    """Run each statement in a transaction of its own (so ``VACUUM`` runs too)."""
+    connection = connect(database, autocommit=True)
     try:
-        with connection, connection.cursor() as cursor:
+        with connection.cursor() as cursor:
             for statement in statements:
                 cursor.execute(statement)
     finally:
