@@ -406,7 +406,7 @@ def line(label: str, timing: Timing, baseline: Timing | None = None, baseline_na
         f"first record at {timing.first_s:5.1f} s)"
     )
     if baseline is not None:
-        text += f"  x{timing.rate / baseline.rate:.2f} of {baseline_name}"
+        text += f"  x{timing.rate / baseline.rate:.3f} of {baseline_name}"
     return text
 
 
