@@ -1,0 +1,474 @@
+"""PostgreSQL change data capture, exactly once: Conveyor's CDC source beside Debezium 3.6.1 on Apache
+Kafka Connect 4.3.1, one PostgreSQL server and one Kafka broker, in the same run.
+
+- streaming: both connectors run with ``snapshot.mode=no_data`` on a fresh table each; two writers then make
+  ``--changes`` row changes (half inserts, half updates of the rows inserted, ~200-byte rows,
+  ``--per-transaction`` rows per transaction). Records/s from the moment the writers start to the moment a
+  read_committed reader of the connector's topic has counted every change (wall clock, the same reader for
+  both).
+- snapshot of a ``--rows``-row table (``snapshot.mode=initial_only``): records/s from the connector's
+  creation to the last snapshot record counted read_committed, beside PostgreSQL's own
+  ``COPY ... TO STDOUT`` of the table (the ceiling). Conveyor's snapshot runs in one task.
+
+Conveyor runs as users run it: ``conveyor standalone`` on the Kafka log with
+``exactly.once.source.support=enabled``, its task on Spark. Kafka Connect runs ``ConnectDistributed`` from
+Kafka's Maven jars with ``exactly.once.source.support=enabled``; both connectors are created with
+``exactly.once.support=required`` and JsonConverter with schemas. A real broker is started with
+``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
+
+    .venv/bin/python bench/postgres_cdc_bench.py [--changes N] [--rows M] [--per-transaction K]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from conveyor.connectors.postgres.connection import PostgresAddress, connect
+from conveyor.kafka_broker import KafkaBroker, KafkaConnect
+from conveyor.kafka_broker.debezium import DEBEZIUM_VERSION, fetch_debezium_postgres
+from conveyor.kafka_broker.fetch import fetch_kafka
+from conveyor.postgres_server import PostgresServer
+
+CONVEYOR = Path(sys.executable).parent / "conveyor"
+JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+DEADLINE_S = 1800.0
+STARTUP_S = 600.0
+WRITERS = 2
+NOTE = 180  # characters of text per row: with the id, writer and version, a row of about 200 bytes
+REST_API_LINE = re.compile(r"REST API at (http://\S+)")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """A worker's REST URL and what to call it."""
+
+    name: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Records counted, seconds to the first and to the last of them."""
+
+    records: int
+    first_s: float
+    last_s: float
+
+    @property
+    def rate(self) -> float:
+        return self.records / self.last_s
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout_s: float = DEADLINE_S) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def broker() -> Iterator[str]:
+    external = os.environ.get("CONVEYOR_KAFKA_BOOTSTRAP")
+    if external:
+        yield external
+        return
+    with (
+        tempfile.TemporaryDirectory(prefix="kafka-bench-") as directory,
+        KafkaBroker(Path(directory), heap="1g") as running,
+    ):
+        yield running.bootstrap_servers
+
+
+@contextlib.contextmanager
+def conveyor_standalone(directory: Path, bootstrap: str) -> Iterator[Runtime]:
+    """``conveyor standalone`` on the Kafka log, exactly-once source support enabled."""
+    directory.mkdir(parents=True)
+    properties = directory / "worker.properties"
+    settings = {
+        "log.url": f"kafka://{bootstrap}",
+        "data.dir": str(directory / "data"),
+        "listeners": "http://127.0.0.1:0",
+        "exactly.once.source.support": "enabled",
+        "offset.flush.interval.ms": "1000",
+    }
+    properties.write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
+    process = subprocess.Popen(
+        [str(CONVEYOR), "standalone", "--no-status", str(properties)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=directory,
+    )
+    with open(directory / "worker.err", "w") as output:
+        found: list[str] = []
+
+        def read() -> None:
+            assert process.stderr is not None
+            for line in process.stderr:
+                output.write(line)
+                if not found and (match := REST_API_LINE.search(line)):
+                    found.append(match.group(1))
+
+        threading.Thread(target=read, daemon=True).start()
+
+        def serving() -> bool:
+            if process.poll() is not None:
+                raise RuntimeError(f"conveyor standalone exited; see {directory / 'worker.err'}")
+            if not found:
+                return False
+            try:
+                return httpx.get(found[0] + "/connectors", timeout=5).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        try:
+            wait_for(serving, "the Conveyor worker to serve its REST API", STARTUP_S)
+            yield Runtime("Conveyor", found[0])
+        finally:
+            process.terminate()
+            try:
+                process.wait(120)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@contextlib.contextmanager
+def kafka_connect(directory: Path, bootstrap: str) -> Iterator[Runtime]:
+    """Apache Kafka Connect with Debezium's plugin, exactly-once source support enabled."""
+    name = f"kc{uuid.uuid4().hex[:6]}"
+    settings = {
+        "bootstrap.servers": bootstrap,
+        "group.id": f"bench-{name}",
+        "config.storage.topic": f"{name}-configs",
+        "offset.storage.topic": f"{name}-offsets",
+        "status.storage.topic": f"{name}-status",
+        "exactly.once.source.support": "enabled",
+        "plugin.path": f"{fetch_kafka().connect_file_plugin},{fetch_debezium_postgres()}",
+    }
+    worker = KafkaConnect(directory / name, settings, heap="1g")
+    worker.start(STARTUP_S)
+    try:
+        yield Runtime(f"Debezium {DEBEZIUM_VERSION.removesuffix('.Final')}", worker.url)
+    finally:
+        worker.stop()
+
+
+def create_topic(bootstrap: str, topic: str) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+
+
+def cdc_config(database: PostgresAddress, prefix: str, table: str, snapshot_mode: str) -> dict[str, str]:
+    """The same Debezium config for either runtime, its own slot and publication."""
+    return {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "tasks.max": "1",
+        "database.hostname": database.host,
+        "database.port": str(database.port),
+        "database.user": str(database.user),
+        "database.password": str(database.password),
+        "database.dbname": database.dbname,
+        "topic.prefix": prefix,
+        "plugin.name": "pgoutput",
+        "slot.name": f"{prefix}_slot",
+        "slot.drop.on.stop": "true",
+        "publication.name": f"{prefix}_publication",
+        "publication.autocreate.mode": "filtered",
+        "table.include.list": f"public.{table}",
+        "snapshot.mode": snapshot_mode,
+        "key.converter": JSON_CONVERTER,
+        "value.converter": JSON_CONVERTER,
+        "exactly.once.support": "required",
+    }
+
+
+def create_connector(runtime: Runtime, name: str, config: dict[str, str]) -> None:
+    while (
+        response := httpx.post(f"{runtime.url}/connectors", json={"name": name, "config": config}, timeout=60)
+    ).status_code == 409:
+        time.sleep(0.2)
+    if response.status_code != 201:
+        raise RuntimeError(f"{runtime.name}: creating {name}: {response.status_code} {response.text}")
+
+
+def delete_connector(runtime: Runtime, name: str) -> None:
+    httpx.delete(f"{runtime.url}/connectors/{name}", timeout=120)
+
+
+def task_failure(runtime: Runtime, name: str) -> str | None:
+    response = httpx.get(f"{runtime.url}/connectors/{name}/status", timeout=30)
+    if response.status_code != 200:
+        return None
+    status = response.json()
+    for part in [status.get("connector", {}), *status.get("tasks", [])]:
+        if part.get("state") == "FAILED":
+            return str(part.get("trace", status))[:3000]
+    return None
+
+
+def slot_active(database: PostgresAddress, slot: str) -> bool:
+    connection = connect(database, autocommit=True)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT active FROM pg_replication_slots WHERE slot_name = %s", (slot,))
+            row = cursor.fetchone()
+            return row is not None and bool(row[0])
+    finally:
+        connection.close()
+
+
+def execute(database: PostgresAddress, *statements: str) -> None:
+    """Run each statement in a transaction of its own (so ``VACUUM`` runs too)."""
+    connection = connect(database, autocommit=True)
+    try:
+        with connection.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+    finally:
+        connection.close()
+
+
+def create_table(database: PostgresAddress, table: str, rows: int = 0) -> None:
+    statements = [
+        f"CREATE TABLE {table} (id bigint PRIMARY KEY, writer integer NOT NULL, version integer NOT NULL, "
+        "note text NOT NULL)"
+    ]
+    if rows:
+        statements.append(
+            f"INSERT INTO {table} SELECT n, 0, 0, repeat(md5(n::text), 6)::varchar({NOTE}) "
+            f"FROM generate_series(1, {rows}) AS n"
+        )
+    execute(database, *statements)
+
+
+def write(database: PostgresAddress, table: str, writer: int, rows: int, per_transaction: int) -> None:
+    """Insert ``rows`` rows of this writer, then update each, ``per_transaction`` rows per transaction."""
+    connection = connect(database)
+    first = writer * 1_000_000_000
+    try:
+        for start in range(first, first + rows, per_transaction):
+            end = min(start + per_transaction, first + rows) - 1
+            with connection, connection.cursor() as cursor:
+                cursor.execute(
+                    f"INSERT INTO {table} SELECT n, %s, 0, repeat(md5(n::text), 6)::varchar({NOTE}) "
+                    "FROM generate_series(%s, %s) AS n",
+                    (writer, start, end),
+                )
+            with connection, connection.cursor() as cursor:
+                cursor.execute(f"UPDATE {table} SET version = 1 WHERE id BETWEEN %s AND %s", (start, end))
+    finally:
+        connection.close()
+
+
+def count_committed(
+    bootstrap: str, topic: str, expected: int, started: float, failed: Callable[[], str | None]
+) -> Timing:
+    """Read ``topic`` read_committed from the start until ``expected`` records are there."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"bench-reader-{uuid.uuid4().hex[:6]}",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+            "fetch.max.bytes": 64 << 20,
+        }
+    )
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    count, first_s, checked = 0, 0.0, time.monotonic()
+    try:
+        while count < expected:
+            batch = consumer.consume(10_000, 0.2)
+            now = time.monotonic()
+            read = sum(1 for message in batch if message.error() is None and message.value() is not None)
+            if read and not first_s:
+                first_s = now - started
+            count += read
+            if now - checked > 5:
+                checked = now
+                if (trace := failed()) is not None:
+                    raise RuntimeError(f"{topic}: a task failed after {count} records:\n{trace}")
+            if now - started > DEADLINE_S:
+                raise TimeoutError(f"{topic}: {count} of {expected} records within {DEADLINE_S:.0f} s")
+        return Timing(count, first_s, time.monotonic() - started)
+    finally:
+        consumer.close()
+
+
+def stream(
+    runtime: Runtime, database: PostgresAddress, bootstrap: str, changes: int, per_transaction: int
+) -> Timing:
+    prefix = f"s{uuid.uuid4().hex[:8]}"
+    table = f"stream_{prefix}"
+    topic = f"{prefix}.public.{table}"
+    create_table(database, table)
+    create_topic(bootstrap, topic)
+    name = f"{prefix}-cdc"
+    create_connector(runtime, name, cdc_config(database, prefix, table, "no_data"))
+    try:
+        wait_for(lambda: slot_active(database, f"{prefix}_slot"), f"{runtime.name}'s slot", STARTUP_S)
+        rows = changes // (2 * WRITERS)
+        writers = [
+            threading.Thread(target=write, args=(database, table, writer, rows, per_transaction), daemon=True)
+            for writer in range(WRITERS)
+        ]
+        started = time.monotonic()
+        for thread in writers:
+            thread.start()
+        timing = count_committed(
+            bootstrap, topic, rows * 2 * WRITERS, started, lambda: task_failure(runtime, name)
+        )
+        for thread in writers:
+            thread.join()
+        return timing
+    finally:
+        delete_connector(runtime, name)
+
+
+def snapshot(runtime: Runtime, database: PostgresAddress, bootstrap: str, table: str, rows: int) -> Timing:
+    prefix = f"r{uuid.uuid4().hex[:8]}"
+    topic = f"{prefix}.public.{table}"
+    create_topic(bootstrap, topic)
+    name = f"{prefix}-snapshot"
+    started = time.monotonic()
+    create_connector(runtime, name, cdc_config(database, prefix, table, "initial_only"))
+    try:
+        return count_committed(bootstrap, topic, rows, started, lambda: task_failure(runtime, name))
+    finally:
+        delete_connector(runtime, name)
+
+
+class CountingSink(io.RawIOBase):
+    """Where COPY writes: counts bytes and lines, keeps nothing."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        self.lines = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data)
+        self.bytes += view.nbytes
+        self.lines += bytes(view).count(b"\n")
+        return view.nbytes
+
+
+def copy_out(database: PostgresAddress, table: str, rows: int) -> Timing:
+    connection = connect(database)
+    sink = CountingSink()
+    started = time.monotonic()
+    try:
+        with connection.cursor() as cursor:
+            cursor.copy_expert(f"COPY {table} TO STDOUT", sink)
+    finally:
+        connection.close()
+    elapsed = time.monotonic() - started
+    if sink.lines != rows:
+        raise RuntimeError(f"COPY wrote {sink.lines} rows, not {rows}")
+    return Timing(rows, elapsed, elapsed)
+
+
+@contextlib.contextmanager
+def working_directory(keep: bool) -> Iterator[Path]:
+    """A temporary directory for the workers, left in place (and named) with ``keep``."""
+    if keep:
+        kept = Path(tempfile.mkdtemp(prefix="cdc-bench-"))
+        print(f"workers' output under {kept}", flush=True)
+        yield kept
+        return
+    with tempfile.TemporaryDirectory(prefix="cdc-bench-") as directory:
+        yield Path(directory)
+
+
+def line(label: str, timing: Timing, baseline: Timing | None = None, baseline_name: str = "") -> str:
+    text = (
+        f"  {label:34s} {timing.rate:>10,.0f} records/s  ({timing.last_s:6.1f} s, "
+        f"first record at {timing.first_s:5.1f} s)"
+    )
+    if baseline is not None:
+        text += f"  x{timing.rate / baseline.rate:.3f} of {baseline_name}"
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--changes", type=int, default=100_000, help="row changes streamed (issue: 1,000,000)"
+    )
+    parser.add_argument(
+        "--rows", type=int, default=200_000, help="rows of the snapshot table (issue: 2,000,000)"
+    )
+    parser.add_argument(
+        "--per-transaction", type=int, default=100, help="rows each writer transaction changes"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the workers' output and print where")
+    arguments = parser.parse_args()
+    load = os.getloadavg()
+    print(
+        f"{arguments.changes:,} row changes streamed by {WRITERS} writers ({arguments.per_transaction} rows "
+        f"per transaction), snapshot of {arguments.rows:,} rows; load average {load[0]:.1f} at the start on "
+        f"{os.cpu_count()} cores",
+        flush=True,
+    )
+    with (
+        working_directory(arguments.keep) as directory,
+        PostgresServer() as server,
+        broker() as bootstrap,
+    ):
+        admin = connect(PostgresAddress(server.host, server.port, "postgres", server.user, server.password))
+        admin.autocommit = True
+        admin.cursor().execute("CREATE DATABASE bench")
+        admin.close()
+        database = PostgresAddress(server.host, server.port, "bench", server.user, server.password)
+        with (
+            conveyor_standalone(directory / "conveyor", bootstrap) as conveyor,
+            kafka_connect(directory, bootstrap) as debezium,
+        ):
+            print("streaming, exactly once: records/s from the writers' start to the last committed record")
+            dbz_stream = stream(debezium, database, bootstrap, arguments.changes, arguments.per_transaction)
+            print(line(debezium.name, dbz_stream), flush=True)
+            cvy_stream = stream(conveyor, database, bootstrap, arguments.changes, arguments.per_transaction)
+            print(line(conveyor.name, cvy_stream, dbz_stream, debezium.name), flush=True)
+
+            create_table(database, "snap", arguments.rows)
+            execute(database, "VACUUM ANALYZE snap")
+            copy_out(database, "snap", arguments.rows)  # warms the table into shared buffers, unreported
+            print(
+                "snapshot: records/s from the connector's creation to the last committed record; "
+                "Conveyor's snapshot runs in one task (tasks: 1; the parallel chunked snapshot is not built)"
+            )
+            ceiling = copy_out(database, "snap", arguments.rows)
+            print(line("PostgreSQL COPY ... TO STDOUT", ceiling), flush=True)
+            dbz_snapshot = snapshot(debezium, database, bootstrap, "snap", arguments.rows)
+            print(line(debezium.name, dbz_snapshot, ceiling, "COPY"), flush=True)
+            cvy_snapshot = snapshot(conveyor, database, bootstrap, "snap", arguments.rows)
+            print(line(f"{conveyor.name} (tasks: 1)", cvy_snapshot, ceiling, "COPY"), flush=True)
+            print(
+                f"  {'Conveyor / Debezium':34s} x{cvy_snapshot.rate / dbz_snapshot.rate:.2f}  "
+                f"(load average {os.getloadavg()[0]:.1f} at the end)",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
