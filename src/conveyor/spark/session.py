@@ -31,19 +31,7 @@ def executor_python(conf: Mapping[str, str] | None = None) -> str:
     return (conf or {}).get("spark.pyspark.python") or os.environ.get("PYSPARK_PYTHON") or python_for_spark()
 
 
-TASK_MEMORY_LIMIT = "4g"
-"""`spark.executor.pyspark.memory` unless the worker sets it: the address space each executor Python process
-(a task host: one task, or up to `tasks.per.slot` sharing it) may take, above which an allocation raises
-`MemoryError` in the task instead of the machine running out of memory."""
-
-EXECUTOR_MALLOC_ARENAS = "2"
-"""glibc's `MALLOC_ARENA_MAX` for executor Python processes: without it each thread may reserve a 64 MB
-arena of address space it never uses, which the memory limit would count."""
-
-SPARK_DEFAULTS = {
-    "spark.executor.pyspark.memory": TASK_MEMORY_LIMIT,
-    "spark.executorEnv.MALLOC_ARENA_MAX": EXECUTOR_MALLOC_ARENAS,
-}
+SPARK_DEFAULTS: dict[str, str] = {}
 """Spark settings the worker gives its session unless its own `spark.*` properties say otherwise."""
 
 LOG4J2_CONFIGS = {
