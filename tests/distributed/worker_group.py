@@ -59,10 +59,10 @@ class WorkerGroup:
     def log_url(self) -> str:
         return f"embedded:{self.data_dir / 'log'}"
 
-    def add_worker(self) -> ConveyorProcess:
+    def add_worker(self, startup_s: float = STARTUP_S) -> ConveyorProcess:
         properties = self.directory / f"worker-{len(self.workers)}.properties"
         properties.write_text(worker_properties(self.data_dir, **self.overrides))
-        worker = start_conveyor(["distributed", str(properties)], self.directory, STARTUP_S)
+        worker = start_conveyor(["distributed", str(properties)], self.directory, startup_s)
         self.workers.append(worker)
         return worker
 
