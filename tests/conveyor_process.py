@@ -6,6 +6,7 @@ counts as started once that API answers. On the way out it is stopped (SIGTERM),
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -19,6 +20,15 @@ import httpx
 from tests.waiting import wait_until
 
 CONVEYOR = Path(sys.executable).parent / "conveyor"
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def with_test_plugins(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """An environment whose ``PYTHONPATH`` starts at the repository root, so that a worker started
+    elsewhere (and its executors) find the test suite's plugin package, which the root declares."""
+    base = dict(os.environ if env is None else env)
+    base["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), base.get("PYTHONPATH")]))
+    return base
 EXIT_S = 60.0
 REST_API_LINE = re.compile(r"REST API at (http://\S+)")
 

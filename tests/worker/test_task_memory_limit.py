@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from tests.conveyor_process import ConveyorProcess, start_conveyor
+from tests.conveyor_process import ConveyorProcess, start_conveyor, with_test_plugins
 
 from scraping import scrape, value
 
@@ -40,7 +40,9 @@ def limited_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Conveyo
     }
     properties = directory / "worker.properties"
     properties.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
-    worker = start_conveyor(["standalone", "--no-status", str(properties)], directory, STARTUP_S)
+    worker = start_conveyor(
+        ["standalone", "--no-status", str(properties)], directory, STARTUP_S, with_test_plugins()
+    )
     try:
         yield worker
     finally:
