@@ -101,6 +101,17 @@ def states(client: httpx.Client, name: str) -> tuple[str, list[str]]:
     return body["connector"]["state"], [task["state"] for task in body["tasks"]]
 
 
+def wait_for_partitions_held(client: httpx.Client, name: str, tasks: int, timeout_s: float = WAIT_S) -> None:
+    """Wait until each of the sink's `tasks` tasks holds partitions (its `partition-count`): a task reports
+    RUNNING once its `start()` returns, as Kafka's do, before its consumer has joined the group."""
+
+    def held() -> bool:
+        counts = [task.get("metrics", {}).get("partition-count") for task in status(client, name)["tasks"]]
+        return len(counts) == tasks and all(count for count in counts)
+
+    wait_until(held, f"each of the {tasks} tasks of {name} holding partitions", timeout_s)
+
+
 def wait_for_states(
     client: httpx.Client, name: str, connector: str, tasks: list[str], timeout_s: float = WAIT_S
 ) -> None:

@@ -26,6 +26,7 @@ from .support import (
     states,
     status,
     unique,
+    wait_for_partitions_held,
     wait_for_states,
     wait_until,
 )
@@ -83,6 +84,7 @@ def duplicates_after_adding_a_task(tmp_path: Path, respect_closing: bool) -> int
         response = client.put(f"/connectors/{name}/config", json={**config, "tasks.max": "2"})
         assert response.status_code == 200
         wait_for_states(client, name, "RUNNING", ["RUNNING", "RUNNING"])
+        wait_for_partitions_held(client, name, 2)
         produce(worker.log, topic, 25, 3)
         wait_until(lambda: has_consumed(output, 28), "the records after the rebalance read")
     counts = consumed(output)
@@ -130,6 +132,7 @@ def after_adding_a_task_then_one_failing(
         response = client.put(f"/connectors/{name}/config", json={**config, "tasks.max": "2"})
         assert response.status_code == 200
         wait_for_states(client, name, "RUNNING", ["RUNNING", "RUNNING"])
+        wait_for_partitions_held(client, name, 2)
         produce(worker.log, topic, 25, 3)
         wait_until(lambda: has_consumed(output, 28), "the records after the rebalance read")
         closed_before = {task: len(closed_by(output, f"2-{task}")) for task in range(2)}

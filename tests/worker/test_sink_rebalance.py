@@ -15,7 +15,15 @@ from typing import Any
 from conveyor.log import Log
 
 from .connectors import EVENTS_FILE_CONFIG, RECORDING_SINK, VALUES_DIR_CONFIG
-from .support import create_connector, rest_client, running_worker, unique, wait_for_states, wait_until
+from .support import (
+    create_connector,
+    rest_client,
+    running_worker,
+    unique,
+    wait_for_partitions_held,
+    wait_for_states,
+    wait_until,
+)
 
 PARTITIONS = 4
 RECORDS = 200
@@ -60,6 +68,7 @@ def test_a_joining_task_makes_the_first_close_its_partitions_after_a_closing_pre
 
         assert client.put(f"/connectors/{name}/config", json={**config, "tasks.max": "2"}).status_code == 200
         wait_for_states(client, name, "RUNNING", ["RUNNING", "RUNNING"])
+        wait_for_partitions_held(client, name, 2)
         produce(worker.log, topic, RECORDS, RECORDS)
         wait_until(lambda: sum(delivered(values_dir).values()) >= 2 * RECORDS, "every record delivered")
 
