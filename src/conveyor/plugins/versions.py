@@ -13,10 +13,12 @@ import re
 from dataclasses import dataclass
 from functools import total_ordering
 
+from conveyor.errors import ConfigError
+
 LATEST = "latest"
 
 
-class InvalidVersionRequirement(ValueError):
+class InvalidVersionRequirement(ConfigError, ValueError):
     """A ``*.plugin.version`` value that is neither a version nor a version range."""
 
 

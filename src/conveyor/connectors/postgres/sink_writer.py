@@ -28,6 +28,7 @@ from conveyor.connectors.postgres.sink_fields import RecordLayout, where
 from conveyor.connectors.postgres.sink_schema import NULL, Encoder, encoder
 from conveyor.connectors.postgres.sink_tables import TableInfo
 from conveyor.data import DataError, SinkRecord
+from conveyor.errors import ConnectError
 
 Cursor: TypeAlias = psycopg2.extensions.cursor
 
@@ -38,7 +39,7 @@ _COPY_CONTEXT_COLUMN = re.compile(r"column (\S+?):")
 _COPY_BUFFER = 1 << 20
 
 
-class BadRecordError(Exception):
+class BadRecordError(ConnectError):
     """A record that does not fit its table; names the table, the column and where the record was read."""
 
     def __init__(self, record: SinkRecord, table: str, column: str | None, cause: BaseException) -> None:
