@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+
+
+def jvm_option(name: str) -> str | None:
+    """The value of ``-D<name>=...`` in ``KAFKA_OPTS``, where Kafka's scripts take JVM system properties."""
+    option = f"-D{name}="
+    words = shlex.split(os.environ.get("KAFKA_OPTS", ""))
+    return next((word.removeprefix(option) for word in words if word.startswith(option)), None)
+
 
 def read_properties(text: str) -> dict[str, str]:
     """Parse a Java `.properties` file: `key=value` or `key: value`, `#`/`!` comments, `\\` continuations."""

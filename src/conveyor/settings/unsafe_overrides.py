@@ -13,8 +13,6 @@ worker settings that let some of them through.
 
 from __future__ import annotations
 
-import os
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +21,7 @@ from conveyor.errors import ConfigError
 from conveyor.log.errors import InvalidLogUrlError
 from conveyor.log.kafka.setting_risks import OAUTH_URL_SETTINGS, Risk, canonical_name, setting_risk
 from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.settings.properties import jvm_option
 
 ALLOWED_UNSAFE_KEYS_CONFIG = "connector.client.config.override.allowed.unsafe.keys"
 ALLOWED_PATHS_CONFIG = "connector.client.config.override.allowed.paths"
@@ -127,11 +126,7 @@ def allowed_oauth_urls(configured: Iterable[str] | None) -> frozenset[str]:
     """The worker's `org.apache.kafka.sasl.oauthbearer.allowed.urls` (`configured`), else the JVM option
     `-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=...` in `KAFKA_OPTS`; empty when neither is given."""
     if configured is None:
-        option = f"-D{ALLOWED_URLS_CONFIG}="
-        words = shlex.split(os.environ.get("KAFKA_OPTS", ""))
-        configured = next(
-            (word.removeprefix(option).split(",") for word in words if word.startswith(option)), []
-        )
+        configured = (jvm_option(ALLOWED_URLS_CONFIG) or "").split(",")
     return frozenset(url.strip() for url in configured if url.strip())
 
 

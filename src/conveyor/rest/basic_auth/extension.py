@@ -12,10 +12,8 @@ import base64
 import binascii
 import hmac
 import logging
-import os
 import re
 import secrets
-import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from conveyor.errors import ConfigError
 from conveyor.rest.basic_auth.credentials import Credentials
 from conveyor.rest.basic_auth.jaas import read_jaas_config
 from conveyor.rest.server_info import version
+from conveyor.settings.properties import jvm_option
 
 logger = logging.getLogger(__name__)
 
@@ -120,13 +119,12 @@ def jaas_config_path(configs: Mapping[str, str]) -> Path:
     configured = configs.get(JAAS_CONFIG_PROPERTY)
     if configured:
         return Path(configured)
-    option = f"-D{JAAS_CONFIG_PROPERTY}="
-    for word in shlex.split(os.environ.get("KAFKA_OPTS", "")):
-        if word.startswith(option):
-            return Path(word.removeprefix(option))
+    option = jvm_option(JAAS_CONFIG_PROPERTY)
+    if option:
+        return Path(option)
     raise ConfigError(
         f"BasicAuthSecurityRestExtension needs a JAAS configuration: set the worker property "
-        f"{JAAS_CONFIG_PROPERTY} (or {option}<file> in KAFKA_OPTS)"
+        f"{JAAS_CONFIG_PROPERTY} (or -D{JAAS_CONFIG_PROPERTY}=<file> in KAFKA_OPTS)"
     )
 
 
