@@ -42,10 +42,11 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from conveyor.connectors.postgres.connection import PostgresAddress, connect
-from conveyor.kafka_broker import KafkaBroker, KafkaConnect
+from conveyor.kafka_broker import KafkaConnect
 from conveyor.kafka_broker.debezium import DEBEZIUM_VERSION, fetch_debezium_postgres
 from conveyor.kafka_broker.fetch import fetch_kafka
 from conveyor.postgres_server import PostgresServer
+from kafka_bench import broker
 
 CONVEYOR = Path(sys.executable).parent / "conveyor"
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
@@ -83,19 +84,6 @@ def wait_for(condition: Callable[[], bool], what: str, timeout_s: float = DEADLI
         if time.monotonic() > deadline:
             raise TimeoutError(f"timed out waiting for {what}")
         time.sleep(0.1)
-
-
-@contextlib.contextmanager
-def broker() -> Iterator[str]:
-    external = os.environ.get("CONVEYOR_KAFKA_BOOTSTRAP")
-    if external:
-        yield external
-        return
-    with (
-        tempfile.TemporaryDirectory(prefix="kafka-bench-") as directory,
-        KafkaBroker(Path(directory), heap="1g") as running,
-    ):
-        yield running.bootstrap_servers
 
 
 @contextlib.contextmanager
