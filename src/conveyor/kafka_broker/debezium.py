@@ -3,11 +3,16 @@ that Kafka's jars use: tests run it on Apache Kafka Connect beside Conveyor's ow
 
 from __future__ import annotations
 
-import fcntl
 import shutil
 from pathlib import Path
 
-from conveyor.kafka_broker.fetch import DEPENDENCY_PLUGIN, KafkaFetchError, default_cache_dir, run_maven
+from conveyor.kafka_broker.fetch import (
+    DEPENDENCY_PLUGIN,
+    KafkaFetchError,
+    default_cache_dir,
+    fetch_once,
+    run_maven,
+)
 
 DEBEZIUM_VERSION = "3.6.1.Final"
 _EMPTY_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
@@ -21,26 +26,22 @@ def fetch_debezium_postgres(version: str = DEBEZIUM_VERSION, cache_dir: Path | N
     unpacked), fetched with Maven on first use; safe to call from several processes at once."""
     home = (cache_dir or default_cache_dir()) / f"debezium-postgres-{version}"
     plugins = home / "plugins"
-    marker = home / ".complete"
-    if marker.exists():
-        return plugins
-    home.mkdir(parents=True, exist_ok=True)
-    with open(home / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not marker.exists():
-            mvn = shutil.which("mvn")
-            if mvn is None:
-                raise KafkaFetchError("Maven (mvn) is not on PATH; it is needed to fetch Debezium's jars")
-            (home / "pom.xml").write_text(_EMPTY_POM)
-            shutil.rmtree(plugins, ignore_errors=True)
-            run_maven(
-                mvn,
-                home,
-                f"{DEPENDENCY_PLUGIN}:unpack",
-                f"-Dartifact=io.debezium:debezium-connector-postgres:{version}:tar.gz:plugin",
-                f"-DoutputDirectory={plugins}",
-            )
-            if not any(plugins.glob(f"*/debezium-connector-postgres-{version}.jar")):
-                raise KafkaFetchError(f"Maven fetched no debezium-connector-postgres-{version}.jar")
-            marker.write_text(version + "\n")
+
+    def fetch() -> None:
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise KafkaFetchError("Maven (mvn) is not on PATH; it is needed to fetch Debezium's jars")
+        (home / "pom.xml").write_text(_EMPTY_POM)
+        shutil.rmtree(plugins, ignore_errors=True)
+        run_maven(
+            mvn,
+            home,
+            f"{DEPENDENCY_PLUGIN}:unpack",
+            f"-Dartifact=io.debezium:debezium-connector-postgres:{version}:tar.gz:plugin",
+            f"-DoutputDirectory={plugins}",
+        )
+        if not any(plugins.glob(f"*/debezium-connector-postgres-{version}.jar")):
+            raise KafkaFetchError(f"Maven fetched no debezium-connector-postgres-{version}.jar")
+
+    fetch_once(home, version, fetch)
     return plugins

@@ -6,6 +6,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,16 +95,22 @@ def fetch_kafka(version: str = KAFKA_VERSION, cache_dir: Path | None = None) -> 
     """
     home = (cache_dir or default_cache_dir()) / f"kafka-{version}"
     distribution = KafkaDistribution(home, version)
+    fetch_once(home, version, lambda: _fetch(distribution))
+    return distribution
+
+
+def fetch_once(home: Path, version: str, fetch: Callable[[], None]) -> None:
+    """Run ``fetch`` to fill the cache directory ``home`` unless a completed fetch is marked there; one
+    process fetches while the others wait on a file lock, and a failed fetch leaves no mark."""
     marker = home / ".complete"
     if marker.exists():
-        return distribution
+        return
     home.mkdir(parents=True, exist_ok=True)
     with open(home / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not marker.exists():
-            _fetch(distribution)
+            fetch()
             marker.write_text(version + "\n")
-    return distribution
 
 
 def _fetch(distribution: KafkaDistribution) -> None:

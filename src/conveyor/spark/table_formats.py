@@ -7,7 +7,6 @@ so a worker loads a table format only when its ``table.formats`` names it: other
 
 from __future__ import annotations
 
-import fcntl
 import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from typing import Final
 import pyspark
 
 from conveyor.errors import ConfigError, ConnectError
-from conveyor.kafka_broker.fetch import DEPENDENCY_PLUGIN, default_cache_dir, run_maven
+from conveyor.kafka_broker.fetch import DEPENDENCY_PLUGIN, default_cache_dir, fetch_once, run_maven
 
 ICEBERG_CATALOG: Final = "iceberg"
 """The worker's Iceberg catalog, a Hadoop catalog in ``iceberg.warehouse``: its tables are
@@ -127,14 +126,7 @@ def fetch_jars(table_format: TableFormat, cache_dir: Path | None = None) -> list
     """The format's jars in the cache (``~/.cache/conveyor/spark-<name>-<version>``), fetched with Maven
     first if they are not there yet; several processes may call it at once."""
     home = (cache_dir or default_cache_dir()) / f"spark-{table_format.name}-{table_format.version}"
-    marker = home / ".complete"
-    if not marker.exists():
-        home.mkdir(parents=True, exist_ok=True)
-        with open(home / ".lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not marker.exists():
-                _fetch(table_format, home)
-                marker.write_text(table_format.version + "\n")
+    fetch_once(home, table_format.version, lambda: _fetch(table_format, home))
     return sorted((home / "jars").glob("*.jar"))
 
 
