@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from conveyor.herder.entities import ConnectorState, ConnectorStateInfo, TaskState
-from conveyor.rest.console.history import ConsoleHistory
+from conveyor.rest.console.history import ConsoleHistory, HistorySampler
+from conveyor.storage.errors import StorageError
+
+from .error_raising_herder import ErrorRaisingHerder
 
 
 def status(kind: str, *tasks: tuple[str, dict[str, Any]], connector: str = "RUNNING") -> ConnectorStateInfo:
@@ -72,3 +75,10 @@ def test_a_deleted_connector_leaves_the_samples_that_follow() -> None:
     sample = history.record(2_000, {})
     assert sample.connectors == {}
     assert history.task_failures() == {}
+
+
+def test_a_herder_that_raises_costs_one_sample_and_never_the_sampler() -> None:
+    history = ConsoleHistory()
+    sampler = HistorySampler(ErrorRaisingHerder(StorageError("the status topic is unreachable")), history)
+    sampler.sample_once()
+    assert history.since() == []

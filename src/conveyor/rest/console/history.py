@@ -174,14 +174,14 @@ class HistorySampler:
         self._stopped.set()
 
     def sample_once(self) -> None:
-        if not self.herder.ready():
-            return
+        """Take one sample; a herder that cannot answer now costs this sample, never the sampler."""
         try:
+            if not self.herder.ready():
+                return
             statuses = sample_statuses(self.herder)
+            self.history.record(int(time.time() * 1000), statuses)
         except Exception:
             logger.debug("The console's history skipped a sample", exc_info=True)
-            return
-        self.history.record(int(time.time() * 1000), statuses)
 
     def _run(self) -> None:
         while not self._stopped.is_set():
