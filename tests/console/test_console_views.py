@@ -103,7 +103,7 @@ def test_lag_chart_shows_the_records_a_paused_sink_has_yet_to_read(
     wait_for_states(client, sink, "PAUSED", ["PAUSED"])
     with open(source_config["file"], "a") as lines:
         lines.write("fourth\nfifth\n")
-    waiting.wait_until(lambda: task_metric(client, sink, "records-lag") == 2, "the status to report a lag of 2")
+    waiting.wait_until(lambda: task_metric(client, sink, "records-lag") == 2, "a reported lag of 2")
     open_connector(page, sink)
     expect(page.locator('figure[data-chart="lag"] .latest')).to_have_text("2 records")
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from conveyor.cli.worker_process import StandaloneWorker
-from conveyor.rest.worker_client import inter_worker_client
+from conveyor.rest.tls import client_ssl_context
 from conveyor.settings.worker_config import WorkerConfig
 
 from .certificates import KEY_PASSWORD
@@ -141,6 +141,11 @@ def test_a_client_certificate_of_another_ca_is_refused_when_one_is_requested(
     with pytest.raises(httpx.TransportError):
         verify = trusting(pki, pki.stranger_pem)
         httpx.get(f"{https_url(requested_tls_worker)}/connectors", verify=verify, timeout=30)
+
+
+def inter_worker_client(config: WorkerConfig) -> httpx.Client:
+    """A client with the TLS context a worker's requests to its peers use (the listener's `ssl.*`)."""
+    return httpx.Client(verify=client_ssl_context(config.rest_ssl), timeout=30)
 
 
 def test_another_worker_with_the_same_ssl_settings_reaches_a_listener_requiring_client_certificates(

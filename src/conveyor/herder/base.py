@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -448,19 +447,6 @@ class BaseHerder(Herder):
 
     def plugin_config(self, plugin: str, version: str | None = None) -> list[dict[str, Any]]:
         return self._within_deadline(plugin, lambda: plugin_config_keys(plugin, version))
-
-    def wait_for_task_state(self, name: str, state: str, timeout_s: float = 30.0) -> bool:
-        """True once every task of the connector reports `state` (used by the CLI and the demo)."""
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            try:
-                status = self.connector_status(name)
-            except NotFoundError:
-                status = None
-            if status is not None and status.tasks and all(t.state == state for t in status.tasks):
-                return True
-            time.sleep(0.1)
-        return False
 
 
 def _public(metrics: Mapping[str, Any]) -> dict[str, Any]:
