@@ -34,10 +34,8 @@ from conveyor.api import (
     SinkTask,
     SinkTaskContext,
 )
-from conveyor.api import TopicPartition as ApiPartition
 from conveyor.data import ConnectError, SinkColumns, SinkRecord
-from conveyor.log import Consumer, Log, Producer, RebalanceListener, RecordBatch
-from conveyor.log import TopicPartition as LogPartition
+from conveyor.log import Consumer, Log, Producer, RebalanceListener, RecordBatch, TopicPartition
 from conveyor.log.api import Closeable
 from conveyor.metrics.task_metrics import ACTIVE_TOPICS_METRIC, SinkTaskMetrics, with_plugin_metrics
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
@@ -99,9 +97,9 @@ class RuntimeSinkTaskContext(SinkTaskContext):
     def __init__(self, config: Mapping[str, str], reporter: ErrantRecordReporter | None) -> None:
         self._config = dict(config)
         self._reporter = reporter
-        self.assigned: set[ApiPartition] = set()
-        self.paused: set[ApiPartition] = set()
-        self.rewinds: dict[ApiPartition, int] = {}
+        self.assigned: set[TopicPartition] = set()
+        self.paused: set[TopicPartition] = set()
+        self.rewinds: dict[TopicPartition, int] = {}
         self.timeout_ms: int | None = None
         self.commit_requested = False
         self.closing = False
@@ -109,24 +107,24 @@ class RuntimeSinkTaskContext(SinkTaskContext):
     def configs(self) -> Mapping[str, str]:
         return self._config
 
-    def offset(self, offsets: Mapping[ApiPartition, int]) -> None:
+    def offset(self, offsets: Mapping[TopicPartition, int]) -> None:
         self.rewinds.update(offsets)
 
     def timeout(self, timeout_ms: int) -> None:
         self.timeout_ms = timeout_ms
 
-    def assignment(self) -> set[ApiPartition]:
+    def assignment(self) -> set[TopicPartition]:
         return set(self.assigned)
 
-    def pause(self, *partitions: ApiPartition) -> None:
+    def pause(self, *partitions: TopicPartition) -> None:
         self._check_assigned(partitions)
         self.paused.update(partitions)
 
-    def resume(self, *partitions: ApiPartition) -> None:
+    def resume(self, *partitions: TopicPartition) -> None:
         self._check_assigned(partitions)
         self.paused.difference_update(partitions)
 
-    def _check_assigned(self, partitions: Collection[ApiPartition]) -> None:
+    def _check_assigned(self, partitions: Collection[TopicPartition]) -> None:
         unknown = [str(p) for p in partitions if p not in self.assigned]
         if unknown:
             raise ConnectError(
@@ -193,10 +191,10 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         )
         self.subscribed: list[str] = []
         self.topic_layout: dict[str, int] | None = None
-        self.current: dict[ApiPartition, int] = {}
-        self.last_committed: dict[ApiPartition, int] = {}
+        self.current: dict[TopicPartition, int] = {}
+        self.last_committed: dict[TopicPartition, int] = {}
         self.redeliver: list[SinkRecord] | None = None
-        self.redeliver_advances: dict[ApiPartition, int] = {}
+        self.redeliver_advances: dict[TopicPartition, int] = {}
         self.metrics = SinkTaskMetrics()
         self.next_commit = time.monotonic() + self.flush_interval_s
         self.next_topic_refresh = 0.0
@@ -283,7 +281,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         partitions the task paused."""
         pause_all = self.state is TargetState.PAUSED or self.redeliver is not None
         wanted = set(self.context.assigned) if pause_all else set(self.context.paused)
-        paused = {LogPartition(p.topic, p.partition) for p in wanted}
+        paused = wanted
         current = self.consumer.paused()
         if paused != current:
             self.consumer.resume(current - paused)
@@ -300,7 +298,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         for batch in self.consumer.poll_batch(wait):
             self.metrics.record_read(len(batch))
             self.active_topics.add(batch.topic)
-            partition = ApiPartition(batch.topic, batch.partition)
+            partition = TopicPartition(batch.topic, batch.partition)
             if partition not in self.context.assigned:
                 continue
             if self.batch_task is not None and self.redeliver is None:
@@ -323,11 +321,11 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             records, self.redeliver = self.redeliver, None
             self._put(records, self.redeliver_advances)
 
-    def _put(self, records: Sequence[SinkRecord], advanced: Mapping[ApiPartition, int]) -> None:
+    def _put(self, records: Sequence[SinkRecord], advanced: Mapping[TopicPartition, int]) -> None:
         self._deliver(lambda: self.task.put(records), len(records), advanced, lambda: list(records))
 
     def _put_batch(
-        self, task: BatchSinkTask, batch: RecordBatch, advanced: Mapping[ApiPartition, int]
+        self, task: BatchSinkTask, batch: RecordBatch, advanced: Mapping[TopicPartition, int]
     ) -> None:
         """The batch's columns straight to the task; should it ask for them again, they come back to
         `put` as records."""
@@ -336,7 +334,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         )
 
     def _put_columns(
-        self, task: ColumnSinkTask, columns: SinkColumns, advanced: Mapping[ApiPartition, int]
+        self, task: ColumnSinkTask, columns: SinkColumns, advanced: Mapping[TopicPartition, int]
     ) -> None:
         """The batch converted, as columns, to the task; should it ask for them again, they come back to
         `put` as records."""
@@ -346,7 +344,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self,
         put: Callable[[], None],
         count: int,
-        advanced: Mapping[ApiPartition, int],
+        advanced: Mapping[TopicPartition, int],
         records: Callable[[], list[SinkRecord]],
     ) -> None:
         """Hand ``count`` records to the task with ``put``; ``records`` are what waits for redelivery."""
@@ -373,7 +371,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.current.update(advanced)
         self._record_active()
 
-    def _commit(self, closing: bool, partitions: Collection[ApiPartition] | None = None) -> None:
+    def _commit(self, closing: bool, partitions: Collection[TopicPartition] | None = None) -> None:
         """Commit the offsets the task says are safe, as WorkerSinkTask does.
 
         1. Scope: the partitions with a consumed position (all of them, or those being closed).
@@ -425,7 +423,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         if not to_commit or all(self.last_committed.get(p) == o for p, o in to_commit.items()):
             self.metrics.record_commit_skipped()
             return
-        self.consumer.commit({LogPartition(p.topic, p.partition): o for p, o in to_commit.items()})
+        self.consumer.commit(dict(to_commit))
         self.last_committed.update(to_commit)
         self.metrics.record_commit_completed(self.metrics.since(started))
         self._record_active()
@@ -436,28 +434,28 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             sum(max(0, offset - self.last_committed.get(p, offset)) for p, offset in self.current.items())
         )
 
-    def _close_partitions(self, partitions: set[ApiPartition]) -> None:
+    def _close_partitions(self, partitions: set[TopicPartition]) -> None:
         if partitions:
             self._commit(closing=True, partitions=partitions)
         for partition in partitions:
             self.current.pop(partition, None)
             self.last_committed.pop(partition, None)
 
-    def on_partitions_revoked(self, partitions: set[LogPartition]) -> None:
+    def on_partitions_revoked(self, partitions: set[TopicPartition]) -> None:
         if self.task_stopped:
             # Closing the consumer gives the partitions up after the task stopped (its partitions were
             # closed before `stop`): as Kafka's WorkerSinkTask, ask the task nothing more.
             return
-        revoked = {ApiPartition(p.topic, p.partition) for p in partitions} & self.context.assigned
+        revoked = partitions & self.context.assigned
         self._drop_redelivery(revoked)
         self._close_partitions(revoked)
         self._forget(revoked)
 
-    def on_partitions_lost(self, partitions: set[LogPartition]) -> None:
+    def on_partitions_lost(self, partitions: set[TopicPartition]) -> None:
         """The group gave these partitions to others already: `close` them, commit nothing."""
         if self.task_stopped:
             return
-        lost = {ApiPartition(p.topic, p.partition) for p in partitions} & self.context.assigned
+        lost = partitions & self.context.assigned
         self._drop_redelivery(lost)
         if lost:
             self.task.close(sorted(lost))
@@ -466,7 +464,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self.last_committed.pop(partition, None)
         self._forget(lost)
 
-    def _drop_redelivery(self, partitions: set[ApiPartition]) -> None:
+    def _drop_redelivery(self, partitions: set[TopicPartition]) -> None:
         """Records waiting for redelivery stay, but not those of partitions going away (a cooperative
         rebalance keeps the others), as WorkerSinkTask removes them from its message batch."""
         if self.redeliver is None:
@@ -478,17 +476,16 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         for partition in partitions:
             self.redeliver_advances.pop(partition, None)
 
-    def _forget(self, partitions: set[ApiPartition]) -> None:
+    def _forget(self, partitions: set[TopicPartition]) -> None:
         self.context.assigned -= partitions
         self.context.paused -= partitions
 
-    def on_partitions_assigned(self, partitions: set[LogPartition]) -> None:
+    def on_partitions_assigned(self, partitions: set[TopicPartition]) -> None:
         if self.task_stopped:
             return
-        added: list[ApiPartition] = []
-        for log_partition in partitions:
-            partition = ApiPartition(log_partition.topic, log_partition.partition)
-            position = self.consumer.position(log_partition)
+        added: list[TopicPartition] = []
+        for partition in partitions:
+            position = self.consumer.position(partition)
             self.last_committed[partition] = position
             self.current[partition] = position
             added.append(partition)
@@ -506,7 +503,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         if not ready:
             return
         for partition, offset in ready.items():
-            self.consumer.seek(LogPartition(partition.topic, partition.partition), offset)
+            self.consumer.seek(partition, offset)
             self.current[partition] = offset
             self.last_committed[partition] = offset
             del self.context.rewinds[partition]
