@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conveyor.log import (
+    FlushTimeoutError,
     IllegalStateError,
     InvalidGroupIdError,
     Log,
@@ -107,6 +108,19 @@ def test_sent_records_are_invisible_until_flushed_within_linger_ms(log: Log, top
     assert read_all(log, topic) == []
     producer.flush()
     assert values_of(read_all(log, topic)) == [b"pending"]
+
+
+def test_a_flush_out_of_time_raises_on_kafka_and_the_next_flush_appends_what_it_left(
+    log: Log, topic: str
+) -> None:
+    producer = log.producer(linger_ms=60_000)
+    producer.send(topic, b"late", partition=0)
+    if backend_of(log) == "kafka":
+        # No broker acknowledges a record within no time at all; the embedded log appends at once.
+        with pytest.raises(FlushTimeoutError, match="1 outstanding records"):
+            producer.flush(timeout_s=0)
+    producer.flush()
+    assert values_of(read_all(log, topic)) == [b"late"]
 
 
 def test_send_to_unknown_topic_names_it(log: Log) -> None:

@@ -194,8 +194,8 @@ class FailingOnceProducer(Producer):
     def send_batch(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         self.inner.send_batch(*args, **kwargs)
 
-    def flush(self) -> None:
-        self.inner.flush()
+    def flush(self, timeout_s: float | None = None) -> None:
+        self.inner.flush(timeout_s)
 
     def partitions_for(self, topic: str) -> int:
         return self.inner.partitions_for(topic)

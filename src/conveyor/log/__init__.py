@@ -39,6 +39,7 @@ from conveyor.log.api import (
     TopicDescription,
 )
 from conveyor.log.errors import (
+    FlushTimeoutError,
     GroupIdNotFoundError,
     IllegalGenerationError,
     IllegalStateError,
@@ -73,6 +74,7 @@ __all__ = [
     "CleanerResult",
     "Consumer",
     "ConsumerRecord",
+    "FlushTimeoutError",
     "GroupCoordinator",
     "GroupIdNotFoundError",
     "GroupMember",

@@ -242,8 +242,12 @@ class Producer(Closeable):
         """Buffer many records in one call: the same as ``send`` for each, at a fraction of the cost."""
 
     @abstractmethod
-    def flush(self) -> None:
-        """Append everything buffered (inside a transaction: appended, still invisible to read_committed)."""
+    def flush(self, timeout_s: float | None = None) -> None:
+        """Append everything buffered (inside a transaction: appended, still invisible to read_committed).
+
+        With `timeout_s`, raise `FlushTimeoutError` if that is not done in time; what was not appended
+        stays buffered and goes with the next flush.
+        """
 
     @abstractmethod
     def partitions_for(self, topic: str) -> int:

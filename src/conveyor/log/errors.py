@@ -97,5 +97,9 @@ class RebalanceInProgressError(LogError):
     """The group is rebalancing: the member must rejoin."""
 
 
+class FlushTimeoutError(LogError):
+    """Records sent were not all appended within the time a flush was given; they stay buffered."""
+
+
 class InconsistentGroupProtocolError(LogError):
     """The member's protocol type or protocols share nothing with the group's."""

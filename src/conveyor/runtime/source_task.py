@@ -28,7 +28,7 @@ from conveyor.api import (
 )
 from conveyor.api.source import TransactionBoundary
 from conveyor.data import ConnectError, SourceRecord
-from conveyor.log import Log, Producer
+from conveyor.log import FlushTimeoutError, Log, Producer
 from conveyor.log.api import Closeable
 from conveyor.metrics.task_metrics import ACTIVE_TOPICS_METRIC, SourceTaskMetrics, with_plugin_metrics
 from conveyor.positions import RecordMetadata
@@ -99,6 +99,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         transactions = SourceTransactionSettings.parse(config)
         self.boundary = transactions.boundary
         self.flush_interval_s = worker.offset_flush_interval_ms / 1000
+        self.flush_timeout_s = worker.offset_flush_timeout_ms / 1000
         interval_ms = transactions.boundary_interval_ms
         self.transaction_interval_s = (
             interval_ms if interval_ms is not None else worker.offset_flush_interval_ms
@@ -332,6 +333,11 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         started = self.metrics.now()
         try:
             self._make_durable(visible)
+        except FlushTimeoutError as timed_out:
+            # As WorkerSourceTask: the offsets wait for a later commit, the records stay in flight.
+            self.metrics.record_commit(self.metrics.since(started), succeeded=False)
+            logger.error("%s Failed to flush, %s; the offsets are committed later", self.spec.id, timed_out)
+            return
         except Exception:
             self.metrics.record_commit(self.metrics.since(started), succeeded=False)
             raise
@@ -356,7 +362,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             self.counters["transactions-committed"] += 1
             self.metrics.record_transaction_committed()
         else:
-            self.producer.flush()
+            self.producer.flush(self.flush_timeout_s)
             self._write_offsets()
 
     def _abort(self) -> None:

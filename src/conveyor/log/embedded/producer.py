@@ -196,7 +196,8 @@ class EmbeddedProducer(Producer):
                 [stamps[i] for i in rows],
             )
 
-    def flush(self) -> None:
+    def flush(self, timeout_s: float | None = None) -> None:
+        """Appends at once: the embedded log has no queue to wait on, so `timeout_s` is always met."""
         with self._lock:
             self._ensure_usable()
             if self._transaction is not None and self._transaction.aborted_by_log:

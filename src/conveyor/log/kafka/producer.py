@@ -14,6 +14,7 @@ from conveyor.log.api import Headers, OffsetsToCommit, Producer
 from conveyor.log.arguments import require_transactional
 from conveyor.log.client_config import int_setting, normalize_config
 from conveyor.log.errors import (
+    FlushTimeoutError,
     IllegalStateError,
     InvalidConfigError,
     InvalidTxnStateError,
@@ -190,15 +191,20 @@ class KafkaLogProducer(Producer):
             except BufferError:
                 continue
 
-    def flush(self) -> None:
+    def flush(self, timeout_s: float | None = None) -> None:
         self._ensure_open()
         try:
-            self._producer.flush()
+            remaining = self._producer.flush() if timeout_s is None else self._producer.flush(timeout_s)
         except (KafkaException, SystemError) as error:
             # A fatal error (fencing) surfaces from librdkafka inside the delivery reports it serves.
             cause = error.__cause__ if isinstance(error, SystemError) else error
             raise log_error(cause or error, f"Producer {self._transactional_id or ''}") from error
         self._raise_pending()
+        if remaining:
+            raise FlushTimeoutError(
+                f"Timed out after {timeout_s} s while waiting for the producer to flush {remaining} "
+                "outstanding records"
+            )
 
     def partitions_for(self, topic: str) -> int:
         self._ensure_open()
