@@ -20,7 +20,7 @@ def test_an_empty_config_takes_the_definitions_defaults() -> None:
     assert TaskCount.parse({}) == TaskCount(tasks_max=1, enforce=True)
     assert ErrorSettings.parse({}) == ErrorSettings(ToleranceType.NONE, 0, 60000, False, False, "", False)
     assert SourceTransactionSettings.parse({}) == SourceTransactionSettings(
-        TransactionBoundary.POLL, None, None
+        False, TransactionBoundary.POLL, None, None
     )
 
 
@@ -43,7 +43,7 @@ def test_a_bad_error_tolerance_is_a_config_error_naming_the_key() -> None:
 def test_sink_topics_are_trimmed_and_exactly_one_kind_is_required() -> None:
     assert SinkTopics.parse({"topics": " a , b "}).require_exactly_one() == SinkTopics(("a", "b"), None)
     assert SinkTopics.parse({"topics.regex": "logs-.*"}).regex == "logs-.*"
-    with pytest.raises(ConfigError, match=r"Configure exactly one of topics or topics\.regex"):
+    with pytest.raises(ConfigError, match=r"topics and topics\.regex are mutually exclusive"):
         SinkTopics.parse({"topics": "a", "topics.regex": "b.*"}).require_exactly_one()
 
 
@@ -53,3 +53,17 @@ def test_a_transaction_boundary_interval_is_a_long_or_unset() -> None:
     )
     assert settings.boundary is TransactionBoundary.INTERVAL
     assert settings.boundary_interval_ms == 250
+
+
+def test_sink_topics_answer_kafkas_messages_when_both_or_neither_key_is_set() -> None:
+    assert SinkTopics.parse({"topics": "a", "topics.regex": "a.*"}).problem == (
+        "topics and topics.regex are mutually exclusive options, but both are set."
+    )
+    assert SinkTopics.parse({}).problem == "Must configure one of topics or topics.regex"
+    assert SinkTopics.parse({"topics": "a"}).problem is None
+
+
+def test_sink_topics_include_a_listed_topic_and_one_the_regex_matches_whole() -> None:
+    assert SinkTopics.parse({"topics": "a,b"}).includes("b")
+    assert SinkTopics.parse({"topics.regex": "orders-.*"}).includes("orders-eu")
+    assert not SinkTopics.parse({"topics.regex": "orders"}).includes("orders-eu")

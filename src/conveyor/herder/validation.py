@@ -7,12 +7,12 @@ source connectors, and the worker's client config override policy.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from conveyor.api import (
     ConfigDef,
+    ConfigError,
     ConfigType,
     ConfigValue,
     Connector,
@@ -20,6 +20,7 @@ from conveyor.api import (
     ExactlyOnceSupport,
     SinkConnector,
     SourceConnector,
+    TransactionBoundary,
 )
 from conveyor.api.config import HIDDEN
 from conveyor.api.config.infos import config_key_info
@@ -44,11 +45,22 @@ from conveyor.settings.client_overrides import (
 )
 from conveyor.settings.connector_config import (
     CONNECTOR_CLASS_CONFIG,
+    ErrorSettings,
+    SinkTopics,
+    SourceTransactionSettings,
     connector_config_def,
     sink_connector_config_def,
     source_connector_config_def,
 )
-from conveyor.settings.connector_config.definitions import CONNECTOR_VERSION_CONFIG, PLUGIN_VERSION_SUFFIX
+from conveyor.settings.connector_config.definitions import (
+    CONNECTOR_VERSION_CONFIG,
+    DLQ_TOPIC_NAME_CONFIG,
+    EXACTLY_ONCE_SUPPORT_CONFIG,
+    PLUGIN_VERSION_SUFFIX,
+    TOPICS_CONFIG,
+    TOPICS_REGEX_CONFIG,
+    TRANSACTION_BOUNDARY_CONFIG,
+)
 from conveyor.transforms import transformation_config_def
 
 EOS_WORKER_DISABLED = "This worker does not have exactly-once source support enabled."
@@ -65,6 +77,7 @@ BOUNDARIES_NULL = (
     "not permitted. The connector will be treated as if it cannot define its own transaction boundaries, "
     "and cannot be configured with 'transaction.boundary' set to 'connector'."
 )
+UNEXPECTED_VALIDATION_ERROR = "An unexpected error occurred during validation: "
 BOUNDARIES_UNSUPPORTED = (
     "The connector does not support connector-defined transaction boundaries with the given "
     "configuration. Please reconfigure it to use a different transaction boundary definition."
@@ -271,49 +284,46 @@ def _check_log_urls(
 def _preflight_exactly_once(
     connector: SourceConnector, config: Mapping[str, str], values: list[ConfigValue], eos_enabled: bool
 ) -> None:
-    if config.get("exactly.once.support", "requested").strip().lower() == "required":
+    try:
+        settings = SourceTransactionSettings.parse(config)
+    except ConfigError:
+        return  # the bad value is reported under its own key by the definitions' validation
+    if settings.exactly_once_required:
         if not eos_enabled:
-            _add_error(values, "exactly.once.support", EOS_WORKER_DISABLED)
+            _add_error(values, EXACTLY_ONCE_SUPPORT_CONFIG, EOS_WORKER_DISABLED)
         try:
             support = connector.exactly_once_support(config)
             if support is None:
-                _add_error(values, "exactly.once.support", EOS_NULL)
+                _add_error(values, EXACTLY_ONCE_SUPPORT_CONFIG, EOS_NULL)
             elif support is ExactlyOnceSupport.UNSUPPORTED:
-                _add_error(values, "exactly.once.support", EOS_UNSUPPORTED)
+                _add_error(values, EXACTLY_ONCE_SUPPORT_CONFIG, EOS_UNSUPPORTED)
         except Exception as exc:
-            _add_error(
-                values, "exactly.once.support", f"An unexpected error occurred during validation: {exc}"
-            )
-    if config.get("transaction.boundary", "poll").strip().lower() == "connector":
+            _add_error(values, EXACTLY_ONCE_SUPPORT_CONFIG, f"{UNEXPECTED_VALIDATION_ERROR}{exc}")
+    if settings.boundary is TransactionBoundary.CONNECTOR:
         try:
             boundaries = connector.can_define_transaction_boundaries(config)
             if boundaries is None:
-                _add_error(values, "transaction.boundary", BOUNDARIES_NULL)
+                _add_error(values, TRANSACTION_BOUNDARY_CONFIG, BOUNDARIES_NULL)
             elif boundaries is not ConnectorTransactionBoundaries.SUPPORTED:
-                _add_error(values, "transaction.boundary", BOUNDARIES_UNSUPPORTED)
+                _add_error(values, TRANSACTION_BOUNDARY_CONFIG, BOUNDARIES_UNSUPPORTED)
         except Exception as exc:
-            _add_error(
-                values, "transaction.boundary", f"An unexpected error occurred during validation: {exc}"
-            )
+            _add_error(values, TRANSACTION_BOUNDARY_CONFIG, f"{UNEXPECTED_VALIDATION_ERROR}{exc}")
 
 
 def _check_sink_topics(config: Mapping[str, str], values: list[ConfigValue]) -> None:
     """Exactly one of `topics` and `topics.regex`, and the DLQ topic outside both (SinkConnectorConfig)."""
-    topics = [t.strip() for t in config.get("topics", "").split(",") if t.strip()]
-    regex = config.get("topics.regex", "").strip()
-    if topics and regex:
-        message = "topics and topics.regex are mutually exclusive options, but both are set."
-        _add_error(values, "topics", message)
-        _add_error(values, "topics.regex", message)
-    elif not topics and not regex:
-        message = "Must configure one of topics or topics.regex"
-        _add_error(values, "topics", message)
-        _add_error(values, "topics.regex", message)
-    dlq = config.get("errors.deadletterqueue.topic.name", "").strip()
-    if dlq and (dlq in topics or _matches(regex, dlq)):
+    try:
+        subscription = SinkTopics.parse(config)
+        dlq = ErrorSettings.parse(config).dlq_topic
+    except ConfigError:
+        return  # the bad value is reported under its own key by the definitions' validation
+    if subscription.problem is not None:
+        _add_error(values, TOPICS_CONFIG, subscription.problem)
+        _add_error(values, TOPICS_REGEX_CONFIG, subscription.problem)
+    if dlq and subscription.includes(dlq):
         _add_error(
             values,
-            "errors.deadletterqueue.topic.name",
+            DLQ_TOPIC_NAME_CONFIG,
             f"The DLQ topic '{dlq}' may not be included in the list of topics ('topics=...') or match the "
             "regex ('topics.regex=...') to be consumed by this connector",
         )
@@ -330,16 +340,6 @@ def _check_sink_group(
             f"Consumer group for sink connector named {name} conflicts with Connect worker group "
             f"{worker_group_id}",
         )
-
-
-def _matches(regex: str, topic: str) -> bool:
-    """Whether ``regex`` matches all of ``topic``; a regex that does not compile matches nothing."""
-    if not regex:
-        return False
-    try:
-        return re.fullmatch(regex, topic) is not None
-    except re.error:
-        return False
 
 
 def plugin_config_keys(plugin: str, version: str | None = None) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ is written once (in ``definitions``), never again at the place that reads it.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from conveyor.settings.connector_config.definitions import (
     ERRORS_RETRY_MAX_DELAY_CONFIG,
     ERRORS_RETRY_TIMEOUT_CONFIG,
     ERRORS_TOLERANCE_CONFIG,
+    EXACTLY_ONCE_SUPPORT_CONFIG,
     OFFSETS_TOPIC_CONFIG,
     TASKS_MAX_CONFIG,
     TASKS_MAX_ENFORCE_CONFIG,
@@ -58,7 +60,13 @@ _ERRORS = _subset(
     ),
 )
 _SOURCE_TRANSACTIONS = _subset(
-    _SOURCE, (TRANSACTION_BOUNDARY_CONFIG, TRANSACTION_BOUNDARY_INTERVAL_CONFIG, OFFSETS_TOPIC_CONFIG)
+    _SOURCE,
+    (
+        EXACTLY_ONCE_SUPPORT_CONFIG,
+        TRANSACTION_BOUNDARY_CONFIG,
+        TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
+        OFFSETS_TOPIC_CONFIG,
+    ),
 )
 _SINK_TOPICS = _subset(_SINK, (TOPICS_CONFIG, TOPICS_REGEX_CONFIG))
 
@@ -111,8 +119,10 @@ class ErrorSettings:
 
 @dataclass(frozen=True)
 class SourceTransactionSettings:
-    """How a source task's offsets are committed: its transaction boundary and its offsets topic."""
+    """How a source task's offsets are committed: whether exactly once is required, its transaction
+    boundary and its offsets topic."""
 
+    exactly_once_required: bool
     boundary: TransactionBoundary
     boundary_interval_ms: int | None
     offsets_topic: str | None
@@ -121,6 +131,7 @@ class SourceTransactionSettings:
     def parse(cls, config: Mapping[str, Any]) -> SourceTransactionSettings:
         values = _SOURCE_TRANSACTIONS.parse(config)
         return cls(
+            exactly_once_required=values[EXACTLY_ONCE_SUPPORT_CONFIG].lower() == "required",
             boundary=TransactionBoundary.from_property(values[TRANSACTION_BOUNDARY_CONFIG]),
             boundary_interval_ms=values[TRANSACTION_BOUNDARY_INTERVAL_CONFIG],
             offsets_topic=values[OFFSETS_TOPIC_CONFIG] or None,
@@ -140,10 +151,23 @@ class SinkTopics:
         topics = tuple(topic for topic in values[TOPICS_CONFIG] if topic)
         return cls(topics, values[TOPICS_REGEX_CONFIG] or None)
 
+    @property
+    def problem(self) -> str | None:
+        """Kafka's message when both or neither of ``topics`` and ``topics.regex`` are set, else None."""
+        if self.topics and self.regex:
+            return "topics and topics.regex are mutually exclusive options, but both are set."
+        if not self.topics and not self.regex:
+            return "Must configure one of topics or topics.regex"
+        return None
+
     def require_exactly_one(self) -> SinkTopics:
         """These topics, or a `ConfigError` when both or neither of the keys are set."""
-        if bool(self.topics) == bool(self.regex):
-            raise ConfigError(
-                TOPICS_CONFIG, ",".join(self.topics), "Configure exactly one of topics or topics.regex"
-            )
+        if self.problem is not None:
+            raise ConfigError(TOPICS_CONFIG, ",".join(self.topics), self.problem)
         return self
+
+    def includes(self, topic: str) -> bool:
+        """Whether `topic` is listed or matched whole by the regex (checked to compile when parsed)."""
+        if topic in self.topics:
+            return True
+        return self.regex is not None and re.fullmatch(self.regex, topic) is not None
