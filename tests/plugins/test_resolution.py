@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from conveyor.api import ConfigDef, ConfigError, ConfigType
+from conveyor.connectors import BUILTIN_CONNECTORS
 from conveyor.plugins import (
-    BUILTIN_CONNECTORS,
     InvalidPluginError,
     PluginCatalog,
     PluginDesc,

@@ -15,7 +15,6 @@ Example::
 """
 
 from conveyor.api.config import use_class_resolver
-from conveyor.plugins.builtins import BUILTIN_CONNECTORS
 from conveyor.plugins.catalog import PluginCatalog, PluginEntry
 from conveyor.plugins.entry_points import ENTRY_POINT_GROUPS
 from conveyor.plugins.errors import (
@@ -34,7 +33,6 @@ from conveyor.plugins.plugin_path import (
 from conveyor.plugins.resolver import UNDEFINED_VERSION, PluginDesc, PluginResolver, plugin_version
 
 __all__ = [
-    "BUILTIN_CONNECTORS",
     "ENTRY_POINT_GROUPS",
     "UNDEFINED_VERSION",
     "InvalidPluginError",
@@ -101,7 +99,7 @@ def list_plugins(kind: PluginKind | None = None) -> list[PluginDesc]:
 
 
 def refresh_plugins() -> None:
-    """Discover plugins again (after installing a distribution, or filling ``BUILTIN_CONNECTORS``)."""
+    """Discover plugins again (after installing a distribution, or adding a shipped connector)."""
     _default_resolver.refresh()
 
 

@@ -1,7 +1,8 @@
 """Where Conveyor's own plugins live, and the Java class names Kafka Connect users write for them.
 
-The converter and transform registries are imported lazily, so that a package that is missing or
-broken does not stop the others from loading.
+Every registry is imported lazily: the connectors' because `plugins` sits below `connectors` in the
+package layout, the converters' and transforms' so that a package that is missing or broken does not
+stop the others from loading.
 """
 
 from __future__ import annotations
@@ -10,19 +11,22 @@ import importlib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from conveyor.api.config import ClassNotFound, import_dotted_class
-from conveyor.connectors.registry import BUILTIN_CONNECTOR_ALIASES, BUILTIN_CONNECTORS
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "BUILTIN_CONNECTORS",
-    "BUILTIN_CONNECTOR_ALIASES",
     "BuiltinPlugin",
+    "builtin_connector_aliases",
+    "builtin_connectors",
     "builtin_plugins",
+    "builtin_tasks",
     "is_builtin",
 ]
+
+_CONNECTOR_REGISTRY = "conveyor.connectors.registry"
 
 _JAVA_CONNECT = "org.apache.kafka.connect"
 _JAVA_CONVERTER_PACKAGES = {
@@ -83,6 +87,25 @@ def builtin_plugins() -> Iterator[BuiltinPlugin]:
                 logger.warning("Built-in plugin %s is unavailable: %s", key, error)
                 continue
             yield BuiltinPlugin(registry.java_name(key), cls)
+
+
+def _connector_table(attribute: str) -> dict[str, object]:
+    return cast(dict[str, object], getattr(importlib.import_module(_CONNECTOR_REGISTRY), attribute))
+
+
+def builtin_connectors() -> dict[str, str]:
+    """The shipped connectors: listed class name (Kafka's Java name where there is one) to module:Class."""
+    return cast(dict[str, str], _connector_table("BUILTIN_CONNECTORS"))
+
+
+def builtin_connector_aliases() -> dict[str, tuple[str, ...]]:
+    """Aliases of shipped connectors that cannot be derived from their listed names."""
+    return cast(dict[str, tuple[str, ...]], _connector_table("BUILTIN_CONNECTOR_ALIASES"))
+
+
+def builtin_tasks() -> dict[str, str]:
+    """The shipped tasks' Java names to module:Class."""
+    return cast(dict[str, str], _connector_table("BUILTIN_TASKS"))
 
 
 def is_builtin(cls: type) -> bool:

@@ -11,8 +11,8 @@ from importlib.metadata import version as distribution_version
 import conveyor
 from conveyor.api.config import ClassNotFound, import_dotted_class
 from conveyor.plugins.builtins import (
-    BUILTIN_CONNECTOR_ALIASES,
-    BUILTIN_CONNECTORS,
+    builtin_connector_aliases,
+    builtin_connectors,
     builtin_plugins,
     is_builtin,
 )
@@ -154,11 +154,12 @@ def _aliases_of(entry: PluginEntry) -> list[str]:
 def _discovered_entries() -> Iterable[tuple[PluginEntry, Iterable[str]]]:
     for builtin in builtin_plugins():
         yield plugin_entry(builtin.cls, builtin.java_name), ()
-    for listed_name, path in BUILTIN_CONNECTORS.items():
+    aliases = builtin_connector_aliases()
+    for listed_name, path in builtin_connectors().items():
         try:
             yield (
                 plugin_entry(import_dotted_class(path), listed_name),
-                BUILTIN_CONNECTOR_ALIASES.get(listed_name, ()),
+                aliases.get(listed_name, ()),
             )
         except ClassNotFound as error:
             logger.warning("Built-in connector %s (%s) is unavailable: %s", listed_name, path, error)

@@ -7,17 +7,16 @@ Java counterpart is written under the Java name, and both forms are read back.
 from __future__ import annotations
 
 from conveyor.api.config import import_dotted_class
-from conveyor.connectors.registry import BUILTIN_TASKS
-
-_JAVA_NAMES = {path: java_name for java_name, path in BUILTIN_TASKS.items()}
+from conveyor.plugins.builtins import builtin_tasks
 
 
 def task_class_name(task_class: type) -> str:
     """The name written in ``task.class`` for ``task_class``."""
     path = f"{task_class.__module__}:{task_class.__qualname__}"
-    return _JAVA_NAMES.get(path, path)
+    java_names = {task_path: java_name for java_name, task_path in builtin_tasks().items()}
+    return java_names.get(path, path)
 
 
 def load_task_class(name: str) -> type:
     """The task class a ``task.class`` value names (a Java name of a shipped task, or a Python path)."""
-    return import_dotted_class(BUILTIN_TASKS.get(name, name))
+    return import_dotted_class(builtin_tasks().get(name, name))
