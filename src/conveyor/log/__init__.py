@@ -64,7 +64,7 @@ from conveyor.log.errors import (
 )
 from conveyor.log.group_member import Assignment, Assignor, GroupMember
 from conveyor.log.murmur2 import murmur2, partition_for_key
-from conveyor.log.url import open_log, url_with_client_settings
+from conveyor.log.url import open_log, url_with_client_settings, worker_log_url
 from conveyor.positions import RecordMetadata, TopicPartition
 
 __all__ = [
@@ -116,4 +116,5 @@ __all__ = [
     "open_log",
     "partition_for_key",
     "url_with_client_settings",
+    "worker_log_url",
 ]

@@ -42,6 +42,16 @@ def url_with_client_settings(
     return KafkaSettings.from_url(url).with_client_settings(client, settings).url()
 
 
+def worker_log_url(props: Mapping[str, str], bootstrap_servers: str, data_dir: Path) -> str:
+    """The log a worker without `log.url` runs on: Kafka when `bootstrap.servers` is set (its client
+    settings taken from the worker's `props`), else an embedded log under `data_dir`."""
+    if bootstrap_servers:
+        from conveyor.log.kafka.settings import kafka_url_from_worker_props
+
+        return kafka_url_from_worker_props({**props, "bootstrap.servers": bootstrap_servers})
+    return f"embedded:{data_dir / 'log'}"
+
+
 def _open_embedded(url: str, rest: str) -> Log:
     from conveyor.log.embedded import EmbeddedLog
 

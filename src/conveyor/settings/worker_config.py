@@ -25,7 +25,7 @@ from conveyor.api.config import (
     Range,
 )
 from conveyor.errors import ConfigError
-from conveyor.log.kafka.settings import kafka_url_from_worker_props
+from conveyor.log import worker_log_url
 from conveyor.metrics.metric_groups import MetricNaming
 from conveyor.plugins.plugin_path import ModuleInfo
 from conveyor.settings.client_overrides import (
@@ -439,14 +439,7 @@ class WorkerConfig:
         _check_inter_worker_keys(parsed)
         warnings = _warnings(values)
         data_dir = Path(parsed["data.dir"] or os.path.join(os.getcwd(), "conveyor-data")).resolve()
-        log_url = parsed["log.url"]
-        if not log_url:
-            if parsed["bootstrap.servers"]:
-                log_url = kafka_url_from_worker_props(
-                    {**values, "bootstrap.servers": ",".join(parsed["bootstrap.servers"])}
-                )
-            else:
-                log_url = f"embedded:{data_dir / 'log'}"
+        log_url = parsed["log.url"] or worker_log_url(values, ",".join(parsed["bootstrap.servers"]), data_dir)
         warnings.extend(_cluster_warnings(parsed["spark.master"], log_url))
         oauth_urls = allowed_oauth_urls(parsed[ALLOWED_URLS_CONFIG])
         refuse_unlisted_oauth_urls(log_url, oauth_urls)

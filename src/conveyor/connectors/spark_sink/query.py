@@ -28,8 +28,8 @@ from conveyor.connectors.spark_sink.config import RECORDS_VIEW, TABLE_FORMATS, S
 from conveyor.data import ConnectError, DataError
 from conveyor.log import Admin, Log, TopicPartition, open_log
 from conveyor.plugins import load_chain_plugin
-from conveyor.runtime.pipeline import plugin_settings
 from conveyor.runtime.task_spec import TaskSpec
+from conveyor.settings.converters import plugin_settings
 from conveyor.settings.names import consumer_group
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.datasource import register

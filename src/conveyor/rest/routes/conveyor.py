@@ -27,7 +27,7 @@ from conveyor.log.errors import InvalidTopicError, UnknownTopicOrPartitionError
 from conveyor.positions import TopicPartition
 from conveyor.rest.console.history import ConsoleHistory, TaskFailures
 from conveyor.rest.openapi import body, errors
-from conveyor.runtime.pipeline import build_converter, build_header_converter
+from conveyor.settings.converters import build_converter, build_header_converter
 from conveyor.settings.worker_config import WorkerConfig
 
 TAG = "conveyor"
