@@ -1,4 +1,4 @@
-"""The package layout drawn from imports: every arrow points down and none goes round (docs/architecture.md)."""
+"""The package layout drawn from imports: every arrow points down and none goes round (architecture.md)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from conveyor.metrics.metric_groups import TASK_MEMORY_METRIC
-from conveyor.runtime.process_memory import resident_bytes
+from conveyor.metrics.process_memory import resident_bytes
 
 CALL = "call"
 """The metric naming the call into task code a loop is inside now (`poll()`, `put()`), if any."""

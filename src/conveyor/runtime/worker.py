@@ -22,6 +22,7 @@ from typing import Any
 
 from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector, Task
 from conveyor.errors import ConfigError, ConnectError
+from conveyor.metrics.plugin_labels import WORKER_CONVERTER_KEYS, task_plugin_labels
 from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import (
     ConnectorMetrics,
@@ -40,7 +41,6 @@ from conveyor.runtime.connector_calls import (
     instant,
 )
 from conveyor.runtime.control import CALL, CALL_BEGAN, PRIVATE_METRICS, TargetState
-from conveyor.runtime.plugin_labels import WORKER_CONVERTER_KEYS, task_plugin_labels
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.settings.client_overrides import refuse_unsafe_log_urls
