@@ -606,7 +606,6 @@ class DistributedHerder(BaseHerder):
             [str(t) for t in assignment.revoked_tasks],
             assignment.delay_ms,
         )
-        was_leader = self.is_leader()
         self._assignment = assignment
         self._generation = group_assignment.generation
         self.worker.generation = group_assignment.generation
@@ -621,9 +620,10 @@ class DistributedHerder(BaseHerder):
                 self._member.request_rejoin()
             self._owned = ConnectorsAndTasks.union([self._owned.minus(revoked), added])
         if self.is_leader():
-            if not was_leader:
-                self._fenced_from_config_topic = True
             self._delete_removed_connector_statuses()
+            self._claim_config_topic()
+        else:
+            self._give_up_config_topic()
         self._member.wakeup()
 
     def _on_revoked(self, previous: Assignment) -> None:
@@ -641,6 +641,7 @@ class DistributedHerder(BaseHerder):
         self._release(self._running)
         self._owned = ConnectorsAndTasks()
         self._assignment = None
+        self._give_up_config_topic()
 
     def _on_left(self, previous: Assignment) -> None:
         """On the heartbeat thread: this worker is out of the group while its work thread is elsewhere
@@ -977,6 +978,28 @@ class DistributedHerder(BaseHerder):
     def _require_leader(self, what: str) -> None:
         if not self.is_leader():
             raise NotLeaderError(f"Only the leader can {what}.", self.leader_url())
+
+    def _claim_config_topic(self) -> None:
+        """KIP-618: a worker elected leader takes over the config topic's transactional id at once, fencing
+        any previous leader's writer; if that fails, its first write tries again (Kafka's `onAssigned`)."""
+        if not self.config.transactional_leader_enabled:
+            return
+        try:
+            self.configs.claim_write_privileges()
+            self._fenced_from_config_topic = False
+        except StorageError as error:
+            self._fenced_from_config_topic = True
+            logger.error(
+                "Unable to claim write privileges for config topic after being elected leader during "
+                "rebalance: %s",
+                error,
+            )
+
+    def _give_up_config_topic(self) -> None:
+        """A worker that is no longer leader closes its transactional config writer."""
+        self._fenced_from_config_topic = True
+        if self.config.transactional_leader_enabled:
+            self.configs.relinquish_write_privileges()
 
     def _write_as_leader(self, write: Callable[[], None]) -> None:
         """A config topic write by the leader; under KIP-618 it claims write privileges first and, once
