@@ -59,6 +59,7 @@ from conveyor.herder.entities import (
     TaskInfo,
     TaskState,
 )
+from conveyor.herder.transactional_offsets import write_offsets_in_transaction
 from conveyor.log import JoinResult, Log
 from conveyor.log.group_member import Assignment, GroupMember
 from conveyor.metrics.status import State
@@ -75,6 +76,7 @@ from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import ConfigUpdateListener
 from conveyor.storage.config_records import RestartRequest, SessionKey
 from conveyor.storage.errors import PrivilegedWriteError, StorageError
+from conveyor.storage.offset_store import OffsetUpdates
 
 logger = logging.getLogger(__name__)
 
@@ -1341,6 +1343,7 @@ class DistributedHerder(BaseHerder):
         def alter() -> str:
             self._check_rebalance_needed()
             self._require_leader("alter connector offsets")
+            self._fence_before_modifying_offsets(name)
             return self._alter_offsets(name, offsets)
 
         return self._submit(alter, f"altering the offsets of the connector {name}")
@@ -1349,9 +1352,26 @@ class DistributedHerder(BaseHerder):
         def reset() -> str:
             self._check_rebalance_needed()
             self._require_leader("reset connector offsets")
+            self._fence_before_modifying_offsets(name)
             return self._reset_offsets(name)
 
         return self._submit(reset, f"resetting the offsets of the connector {name}")
+
+    def _fence_before_modifying_offsets(self, name: str) -> None:
+        """KIP-875 under KIP-618: a stopped exactly-once source's zombie tasks are fenced before its
+        offsets change, so none of them can commit offsets over the new ones (Kafka's
+        `modifyConnectorOffsets`)."""
+        config = self._require_stopped(name)
+        if self.config.exactly_once_source_enabled and self._type_of(config) is ConnectorType.SOURCE:
+            self._fence_zombies_now(name)
+
+    def _put_source_offsets(self, name: str, config: Mapping[str, str], offsets: OffsetUpdates) -> None:
+        """Under exactly-once support, in one transaction as the connector's task 0."""
+        if not self.config.exactly_once_source_enabled:
+            super()._put_source_offsets(name, config, offsets)
+            return
+        store = self._source_offsets(config)
+        write_offsets_in_transaction(self.log, store, self.config, config, name, offsets)
 
     # Reads: answered from this worker's view of the shared topics.
 
