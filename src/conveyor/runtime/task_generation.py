@@ -30,7 +30,7 @@ class RevokedTaskError(ConnectError):
 
 def verify_task_generation(log: Log, configs_topic: str, task: TaskId, expected_generation: int) -> None:
     """Raise `StaleTaskGenerationError` unless the connector's task configs are of `expected_generation`."""
-    store = ConfigStore(log, configs_topic)
+    store = ConfigStore(log, configs_topic, create_missing=False)
     try:
         store.start()
         current = store.snapshot().task_config_generation(task.connector)
