@@ -337,3 +337,14 @@ def test_an_exactly_once_task_whose_last_status_is_from_an_earlier_generation_st
     loop, control = owned_exactly_once_loop(log, TaskOwner("new-owner:8083", generation=2))
     with running(loop, control):
         wait_until(lambda: read_values(log, TOPIC) == ["input-0"], "the task's record committed")
+
+
+def test_an_exactly_once_task_starts_while_the_worker_that_gave_it_up_is_still_stopping_it(log: Log) -> None:
+    report_task_status(log, "slow-to-stop:8083", generation=3)
+    statuses = StatusStore(log, WorkerConfig.from_props(worker_props(log.url)).status_topic)
+    statuses.start()
+    statuses.put_task(CONNECTOR, 0, Status("UNASSIGNED", "slow-to-stop:8083", None, 3))
+    statuses.stop()
+    loop, control = owned_exactly_once_loop(log, TaskOwner("new-owner:8083", generation=2))
+    with running(loop, control):
+        wait_until(lambda: read_values(log, TOPIC) == ["input-0"], "the task's record committed")

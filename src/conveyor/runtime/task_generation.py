@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from conveyor.errors import ConnectError
 from conveyor.log import Log
+from conveyor.metrics.status import State
 from conveyor.runtime.task_spec import TaskId, TaskOwner
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore
@@ -57,11 +58,17 @@ def status_reader(log: Log, worker: WorkerConfig) -> StatusStore:
 
 
 def verify_task_ownership(statuses: StatusStore, task: TaskId, owner: TaskOwner) -> None:
-    """Raise `RevokedTaskError` if the task's latest status is another worker's from a later generation
-    of the group than the one that assigned it to `owner`: the task has moved there."""
+    """Raise `RevokedTaskError` if the task's latest status says another worker holds it (any state but
+    UNASSIGNED, which a worker also writes as it stops a task it gave up) at a later generation of the
+    group than the one that assigned it to `owner`: the task has moved there."""
     statuses.read_to_end()
     status = statuses.task(task.connector, task.task)
-    if status is None or status.worker_id == owner.worker_id or status.generation <= owner.generation:
+    if (
+        status is None
+        or status.state == State.UNASSIGNED.value
+        or status.worker_id == owner.worker_id
+        or status.generation <= owner.generation
+    ):
         return
     raise RevokedTaskError(
         f"Cannot start task {task} since it has already been revoked from this worker: worker "
