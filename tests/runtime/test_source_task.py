@@ -7,6 +7,7 @@ boundary is every poll, an interval, or what the connector asks for.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,10 +21,16 @@ from conveyor.log import Log
 from conveyor.log.errors import IllegalStateError
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
+from conveyor.runtime.task_generation import RevokedTaskError
+from conveyor.runtime.task_spec import TaskOwner
+from conveyor.settings.worker_config import WorkerConfig
+from conveyor.storage import Status
 from conveyor.storage.errors import StorageError
+from conveyor.storage.status_store import StatusStore
 from log_backends import BACKENDS, fresh_log_url
 
 from .support import (
+    CONNECTOR,
     NEVER_MS,
     OFFSETS_TOPIC,
     committed_source_offsets,
@@ -292,3 +299,52 @@ def test_a_stopped_task_releases_its_producer_and_its_offset_stores_clients(log:
         loop.producer.send(TOPIC, b"late")
     with pytest.raises(StorageError, match="not started"):
         loop.offsets.read_to_end()
+
+
+def owned_exactly_once_loop(log: Log, owner: TaskOwner) -> tuple[SourceTaskLoop, LocalTaskControl]:
+    """An exactly-once task as a worker of a group starts it: `owner` was assigned it."""
+    control = LocalTaskControl()
+    spec = task_spec({"topic": TOPIC, **exactly_once("poll")}, worker_props(log.url, **EOS))
+    task = ScriptedSourceTask([records(0, 1)])
+    return SourceTaskLoop(dataclasses.replace(spec, owner=owner), control, log, task), control
+
+
+def report_task_status(log: Log, worker_id: str, generation: int) -> None:
+    statuses = StatusStore(log, WorkerConfig.from_props(worker_props(log.url)).status_topic)
+    statuses.start()
+    statuses.put_task(CONNECTOR, 0, Status("RUNNING", worker_id, None, generation))
+    statuses.stop()
+
+
+def test_an_exactly_once_task_taken_over_by_another_worker_refuses_to_start_without_fencing_it(
+    log: Log,
+) -> None:
+    log.admin().create_topic(TOPIC, partitions=1)
+    live_owner = log.producer(transactional_id=f"tests-{CONNECTOR}-0")
+    live_owner.init_transactions()
+    live_owner.begin_transaction()
+    live_owner.send(TOPIC, b"from the live owner", key=b"live")
+    report_task_status(log, "live:8083", generation=2)
+    with pytest.raises(RevokedTaskError, match="already been revoked from this worker"):
+        owned_exactly_once_loop(log, TaskOwner("stalled:8083", generation=1))
+    live_owner.commit_transaction()
+    live_owner.close()
+    assert read_values(log, TOPIC) == ["from the live owner"]
+
+
+def test_an_exactly_once_task_whose_last_status_is_from_an_earlier_generation_starts(log: Log) -> None:
+    report_task_status(log, "departed:8083", generation=1)
+    loop, control = owned_exactly_once_loop(log, TaskOwner("new-owner:8083", generation=2))
+    with running(loop, control):
+        wait_until(lambda: read_values(log, TOPIC) == ["input-0"], "the task's record committed")
+
+
+def test_an_exactly_once_task_starts_while_the_worker_that_gave_it_up_is_still_stopping_it(log: Log) -> None:
+    report_task_status(log, "slow-to-stop:8083", generation=3)
+    statuses = StatusStore(log, WorkerConfig.from_props(worker_props(log.url)).status_topic)
+    statuses.start()
+    statuses.put_task(CONNECTOR, 0, Status("UNASSIGNED", "slow-to-stop:8083", None, 3))
+    statuses.stop()
+    loop, control = owned_exactly_once_loop(log, TaskOwner("new-owner:8083", generation=2))
+    with running(loop, control):
+        wait_until(lambda: read_values(log, TOPIC) == ["input-0"], "the task's record committed")

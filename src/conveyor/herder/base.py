@@ -44,6 +44,7 @@ from conveyor.settings.connector_config import SourceTransactionSettings
 from conveyor.settings.names import consumer_group
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
+from conveyor.storage.offset_store import OffsetUpdates
 
 T = TypeVar("T")
 
@@ -377,8 +378,11 @@ class BaseHerder(Herder):
         connector = klass()
         assert isinstance(connector, SourceConnector)
         connector.alter_offsets(config, [(entry.partition, entry.offset) for entry in offsets])
-        store = self._source_offsets(config)
-        store.put(name, [(entry.partition, entry.offset) for entry in offsets])
+        self._put_source_offsets(name, config, [(entry.partition, entry.offset) for entry in offsets])
+
+    def _put_source_offsets(self, name: str, config: Mapping[str, str], offsets: OffsetUpdates) -> None:
+        """Write a source connector's offsets to its offsets topic."""
+        self._source_offsets(config).put(name, offsets)
 
     @staticmethod
     def _sink_connector(config: Mapping[str, str]) -> SinkConnector:

@@ -36,7 +36,12 @@ from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.pipeline import RecordPipeline
-from conveyor.runtime.task_generation import verify_task_generation
+from conveyor.runtime.task_generation import (
+    RevokedTaskError,
+    status_reader,
+    verify_task_generation,
+    verify_task_ownership,
+)
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.topics import TopicCreator
 from conveyor.runtime.transactions import TransactionRequests
@@ -49,6 +54,7 @@ from conveyor.settings.client_overrides import (
 from conveyor.settings.connector_config import SourceTransactionSettings
 from conveyor.settings.names import task_transactional_id
 from conveyor.storage import OffsetStore, StoreOffsetStorageReader
+from conveyor.storage.status_store import StatusStore
 
 logger = logging.getLogger(__name__)
 
@@ -162,21 +168,42 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
                     self.connector,
                 )
         settings = {"transaction.timeout.ms": worker.producer_transaction_timeout_ms, **overrides}
-        producer = built_with_overrides(
-            ClientType.PRODUCER,
-            overrides,
-            lambda: self.log.producer(transactional_id=transactional_id, **settings),
-        )
-        producer.init_transactions()
-        if self.spec.task_config_generation is not None:
+        owner = self.spec.owner
+        statuses = None if owner is None else status_reader(self.log, worker)
+        try:
+            if statuses is not None and owner is not None:
+                verify_task_ownership(statuses, self.spec.id, owner)
+            producer = built_with_overrides(
+                ClientType.PRODUCER,
+                overrides,
+                lambda: self.log.producer(transactional_id=transactional_id, **settings),
+            )
+            producer.init_transactions()
             try:
-                verify_task_generation(
-                    self.log, worker.configs_topic, self.spec.id, self.spec.task_config_generation
-                )
+                self._verify_still_current(statuses)
             except Exception:
                 producer.close()
                 raise
+        finally:
+            if statuses is not None:
+                statuses.stop()
         return producer
+
+    def _verify_still_current(self, statuses: StatusStore | None) -> None:
+        """Once the producer exists: the task's configs are still current and it is still this worker's
+        (KIP-618's check after the producer is created)."""
+        spec = self.spec
+        if spec.task_config_generation is not None:
+            verify_task_generation(
+                self.log, spec.worker_config.configs_topic, spec.id, spec.task_config_generation
+            )
+        if spec.owner is None or statuses is None:
+            return
+        if self.control.should_stop():
+            raise RevokedTaskError(
+                f"Cannot start task {spec.id} since it has already been revoked from this worker"
+            )
+        verify_task_ownership(statuses, spec.id, spec.owner)
 
     def _initialize_task(self) -> None:
         built_with_overrides(ClientType.CONSUMER, self.offsets_consumer.overrides, self.offsets.start)

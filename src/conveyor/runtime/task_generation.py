@@ -1,26 +1,37 @@
-"""KIP-618's check after an exactly-once source task has created its producer: is it still current?
+"""KIP-618's checks around an exactly-once source task's producer: is the task still current, and still
+this worker's?
 
 A worker may stall between learning it can start a task and creating the task's transactional producer;
-meanwhile the connector may get new task configs and a round of fencing that this producer escaped. So,
-once the producer exists, the task reads the config topic to its end and gives up if the connector's
-task config generation moved on (Kafka's `verifyTaskGenerationAndOwnership`).
+meanwhile the connector may get new task configs and a round of fencing that this producer escaped, or
+the group may hand the task to another worker, whose producer this one would fence. So the task checks
+the status topic before it creates its producer (a task another worker runs now is never fenced by a
+stalled one), and once the producer exists it reads the config and status topics again and gives up if
+the connector's task config generation moved on or another worker took the task over (Kafka's
+`verifyTaskGenerationAndOwnership`).
 """
 
 from __future__ import annotations
 
 from conveyor.errors import ConnectError
 from conveyor.log import Log
-from conveyor.runtime.task_spec import TaskId
+from conveyor.metrics.status import State
+from conveyor.runtime.task_spec import TaskId, TaskOwner
+from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore
+from conveyor.storage.status_store import StatusStore
 
 
 class StaleTaskGenerationError(ConnectError):
     """The connector generated new task configs after this task's start was decided."""
 
 
+class RevokedTaskError(ConnectError):
+    """The task was revoked from this worker after its start was decided."""
+
+
 def verify_task_generation(log: Log, configs_topic: str, task: TaskId, expected_generation: int) -> None:
     """Raise `StaleTaskGenerationError` unless the connector's task configs are of `expected_generation`."""
-    store = ConfigStore(log, configs_topic)
+    store = ConfigStore(log, configs_topic, create_missing=False)
     try:
         store.start()
         current = store.snapshot().task_config_generation(task.connector)
@@ -31,3 +42,36 @@ def verify_task_generation(log: Log, configs_topic: str, task: TaskId, expected_
             f"Cannot start task {task} since its connector has already generated a new set of task configs "
             f"(generation {current}, the task was assigned at generation {expected_generation})"
         )
+
+
+def status_reader(log: Log, worker: WorkerConfig) -> StatusStore:
+    """The worker group's status topic, read to its end, for `verify_task_ownership`; stop it after use."""
+    store = StatusStore(
+        log,
+        worker.status_topic,
+        worker.status_partitions,
+        worker.status_replication_factor,
+        create_missing=False,
+    )
+    store.start(writable=False)
+    return store
+
+
+def verify_task_ownership(statuses: StatusStore, task: TaskId, owner: TaskOwner) -> None:
+    """Raise `RevokedTaskError` if the task's latest status says another worker holds it (any state but
+    UNASSIGNED, which a worker also writes as it stops a task it gave up) at a later generation of the
+    group than the one that assigned it to `owner`: the task has moved there."""
+    statuses.read_to_end()
+    status = statuses.task(task.connector, task.task)
+    if (
+        status is None
+        or status.state == State.UNASSIGNED.value
+        or status.worker_id == owner.worker_id
+        or status.generation <= owner.generation
+    ):
+        return
+    raise RevokedTaskError(
+        f"Cannot start task {task} since it has already been revoked from this worker: worker "
+        f"{status.worker_id} took it over at generation {status.generation} of the group (this worker was "
+        f"assigned it at generation {owner.generation})"
+    )

@@ -28,6 +28,14 @@ class TaskId:
 
 
 @dataclass(frozen=True)
+class TaskOwner:
+    """The worker a group assigned a task to, and the group generation of that assignment."""
+
+    worker_id: str
+    generation: int
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """Everything a task loop needs to run: its configs, the log, and which incarnation it is.
 
@@ -43,4 +51,7 @@ class TaskSpec:
     task_config_generation: int | None = None
     """For an exactly-once source task in a worker group: the connector's task config generation this
     task was started for; once its producer exists, the task checks that no newer one appeared (KIP-618)."""
+    owner: TaskOwner | None = None
+    """For an exactly-once source task in a worker group: the worker that started it and the group
+    generation it was assigned at; the task refuses to start once another worker took it over (KIP-618)."""
     attempt: str = field(default_factory=lambda: uuid.uuid4().hex)

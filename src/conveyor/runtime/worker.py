@@ -42,7 +42,7 @@ from conveyor.runtime.connector_calls import (
 )
 from conveyor.runtime.control import CALL, CALL_BEGAN, PRIVATE_METRICS, TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
-from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
+from conveyor.runtime.task_spec import TaskId, TaskKind, TaskOwner, TaskSpec
 from conveyor.settings.client_overrides import refuse_unsafe_log_urls
 from conveyor.settings.config_providers import ConfigProviders
 from conveyor.settings.connector_config import TaskCount
@@ -485,6 +485,7 @@ class Worker:
                 resolved_task,
                 self.config,
                 task_config_generation,
+                None if task_config_generation is None else TaskOwner(self.worker_id, self.generation),
             )
         except Exception as exc:
             logger.error("Failed to start task %s", task, exc_info=exc)

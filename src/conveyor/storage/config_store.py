@@ -106,7 +106,13 @@ class ConfigStore:
         self._writer.claim_write_privileges()
 
     def relinquish_write_privileges(self) -> None:
+        """Close the transactional writer (a worker that is no longer leader); plain writes go on."""
         self._writer.relinquish_write_privileges()
+
+    @property
+    def has_write_privileges(self) -> bool:
+        """Whether privileged writes may be made now: always without a transactional id."""
+        return self._writer.has_write_privileges
 
     def put_connector_config(
         self, connector: str, config: Mapping[str, str], target_state: TargetState | None = None

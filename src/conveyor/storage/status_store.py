@@ -45,11 +45,13 @@ class StatusStore(CachedTopic):
         self._topics: dict[str, dict[str, TopicStatus]] = {}
         self._cache_lock = threading.Lock()
 
-    def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
-        """Read the topic to its end, and make the producer now: a new Kafka producer takes most of a
-        second to get its producer id and the topic's metadata, which the first status of a connector would
-        otherwise wait for."""
+    def start(self, timeout_s: float = READ_TIMEOUT_S, *, writable: bool = True) -> None:
+        """Read the topic to its end, and (if `writable`) make the producer now: a new Kafka producer takes
+        most of a second to get its producer id and the topic's metadata, which the first status of a
+        connector would otherwise wait for."""
         super().start(timeout_s)
+        if not writable:
+            return
         with self._write_lock:
             self._own_producer().partitions_for(self._topic)
 

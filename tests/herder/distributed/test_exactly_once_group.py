@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.herder.distributed.cluster import Member, group, leader_of
+from tests.herder.distributed.cluster import Member, group, leader_of, settled
 from tests.herder.distributed.test_rebalance_protocols import tasks_running
 from tests.waiting import wait_until
 
@@ -13,6 +13,7 @@ from conveyor.log import Log, ProducerFencedError, open_log
 from conveyor.runtime.task_generation import StaleTaskGenerationError, verify_task_generation
 from conveyor.runtime.task_spec import TaskId
 from conveyor.storage import ConfigStore
+from conveyor.storage.errors import PrivilegedWriteError
 
 GENERATOR = "conveyor.connectors.generator.connector:GeneratorSourceConnector"
 ENABLED = {"exactly.once.source.support": "enabled"}
@@ -101,3 +102,36 @@ def test_a_task_whose_connector_has_newer_task_configs_refuses_to_start(tmp_path
         store.stop()
         with pytest.raises(StaleTaskGenerationError, match="already generated a new set of task configs"):
             verify_task_generation(log, "configs", TaskId("c", 0), assigned_at)
+
+
+PREPARING_WITHOUT_SESSION_KEYS = {
+    "exactly.once.source.support": "preparing",
+    "connect.protocol": "compatible",
+}
+
+
+def test_a_worker_elected_leader_fences_the_previous_leaders_writer_before_writing_anything(
+    tmp_path: Path,
+) -> None:
+    with open_log(f"embedded:{tmp_path / 'log'}") as log:
+        previous_leader = ConfigStore(log, "connect-configs", transactional_id="connect-cluster-test-group")
+        previous_leader.start()
+        previous_leader.claim_write_privileges()
+    with group(tmp_path, 1, **PREPARING_WITHOUT_SESSION_KEYS) as members:
+        assert leader_of(members).herder.configs.has_write_privileges
+        with pytest.raises(PrivilegedWriteError, match="fenced by a newer leader"):
+            previous_leader.put_connector_config("late", generator(1))
+    previous_leader.stop()
+
+
+def test_a_worker_that_stops_being_leader_gives_up_its_transactional_config_writer(tmp_path: Path) -> None:
+    with group(tmp_path, 2, **PREPARING_WITHOUT_SESSION_KEYS) as members:
+        old_leader = leader_of(members)
+        generation = old_leader.herder.generation
+        old_leader.herder._member.leave()
+        wait_until(
+            lambda: settled(members) and old_leader.herder.generation > generation, "a rebalance settled"
+        )
+        assert not old_leader.herder.is_leader()
+        assert not old_leader.herder.configs.has_write_privileges
+        assert leader_of(members).herder.configs.has_write_privileges

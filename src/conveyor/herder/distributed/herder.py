@@ -40,7 +40,7 @@ from conveyor.herder.distributed.errors import (
     RebalanceNeededError,
     RequestTargetError,
 )
-from conveyor.herder.distributed.internal_client import InternalClient
+from conveyor.herder.distributed.internal_client import InternalClient, InternalRequestError
 from conveyor.herder.distributed.protocol import (
     ConnectAssignment,
     ConnectProtocolCompatibility,
@@ -59,6 +59,7 @@ from conveyor.herder.entities import (
     TaskInfo,
     TaskState,
 )
+from conveyor.herder.transactional_offsets import write_offsets_in_transaction
 from conveyor.log import JoinResult, Log
 from conveyor.log.group_member import Assignment, GroupMember
 from conveyor.metrics.status import State
@@ -75,6 +76,7 @@ from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import ConfigUpdateListener
 from conveyor.storage.config_records import RestartRequest, SessionKey
 from conveyor.storage.errors import PrivilegedWriteError, StorageError
+from conveyor.storage.offset_store import OffsetUpdates
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +96,9 @@ FENCED_LEADER = (
 )
 NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
 SHUTTING_DOWN = "Worker is shutting down"
+FENCING_RETRY_S = 0.25
+FENCING_RETRY_MAX_S = 10.0
+"""The first and the longest wait before a task start whose zombie fencing failed tries again."""
 BACKOFF_RETRIES = 5
 """Under cooperative rebalancing, the backoffs a worker that cannot catch up with the config topic takes
 before it stops its work (Kafka's `BACKOFF_RETRIES`)."""
@@ -243,6 +248,9 @@ class DistributedHerder(BaseHerder):
         """The task config generation each task was last started with, to tell a task that must restart
         for new task configs from one that started with them already."""
         self._start_lock = threading.Lock()
+        self._fencing_starts: dict[TaskId, int] = {}
+        """How many times each exactly-once task's start (with its fencing round) began: a retry left over
+        from an earlier start sees a newer count and gives up."""
         self._config_state = ClusterConfigState()
         """The config this worker acts on: refreshed when it catches up or when changes arrive, not at
         every record read, so that an assignment's config offset can be compared with it (Kafka's
@@ -606,7 +614,6 @@ class DistributedHerder(BaseHerder):
             [str(t) for t in assignment.revoked_tasks],
             assignment.delay_ms,
         )
-        was_leader = self.is_leader()
         self._assignment = assignment
         self._generation = group_assignment.generation
         self.worker.generation = group_assignment.generation
@@ -621,9 +628,10 @@ class DistributedHerder(BaseHerder):
                 self._member.request_rejoin()
             self._owned = ConnectorsAndTasks.union([self._owned.minus(revoked), added])
         if self.is_leader():
-            if not was_leader:
-                self._fenced_from_config_topic = True
             self._delete_removed_connector_statuses()
+            self._claim_config_topic()
+        else:
+            self._give_up_config_topic()
         self._member.wakeup()
 
     def _on_revoked(self, previous: Assignment) -> None:
@@ -641,6 +649,7 @@ class DistributedHerder(BaseHerder):
         self._release(self._running)
         self._owned = ConnectorsAndTasks()
         self._assignment = None
+        self._give_up_config_topic()
 
     def _on_left(self, previous: Assignment) -> None:
         """On the heartbeat thread: this worker is out of the group while its work thread is elsewhere
@@ -675,10 +684,7 @@ class DistributedHerder(BaseHerder):
             self._lanes.submit(name, functools.partial(self._start_connector_logged, name))
         for task in starting.tasks:
             if self._needs_fencing_first(task):
-                if self.is_leader():
-                    self._start_exactly_once_task_as_leader(task)
-                else:
-                    self._pool.submit(self._start_exactly_once_task_as_follower, task)
+                self._start_exactly_once_task(task)
                 continue
             jobs.append(self._pool.submit(self._start_task, task))
         for job in jobs:
@@ -777,27 +783,88 @@ class DistributedHerder(BaseHerder):
         config = self._config_state.connector_config(task.connector)
         return config is not None and self._type_of(config) is ConnectorType.SOURCE
 
-    def _start_exactly_once_task_as_leader(self, task: TaskId) -> None:
+    def _start_task_fenced_if_needed(self, task: TaskId) -> None:
+        """On the work thread: start a task that is not running, fencing first if it needs it."""
+        if self._needs_fencing_first(task):
+            self._start_exactly_once_task(task)
+        else:
+            self._pool.submit(self._start_task, task)
+
+    def _start_exactly_once_task(self, task: TaskId, attempt: int = 0) -> None:
+        """On the work thread: fence the connector's older task producers (the leader itself, a follower
+        by asking the leader), then start the task. A new start supersedes the retries of an earlier one."""
+        if attempt == 0:
+            self._fencing_starts[task] = self._fencing_starts.get(task, 0) + 1
+        generation = self._config_state.task_config_generation(task.connector)
+        if self.is_leader():
+            self._start_exactly_once_task_as_leader(task, generation, attempt)
+        else:
+            self._pool.submit(self._start_exactly_once_task_as_follower, task, generation, attempt)
+
+    def _start_exactly_once_task_as_leader(self, task: TaskId, generation: int | None, attempt: int) -> None:
         try:
             self._fence_zombies_now(task.connector)
         except Exception as error:
-            self._fail_task_start(task, error)
+            self._fencing_failed(task, generation, attempt, error)
             return
         self._pool.submit(self._start_task, task)
 
-    def _start_exactly_once_task_as_follower(self, task: TaskId) -> None:
+    def _start_exactly_once_task_as_follower(
+        self, task: TaskId, generation: int | None, attempt: int
+    ) -> None:
         """Ask the leader to fence first; runs on the start pool so the work thread never waits on it."""
         assignment = self._assignment
         try:
             if assignment is None:
-                raise ConnectError("No leader is known to fence the connector's older tasks")
+                raise ConnectError(NO_LEADER)
             self.internal.fence_zombies(assignment.leader_url, task.connector)
         except Exception as error:
-            self._fail_task_start(task, error)
+            self._fencing_failed(task, generation, attempt, error)
             return
         with self._start_lock:
             if task in self._running.tasks:
                 self._start_task(task)
+
+    def _fencing_failed(self, task: TaskId, generation: int | None, attempt: int, error: Exception) -> None:
+        """A connector that is gone or not a source fails the task; any other failure (the leader
+        unreachable or moving, the log unavailable, a fenced leader) is retried with a growing backoff for
+        as long as the task is this worker's and its connector's task configs stand (KIP-618)."""
+        if _refused_for_good(error):
+            self._fail_task_start(task, error)
+            return
+        delay_s = min(FENCING_RETRY_MAX_S, FENCING_RETRY_S * 2**attempt)
+        logger.warning(
+            "Could not fence zombies before starting task %s (attempt %d); retrying in %.1f s: %s",
+            task,
+            attempt + 1,
+            delay_s,
+            error,
+        )
+        self.statuses.put_task(
+            task.connector,
+            task.task,
+            self._status(
+                State.UNASSIGNED,
+                f"Waiting to fence the zombie tasks of connector {task.connector} before starting; retrying "
+                f"in {delay_s:.1f} s after: {error}",
+            ),
+            safe=True,
+        )
+
+        start = self._fencing_starts.get(task)
+
+        def retry() -> None:
+            if (
+                self._fencing_starts.get(task) != start
+                or task not in self._running.tasks
+                or self.worker.task_state(task) is not None
+                or self.configs.snapshot().task_config_generation(task.connector) != generation
+            ):
+                return
+            self._start_exactly_once_task(task, attempt + 1)
+
+        self._requests.add(retry, delay_s, f"fencing the zombie tasks of the connector {task.connector}")
+        self.wakeup()
 
     def _fail_task_start(self, task: TaskId, error: Exception) -> None:
         logger.error("Could not fence zombies before starting task %s", task, exc_info=error)
@@ -870,7 +937,7 @@ class DistributedHerder(BaseHerder):
             if request.only_failed and (status is None or status.state != State.FAILED.value):
                 continue
             if self.worker.task_state(task) is None:
-                self._pool.submit(self._start_task, task)
+                self._start_task_fenced_if_needed(task)
             else:
                 self._pool.submit(self.worker.restart_task, task)
 
@@ -977,6 +1044,28 @@ class DistributedHerder(BaseHerder):
     def _require_leader(self, what: str) -> None:
         if not self.is_leader():
             raise NotLeaderError(f"Only the leader can {what}.", self.leader_url())
+
+    def _claim_config_topic(self) -> None:
+        """KIP-618: a worker elected leader takes over the config topic's transactional id at once, fencing
+        any previous leader's writer; if that fails, its first write tries again (Kafka's `onAssigned`)."""
+        if not self.config.transactional_leader_enabled:
+            return
+        try:
+            self.configs.claim_write_privileges()
+            self._fenced_from_config_topic = False
+        except StorageError as error:
+            self._fenced_from_config_topic = True
+            logger.error(
+                "Unable to claim write privileges for config topic after being elected leader during "
+                "rebalance: %s",
+                error,
+            )
+
+    def _give_up_config_topic(self) -> None:
+        """A worker that is no longer leader closes its transactional config writer."""
+        self._fenced_from_config_topic = True
+        if self.config.transactional_leader_enabled:
+            self.configs.relinquish_write_privileges()
 
     def _write_as_leader(self, write: Callable[[], None]) -> None:
         """A config topic write by the leader; under KIP-618 it claims write privileges first and, once
@@ -1242,7 +1331,7 @@ class DistributedHerder(BaseHerder):
                 raise NotFoundError(f"Unknown task: {task_id}")
             if task_id in self._running.tasks:
                 if self.worker.task_state(task_id) is None:
-                    self._pool.submit(self._start_task, task_id)
+                    self._start_task_fenced_if_needed(task_id)
                 else:
                     self.worker.restart_task(task_id)
             else:
@@ -1254,6 +1343,7 @@ class DistributedHerder(BaseHerder):
         def alter() -> str:
             self._check_rebalance_needed()
             self._require_leader("alter connector offsets")
+            self._fence_before_modifying_offsets(name)
             return self._alter_offsets(name, offsets)
 
         return self._submit(alter, f"altering the offsets of the connector {name}")
@@ -1262,9 +1352,26 @@ class DistributedHerder(BaseHerder):
         def reset() -> str:
             self._check_rebalance_needed()
             self._require_leader("reset connector offsets")
+            self._fence_before_modifying_offsets(name)
             return self._reset_offsets(name)
 
         return self._submit(reset, f"resetting the offsets of the connector {name}")
+
+    def _fence_before_modifying_offsets(self, name: str) -> None:
+        """KIP-875 under KIP-618: a stopped exactly-once source's zombie tasks are fenced before its
+        offsets change, so none of them can commit offsets over the new ones (Kafka's
+        `modifyConnectorOffsets`)."""
+        config = self._require_stopped(name)
+        if self.config.exactly_once_source_enabled and self._type_of(config) is ConnectorType.SOURCE:
+            self._fence_zombies_now(name)
+
+    def _put_source_offsets(self, name: str, config: Mapping[str, str], offsets: OffsetUpdates) -> None:
+        """Under exactly-once support, in one transaction as the connector's task 0."""
+        if not self.config.exactly_once_source_enabled:
+            super()._put_source_offsets(name, config, offsets)
+            return
+        store = self._source_offsets(config)
+        write_offsets_in_transaction(self.log, store, self.config, config, name, offsets)
 
     # Reads: answered from this worker's view of the shared topics.
 
@@ -1287,3 +1394,10 @@ class DistributedHerder(BaseHerder):
     def task_status(self, name: str, task: int) -> TaskState:
         self.statuses.read_to_end()
         return super().task_status(name, task)
+
+
+def _refused_for_good(error: Exception) -> bool:
+    """A fencing request that can never succeed as things stand: the connector is gone or not a source."""
+    if isinstance(error, NotFoundError | BadRequestError):
+        return True
+    return isinstance(error, InternalRequestError) and error.status in (400, 404)
