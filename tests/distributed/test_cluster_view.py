@@ -13,12 +13,12 @@ import pytest
 from tests.distributed.worker_group import WorkerGroup, generator, worker_group
 from tests.waiting import wait_until
 
-from conveyor.herder.distributed.peer_views import PEER_TIMEOUT_S
-
 TASKS = 3
 RECORDS = 300
 WAIT_S = 180.0
 WRITTEN = "source-record-write-total"
+REQUEST_S = 30.0
+"""Bounds each status request: a worker waits a few seconds at most for a peer that does not answer."""
 
 pytestmark = pytest.mark.timeout(900)
 """Starting three worker processes, each with its SparkSession, takes long on a busy machine."""
@@ -104,6 +104,31 @@ def test_every_worker_lists_every_worker_of_the_group_with_its_usage(group: Work
             assert usage["spark_ui_url"].startswith("http://")
 
 
+def peak_rate(url: str, connector: str) -> float:
+    """The highest records/s of `connector` in the console's history served at `url`."""
+    samples = httpx.get(f"{url}/conveyor/history", timeout=REQUEST_S).json()["samples"]
+    return max(
+        (s["connectors"][connector]["rate"] for s in samples if connector in s["connectors"]), default=0
+    )
+
+
+def test_every_workers_console_history_counts_the_records_of_every_task(group: WorkerGroup) -> None:
+    """Each task writes at most `rate` records/s, so only a worker counting its peers' tasks too sees
+    more than twice that."""
+    rate = 20
+    config = generator("steady", TASKS, 1_000_000, rate)
+    response = group.request(group.workers[0], "POST", "/connectors", {"name": "steady", "config": config})
+    assert response.status_code == 201, response.text
+    for worker in group.workers:
+        wait_until(
+            lambda: peak_rate(worker.url, "steady") > 2 * rate,  # noqa: B023
+            f"{worker.worker_id}'s history to count more than {2 * rate} records/s",
+            WAIT_S,
+            every_s=2.0,
+        )
+    assert group.request(group.workers[0], "DELETE", "/connectors/steady").status_code == 204
+
+
 def test_a_killed_peer_costs_a_bounded_wait_and_its_tasks_metrics_show_as_unknown(group: WorkerGroup) -> None:
     body = start_spread_generator(group, "peer-killed")
     asked, killed = group.workers[0], group.workers[1]
@@ -112,7 +137,7 @@ def test_a_killed_peer_costs_a_bounded_wait_and_its_tasks_metrics_show_as_unknow
     group.remove(killed)
 
     def unknown_metrics() -> dict[str, Any] | None:
-        seen = httpx.get(f"{asked.url}/connectors/peer-killed/status", timeout=PEER_TIMEOUT_S * 2 + 10)
+        seen = httpx.get(f"{asked.url}/connectors/peer-killed/status", timeout=REQUEST_S)
         tasks = seen.json()["tasks"]
         on_killed = [task for task in tasks if task["worker_id"] == killed.worker_id]
         return seen.json() if on_killed and all("metrics_unavailable" in t for t in on_killed) else None
