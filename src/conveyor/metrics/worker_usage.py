@@ -1,8 +1,9 @@
 """What a worker uses of its machine: memory and CPU of its process tree, and its Spark slots.
 
 The process tree is the worker's Python driver, Spark's JVM and the executors' Python daemons and
-workers: what `ps` shows under the worker. Memory is their resident set summed; CPU is the share of one
-core they used since the previous reading (the first reading: since the worker started).
+workers: what `ps` shows under the worker. Memory is their proportional set size summed (PSS: a page
+shared by several counts once in all); CPU is the share of one core they used since the previous
+reading (the first reading: since the worker started).
 """
 
 from __future__ import annotations
@@ -110,7 +111,15 @@ def _cpu_seconds(pid: int) -> float:
     return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def _resident_bytes(pid: int) -> int:
+def _memory_bytes(pid: int) -> int:
+    """The process's proportional set size (shared pages split among their sharers), else its resident
+    set where the kernel has no `smaps_rollup`."""
+    try:
+        for line in (PROC / str(pid) / "smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
     try:
         return int((PROC / str(pid) / "statm").read_text().split()[1]) * PAGE_BYTES
     except (OSError, IndexError, ValueError):
@@ -130,7 +139,7 @@ class ProcessTreeUsage:
         if not PROC.is_dir():
             return None, None, 1
         pids = process_tree(self.root)
-        memory = sum(_resident_bytes(pid) for pid in pids)
+        memory = sum(_memory_bytes(pid) for pid in pids)
         cpu = sum(_cpu_seconds(pid) for pid in pids)
         now = time.monotonic()
         with self._lock:
