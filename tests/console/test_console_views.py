@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import httpx
@@ -50,6 +51,24 @@ def test_workers_view_shows_each_worker_with_the_tasks_it_runs(
     card = page.locator(f'.worker[data-worker="{worker}"]')
     expect(card).to_contain_text("1 connector, 1 task")
     expect(card.locator(".worker-tasks")).to_contain_text(f"{name}-0")
+
+
+def test_workers_view_shows_each_workers_memory_cpu_spark_slots_and_spark_ui(
+    client: httpx.Client, page: Page, tmp_path: Path
+) -> None:
+    name = unique_name("used")
+    create_connector(client, name, file_source_config(tmp_path, topic=unique_name("used-topic")))
+    wait_for_states(client, name, "RUNNING", ["RUNNING"])
+    [usage] = client.get("/conveyor/workers").json()
+    open_view(page, "workers")
+    card = page.locator(f'.worker[data-worker="{usage["worker_id"]}"]')
+    expect(card.locator(".worker-memory")).to_have_text(re.compile(r"^\d+ MiB$"))
+    expect(card.locator(".worker-cpu")).to_have_text(re.compile(r"^\d+% of a core$"))
+    expect(card.locator(".worker-slots")).to_have_text(re.compile(rf"^1 of {usage['slots']['total']} in use"))
+    if usage["spark_ui_url"] is None:
+        expect(card).to_contain_text("Spark UI off")
+    else:
+        expect(card.locator("a.spark-ui")).to_have_attribute("href", usage["spark_ui_url"])
 
 
 def test_connector_view_shows_each_task_its_state_and_its_worker(

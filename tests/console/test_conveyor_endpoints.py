@@ -101,3 +101,14 @@ def test_a_limit_out_of_range_is_answered_400(client: httpx.Client, tmp_path: Pa
     response = client.get(f"/conveyor/topics/{topic}/partitions/0/records", params={"limit": 0})
     assert response.status_code == 400
     assert response.json()["message"] == "limit must be between 1 and 500, got 0"
+
+
+def test_workers_lists_this_worker_with_its_memory_cpu_and_spark_slots(client: httpx.Client) -> None:
+    response = client.get("/conveyor/workers")
+    assert response.status_code == 200, response.text
+    [usage] = response.json()
+    assert usage["error"] is None
+    assert usage["memory_bytes"] > 0
+    assert usage["cpu_percent"] >= 0
+    assert usage["processes"] >= 2
+    assert usage["slots"]["total"] >= 1

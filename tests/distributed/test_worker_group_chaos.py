@@ -27,7 +27,7 @@ pytestmark = pytest.mark.timeout(900)
 
 
 def placements(status: dict[str, Any]) -> dict[str, Any]:
-    """A status without the task metrics only the worker running a task has."""
+    """A status without the task metrics, which change from one request to the next."""
     return {
         "connector": status["connector"],
         "tasks": [{k: v for k, v in task.items() if k != "metrics"} for task in status["tasks"]],

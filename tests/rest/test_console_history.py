@@ -37,6 +37,15 @@ def test_a_counter_that_drops_after_a_restart_counts_as_no_records() -> None:
     assert history.record(2_000, {"c": source(10)}).connectors["c"].rate == 0.0
 
 
+def test_a_task_whose_metrics_are_unknown_is_left_out_of_the_rate_rather_than_counted_as_no_records() -> None:
+    history = ConsoleHistory()
+    history.record(1_000, {"c": source(100, 1_000)})
+    unknown = TaskState("RUNNING", "w2:8083", id=1, metrics_unavailable="Worker w2:8083 did not answer")
+    gone = source(300)
+    history.record(2_000, {"c": ConnectorStateInfo("c", gone.connector, [gone.tasks[0], unknown], "source")})
+    assert history.record(3_000, {"c": source(500, 3_000)}).connectors["c"].rate == 200.0
+
+
 def test_a_sinks_lag_is_its_tasks_records_lag_and_a_source_has_none() -> None:
     history = ConsoleHistory()
     sink = status("sink", ("RUNNING", {"records-put": 1, "records-lag": 7}), ("RUNNING", {"records-lag": 3}))

@@ -32,6 +32,10 @@ def first_line(trace: str | None) -> str:
     return lines[-1].strip() if lines else ""
 
 
+UNKNOWN = "unknown"
+"""A counter of a task whose worker did not answer the worker asked: not 0, not known."""
+
+
 def _count(metrics: Mapping[str, Any], *names: str) -> str:
     for name in names:
         value = metrics.get(name)
@@ -61,14 +65,19 @@ def status_table(statuses: Iterable[Mapping[str, Any]], title: str = "Conveyor")
         )
         for task in status.get("tasks", []):
             metrics = task.get("metrics", {})
+            counts = [
+                _count(metrics, "source-record-write-total", "sink-record-send-total"),
+                _count(metrics, "offset-commits", "offset-commit-completion-total"),
+                _count(metrics, "total-record-errors"),
+            ]
+            if task.get("metrics_unavailable"):
+                counts = [UNKNOWN] * len(counts)
             table.add_row(
                 "",
                 str(task["id"]),
                 state_text(task["state"]),
                 task.get("worker_id", ""),
-                _count(metrics, "source-record-write-total", "sink-record-send-total"),
-                _count(metrics, "offset-commits", "offset-commit-completion-total"),
-                _count(metrics, "total-record-errors"),
+                *counts,
                 first_line(task.get("trace")),
             )
     return table

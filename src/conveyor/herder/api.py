@@ -16,6 +16,7 @@ from conveyor.herder.entities import (
     TaskState,
 )
 from conveyor.metrics.worker_metrics import WorkerMetrics
+from conveyor.metrics.worker_usage import WorkerUsage
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,18 @@ class Herder(ABC):
     def plugin_config(self, plugin: str, version: str | None = None) -> list[dict[str, Any]]:
         """`GET /connector-plugins/{p}/config?version=`: the plugin's config keys (ConfigKeyInfo), of the
         highest installed version ``version`` accepts."""
+
+    def cluster_status(self, name: str) -> ConnectorStateInfo:
+        """`connector_status` with every task's metrics, whichever worker of the group runs it."""
+        return self.connector_status(name)
+
+    def cluster_task_status(self, name: str, task: int) -> TaskState:
+        """`task_status` with the task's metrics, whichever worker of the group runs it."""
+        return self.task_status(name, task)
+
+    def workers_usage(self) -> list[WorkerUsage]:
+        """Every worker of the group (this one first): its memory, CPU, Spark slots and Spark UI."""
+        return []
 
     def connect_metrics(self) -> WorkerMetrics:
         """Kafka Connect's metric groups for what runs on this worker (`GET /metrics`).

@@ -34,6 +34,7 @@ from conveyor.herder.validation import (
 from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
 from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import WorkerMetrics
+from conveyor.metrics.worker_usage import ProcessTreeUsage, WorkerUsage
 from conveyor.plugins import PluginKind, list_plugins
 from conveyor.runtime.connector_calls import ConnectorThread, StuckCallError, instant
 from conveyor.runtime.control import PRIVATE_METRICS, TargetState
@@ -102,6 +103,7 @@ class BaseHerder(Herder):
         )
         self._stages = HerderStages()
         """What the herder is doing, for `GET /health` (KIP-1017)."""
+        self._usage = ProcessTreeUsage()
 
     def start(self) -> None:
         """Read the internal topics and start this worker's connectors and tasks."""
@@ -148,6 +150,19 @@ class BaseHerder(Herder):
 
     def connect_metrics(self) -> WorkerMetrics:
         return self.worker.connect_metrics()
+
+    def usage(self) -> WorkerUsage:
+        """This worker's memory, CPU, Spark slots and Spark UI."""
+        memory, cpu, processes = self._usage.read()
+        runner = self.worker.runner
+        return WorkerUsage(self.worker_id, memory, cpu, processes, runner.slot_usage(), runner.ui_url())
+
+    def workers_usage(self) -> list[WorkerUsage]:
+        return [self.usage()]
+
+    def local_task_metrics(self) -> dict[TaskId, dict[str, Any]]:
+        """The metrics of every task this worker runs, as its status shows them."""
+        return {task: _public(self.worker.task_metrics(task)) for task in self.worker.task_ids()}
 
     def operations_in_progress(self) -> list[str]:
         """What the herder is doing now, oldest first: named when a shutdown abandons it."""

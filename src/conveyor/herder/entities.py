@@ -77,11 +77,15 @@ class ConnectorState(AbstractState):
 class TaskState(AbstractState):
     id: int = 0
     metrics: dict[str, Any] = field(default_factory=dict)
+    metrics_unavailable: str | None = None
+    """Why the task's metrics are unknown (its worker did not answer), rather than shown as none."""
 
     def to_json(self) -> dict[str, Any]:
         body = {"id": self.id, **self._base_json()}
         if self.metrics:
             body["metrics"] = dict(self.metrics)
+        if self.metrics_unavailable:
+            body["metrics_unavailable"] = self.metrics_unavailable
         return body
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from conveyor.metrics.worker_usage import SlotUsage
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_spec import TaskId, TaskSpec
 
@@ -62,3 +63,11 @@ class TaskRunner(ABC):
     @abstractmethod
     def close(self) -> None:
         """Stop serving; running tasks learn it through their lease."""
+
+    def slot_usage(self) -> SlotUsage | None:
+        """The runner's slots and how many run tasks; None for a runner without slots."""
+        return None
+
+    def ui_url(self) -> str | None:
+        """Where the engine running the tasks shows them (Spark's UI), if it does."""
+        return None

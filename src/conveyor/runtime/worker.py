@@ -523,6 +523,11 @@ class Worker:
         with self._lock:
             return sorted((t for t in self._tasks if t.connector == name), key=lambda t: t.task)
 
+    def task_ids(self) -> list[TaskId]:
+        """Every task this worker runs, by connector and task number."""
+        with self._lock:
+            return sorted(self._tasks, key=lambda t: (t.connector, t.task))
+
     def task_metrics(self, task: TaskId) -> dict[str, Any]:
         return self.runner.metrics(task)
 

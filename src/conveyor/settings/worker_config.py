@@ -416,8 +416,10 @@ class WorkerConfig:
         return self.props.get("spark.driver.bindAddress") or self.control_channel_host
 
     def spark_conf(self) -> dict[str, str]:
-        """Every `spark.*` property except the master, for the worker's SparkSession."""
-        return {k: v for k, v in self.props.items() if k.startswith("spark.") and k != "spark.master"}
+        """Every `spark.*` property except the master, for the worker's SparkSession; Spark's UI is on
+        unless `spark.ui.enabled=false` (the console's workers view links to it)."""
+        given = {k: v for k, v in self.props.items() if k.startswith("spark.") and k != "spark.master"}
+        return {"spark.ui.enabled": "true", **given}
 
     def converter(self, key: str) -> tuple[str, dict[str, str]]:
         """The worker's default converter for `key` (`key.converter`, ...) and its prefixed settings."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+from conveyor.metrics.worker_usage import SlotUsage
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
@@ -267,6 +268,10 @@ class TaskJobRunner(TaskRunner):
                 return {"unplaced": 1}
         state = self._control.state(str(task))
         return state.metrics if state else {}
+
+    def slot_usage(self) -> SlotUsage:
+        with self._lock:
+            return SlotUsage(self.slots, len(self._hosts), len(self._waiting))
 
     def unplaced(self) -> int:
         """How many tasks wait for room to run."""

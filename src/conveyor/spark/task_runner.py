@@ -7,6 +7,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+from conveyor.metrics.worker_usage import SlotUsage
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
@@ -40,6 +41,7 @@ class SparkTaskRunner(TaskRunner):
             control_port=control_port,
         )
         self._queries = QueryTaskRunner(spark)
+        self._spark = spark
         self._runner_of: dict[TaskId, TaskRunner] = {}
         self._lock = threading.Lock()
 
@@ -66,6 +68,14 @@ class SparkTaskRunner(TaskRunner):
     def metrics(self, task: TaskId) -> dict[str, Any]:
         runner = self._runner(task)
         return runner.metrics(task) if runner is not None else {}
+
+    def slot_usage(self) -> SlotUsage:
+        return self._jobs.slot_usage()
+
+    def ui_url(self) -> str | None:
+        """Spark's UI of the worker's session; None when `spark.ui.enabled` is false."""
+        url: str | None = self._spark.sparkContext.uiWebUrl
+        return url
 
     def close(self) -> None:
         self._jobs.close()

@@ -61,6 +61,23 @@ def test_every_worker_answers_the_same_status(members: list[Member]) -> None:
     assert placements[1:] == placements[:1] * (len(members) - 1)
 
 
+def test_every_worker_answers_every_tasks_metrics_whichever_worker_runs_it(members: list[Member]) -> None:
+    def counted_everywhere() -> bool:
+        for member in members:
+            tasks = member.http("GET", "/connectors/gen/status?expand=metrics").json()["tasks"]
+            if not tasks or not all(t.get("metrics", {}).get("source-record-write-total") for t in tasks):
+                return False
+        return True
+
+    wait_until(counted_everywhere, "every worker to report every task's records written", 60.0)
+
+
+def test_an_unsigned_request_for_a_workers_view_is_a_400(members: list[Member]) -> None:
+    response = followers_of(members)[0].http("GET", "/conveyor/internal/worker")
+    assert response.status_code == 400
+    assert response.json()["message"] == "Internal request missing required signature"
+
+
 def test_an_unsigned_internal_request_is_a_400(members: list[Member]) -> None:
     response = leader_of(members).http("POST", "/connectors/gen/tasks", [])
     assert response.status_code == 400

@@ -41,6 +41,7 @@ from conveyor.herder.distributed.errors import (
     RequestTargetError,
 )
 from conveyor.herder.distributed.internal_client import InternalClient, InternalRequestError
+from conveyor.herder.distributed.peer_views import PeerViews, WorkerView
 from conveyor.herder.distributed.protocol import (
     ConnectAssignment,
     ConnectProtocolCompatibility,
@@ -64,6 +65,7 @@ from conveyor.log import JoinResult, Log
 from conveyor.log.group_member import Assignment, GroupMember
 from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import RebalanceMetrics, WorkerMetrics
+from conveyor.metrics.worker_usage import WorkerUsage
 from conveyor.runtime.connector_calls import StuckCallError, SupersededError
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
@@ -235,6 +237,9 @@ class DistributedHerder(BaseHerder):
         self.internal = InternalClient(
             self.session_key, config.signature_algorithm, verify=inter_worker_tls or True
         )
+        self.peers = PeerViews(self.internal.worker_view)
+        self._member_urls: tuple[str, ...] = ()
+        """The URLs of the group's members, as the last assignment this worker made as leader saw them."""
         # State of the work thread; other threads read it only as a whole value.
         self._assignment: ConnectAssignment | None = None
         self._protocol = self.mode
@@ -325,6 +330,7 @@ class DistributedHerder(BaseHerder):
             lambda: self._requests.fail_all(ConnectError(SHUTTING_DOWN)),
             lambda: self._pool.shutdown(wait=True),
             lambda: self._forwarding.shutdown(wait=False),
+            self.peers.close,
             self._stop_topic_tracking,
             self.worker.close,
             self.configs.stop,
@@ -598,6 +604,7 @@ class DistributedHerder(BaseHerder):
             for task in work.tasks:
                 owners[task] = members[member].url
         self._owners = owners
+        self._member_urls = tuple(sorted({metadata.url for metadata in members.values()}))
         return {member: encode_assignment(a, protocol) for member, a in result.assignments.items()}
 
     def _on_assigned(self, group_assignment: Assignment) -> None:
@@ -1111,6 +1118,64 @@ class DistributedHerder(BaseHerder):
             time_since_last_rebalance_ms=since,
         )
         return dataclasses.replace(self.worker.connect_metrics(), rebalance=rebalance)
+
+    # The group's view: every task's metrics and every worker's usage, from any worker.
+
+    def local_view(self) -> WorkerView:
+        """What this worker tells its peers: its tasks' metrics, its usage, and (the leader) the members."""
+        members = self._member_urls if self.is_leader() else ()
+        return WorkerView(self.local_task_metrics(), self.usage(), members)
+
+    def _peer_url(self, worker_id: str) -> str:
+        """A worker id is the `host:port` of its REST API, reached with this worker's scheme."""
+        scheme = self.url.partition("://")[0] or "http"
+        return f"{scheme}://{worker_id}/"
+
+    def cluster_status(self, name: str) -> ConnectorStateInfo:
+        status = self.connector_status(name)
+        tasks = self._with_peer_metrics(name, status.tasks)
+        return ConnectorStateInfo(status.name, status.connector, tasks, status.type)
+
+    def cluster_task_status(self, name: str, task: int) -> TaskState:
+        return self._with_peer_metrics(name, [self.task_status(name, task)])[0]
+
+    def _with_peer_metrics(self, name: str, tasks: list[TaskState]) -> list[TaskState]:
+        """`tasks` with the metrics of those a peer runs, asked of it (unknown if it does not answer)."""
+        peers = {task.worker_id for task in tasks if task.worker_id and task.worker_id != self.worker_id}
+        answers = self.peers.views(self._peer_url(worker_id) for worker_id in peers)
+        gathered: list[TaskState] = []
+        for task in tasks:
+            if task.worker_id not in peers:
+                gathered.append(task)
+                continue
+            answer = answers[self._peer_url(task.worker_id)]
+            if answer.view is None:
+                unknown = f"Worker {task.worker_id}, which runs this task, did not answer: {answer.error}"
+                gathered.append(dataclasses.replace(task, metrics={}, metrics_unavailable=unknown))
+            else:
+                metrics = answer.view.tasks.get(TaskId(name, task.id), {})
+                gathered.append(dataclasses.replace(task, metrics=metrics))
+        return gathered
+
+    def workers_usage(self) -> list[WorkerUsage]:
+        """This worker's usage, then every other member's (the members as the leader last saw them)."""
+        own = {self.url.rstrip("/"), self._peer_url(self.worker_id).rstrip("/")}
+        members = set(self._member_urls)
+        leader = self.leader_url()
+        if not self.is_leader() and leader is not None and leader.rstrip("/") not in own:
+            leader_view = self.peers.view(leader).view
+            members |= set(leader_view.members) if leader_view is not None else {leader}
+        peers = sorted(url for url in members if url.rstrip("/") not in own)
+        answers = self.peers.views(peers)
+        usages = [self.usage()]
+        for url in peers:
+            view = answers[url].view
+            if view is None:
+                worker_id = url.partition("://")[2].rstrip("/")
+                usages.append(WorkerUsage.unknown(worker_id, answers[url].error or "no answer"))
+            elif view.worker_id != self.worker_id:
+                usages.append(view.usage)
+        return usages
 
     @property
     def verification_algorithms(self) -> tuple[str, ...]:

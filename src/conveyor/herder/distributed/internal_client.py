@@ -1,4 +1,5 @@
-"""Requests one worker makes of another: task configs and zombie fencing sent to the leader, signed.
+"""Requests one worker makes of another: task configs and zombie fencing sent to the leader, and a
+peer's view of its tasks' metrics and usage, all signed.
 
 A follower whose connector generated new task configs cannot write them (only the leader writes the
 config topic), so it posts them to the leader; before an exactly-once source task starts, its worker
@@ -54,7 +55,14 @@ class InternalClient:
         """`PUT /connectors/{c}/fence` on the leader (KIP-618)."""
         self._request("PUT", leader_url, f"/connectors/{quote(connector, safe='')}/fence", None)
 
-    def _request(self, method: str, base_url: str, path: str, body: Any) -> None:
+    def worker_view(self, peer_url: str, timeout_s: float) -> Any:
+        """`GET /conveyor/internal/worker` on a peer: its tasks' metrics and its usage, waited for
+        `timeout_s` at most."""
+        return self._request("GET", peer_url, "/conveyor/internal/worker", None, timeout_s).json()
+
+    def _request(
+        self, method: str, base_url: str, path: str, body: Any, timeout_s: float | None = None
+    ) -> httpx.Response:
         content = b"" if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"}
         key = self._session_key()
@@ -68,13 +76,14 @@ class InternalClient:
                 content=content,
                 headers=headers,
                 params={"forward": "true"},
-                timeout=self._timeout_s,
+                timeout=self._timeout_s if timeout_s is None else timeout_s,
                 verify=self._verify,
             )
         except httpx.HTTPError as error:
             raise InternalRequestError(f"{method} {url} failed: {error}") from error
         if response.status_code >= 300:
             raise InternalRequestError(_error_message(response), response.status_code)
+        return response
 
 
 def _error_message(response: httpx.Response) -> str:

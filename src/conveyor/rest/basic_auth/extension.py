@@ -39,6 +39,7 @@ UNAUTHORIZED_MESSAGE = "User cannot access the resource."
 _INTERNAL_REQUESTS = (
     ("POST", re.compile(r"/?connectors/[^/]+/tasks/?")),
     ("PUT", re.compile(r"/?connectors/[^/]+/fence/?")),
+    ("GET", re.compile(r"/?conveyor/internal/worker/?")),
 )
 
 

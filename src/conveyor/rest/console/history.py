@@ -66,8 +66,10 @@ class TaskFailures:
 
 @dataclass(slots=True)
 class _Moved:
+    """The records each task had moved at `t`, of the tasks whose metrics were known then."""
+
     t: int
-    records: float
+    records: dict[int, float]
 
 
 def _sum(tasks: Iterable[TaskState], metric: str) -> float:
@@ -78,17 +80,20 @@ def _present(tasks: Sequence[TaskState], names: Sequence[str]) -> str:
     return next((name for name in names if any(name in task.metrics for task in tasks)), names[0])
 
 
-def records_moved(status: ConnectorStateInfo) -> float:
-    """Records written to the log by a source's tasks, or put into its system by a sink's."""
-    names = MOVED_METRICS.get(status.type, MOVED_METRICS["source"])
-    return _sum(status.tasks, _present(status.tasks, names))
+def records_moved(status: ConnectorStateInfo) -> dict[int, float]:
+    """Per task, the records a source's task wrote to the log or a sink's put into its system; a task
+    whose metrics are unknown (its worker did not answer) is left out rather than counted as 0."""
+    known = [task for task in status.tasks if task.metrics_unavailable is None]
+    name = _present(known, MOVED_METRICS.get(status.type, MOVED_METRICS["source"]))
+    return {task.id: float(task.metrics.get(name) or 0) for task in known}
 
 
 def records_lagging(status: ConnectorStateInfo) -> float | None:
     """A sink's records past its positions in its partitions; a source's end is unknown: None."""
     if status.type != "sink":
         return None
-    return _sum(status.tasks, _present(status.tasks, LAG_METRICS))
+    known = [task for task in status.tasks if task.metrics_unavailable is None]
+    return _sum(known, _present(known, LAG_METRICS))
 
 
 @dataclass
@@ -106,7 +111,8 @@ class ConsoleHistory:
         self.samples = deque(maxlen=max(1, round(self.window_s / self.interval_s)))
 
     def record(self, t_ms: int, statuses: Mapping[str, ConnectorStateInfo]) -> Sample:
-        """Add the sample of `statuses` taken at `t_ms`; a counter that drops (a restart) is rate 0."""
+        """Add the sample of `statuses` taken at `t_ms`. The rate sums the tasks known at both samples;
+        a task's counter that drops (a restart) counts 0."""
         connectors: dict[str, ConnectorSample] = {}
         with self._lock:
             for name, status in statuses.items():
@@ -114,7 +120,12 @@ class ConsoleHistory:
                 before = self._moved.get(name)
                 rate = 0.0
                 if before is not None and t_ms > before.t:
-                    rate = max(0.0, moved - before.records) / ((t_ms - before.t) / 1000)
+                    grown = sum(
+                        max(0.0, records - before.records[task])
+                        for task, records in moved.items()
+                        if task in before.records
+                    )
+                    rate = grown / ((t_ms - before.t) / 1000)
                 self._moved[name] = _Moved(t_ms, moved)
                 connectors[name] = ConnectorSample(rate, records_lagging(status))
                 self._count_failures(t_ms, name, status.tasks)
@@ -149,7 +160,7 @@ def sample_statuses(herder: Herder) -> dict[str, ConnectorStateInfo]:
     statuses: dict[str, ConnectorStateInfo] = {}
     for name in herder.connectors():
         try:
-            statuses[name] = herder.connector_status(name)
+            statuses[name] = herder.cluster_status(name)
         except Exception:
             logger.debug("No status of %s for the console's history", name, exc_info=True)
     return statuses

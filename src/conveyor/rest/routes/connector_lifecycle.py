@@ -32,7 +32,7 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
         responses=body(ConnectorStateInfoBody, 200),
     )
     def connector_status(connector: str) -> dict[str, Any]:
-        return herder.connector_status(connector).to_json()
+        return herder.cluster_status(connector).to_json()
 
     @router.get(
         "/tasks",
@@ -59,7 +59,7 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
         responses=body(TaskStateBody, 200),
     )
     def task_status(connector: str, task: int) -> dict[str, Any]:
-        return herder.task_status(connector, task).to_json()
+        return herder.cluster_task_status(connector, task).to_json()
 
     @router.post(
         "/tasks/{task}/restart",

@@ -124,7 +124,7 @@ def _expanded_connectors(herder: Herder, expansions: list[str]) -> dict[str, dic
             views: dict[str, Any] = {}
             for expansion in expansions:
                 if expansion == "status":
-                    views["status"] = herder.connector_status(name).to_json()
+                    views["status"] = herder.cluster_status(name).to_json()
                 elif expansion == "info":
                     views["info"] = herder.connector_info(name).to_json()
                 else:

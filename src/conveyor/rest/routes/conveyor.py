@@ -1,4 +1,5 @@
-"""Conveyor's own read-only endpoints under `/conveyor`: the console's history and the topic browser.
+"""Conveyor's own read-only endpoints under `/conveyor`: the console's history, the group's workers and
+the topic browser.
 
 They are not Kafka Connect's: their prefix keeps them apart from its paths. Like every endpoint they
 pass the REST extensions' filters (basic authentication) and are served on the regular listeners,
@@ -60,6 +61,24 @@ class HistoryBody(BaseModel):
     window_ms: int
     samples: list[HistorySample]
     restarts: dict[str, list[TaskRestarts]]
+
+
+class SlotsBody(BaseModel):
+    total: int
+    in_use: int
+    waiting_tasks: int
+
+
+class WorkerBody(BaseModel):
+    """One worker of the group; `error` says why the rest is unknown (it did not answer)."""
+
+    worker_id: str
+    error: str | None
+    memory_bytes: int | None
+    cpu_percent: float | None
+    processes: int
+    slots: SlotsBody | None
+    spark_ui_url: str | None
 
 
 class TopicSummary(BaseModel):
@@ -125,6 +144,15 @@ def conveyor_router(herder: Herder, history: ConsoleHistory) -> APIRouter:
             "samples": [sample.to_json() for sample in history.since(since)],
             "restarts": task_restarts(history.task_failures(), _worker_config(herder)),
         }
+
+    @router.get(
+        "/workers",
+        summary="Every worker of the group, this one first: memory, CPU, Spark slots in use, Spark's UI",
+        response_model=None,
+        responses=body(list[WorkerBody], 200),
+    )
+    def workers() -> list[dict[str, Any]]:
+        return [usage.to_json() for usage in herder.workers_usage()]
 
     if isinstance(herder, BaseHerder):
         _add_topic_browser(router, herder.log, herder.config)

@@ -1,7 +1,9 @@
 """The endpoints workers of one group call on each other (Kafka's internal REST API), all signed.
 
 `POST /connectors/{c}/tasks` carries task configs a follower's connector generated to the leader;
-`PUT /connectors/{c}/fence` asks the leader to fence a connector's older task producers (KIP-618).
+`PUT /connectors/{c}/fence` asks the leader to fence a connector's older task producers (KIP-618);
+`GET /conveyor/internal/worker` answers a peer with this worker's tasks' metrics and usage, so that any
+worker shows the whole group.
 Each request's KIP-507 signature is checked before the herder sees it (400, 403 or 503 if refused).
 """
 
@@ -9,11 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from typing import Protocol
+from typing import Any, Protocol
 
 from fastapi import APIRouter, Depends, Response
 
 from conveyor.errors import BadRequestError
+from conveyor.herder.distributed.peer_views import WorkerView
 from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.internal_requests import InternalRequestVerifier
 from conveyor.rest.openapi import errors
@@ -36,6 +39,8 @@ class InternalHerder(Protocol):
 
     def fence_zombies(self, name: str) -> None: ...
 
+    def local_view(self) -> WorkerView: ...
+
 
 def internal_router(herder: InternalHerder) -> APIRouter:
     """The internal endpoints. The verifier is a default value, not an annotation, since FastAPI cannot
@@ -43,9 +48,19 @@ def internal_router(herder: InternalHerder) -> APIRouter:
     verifier = InternalRequestVerifier(
         herder.session_key, herder.verification_algorithms, herder.signing_required
     )
-    router = APIRouter(prefix="/connectors/{connector:segment}", tags=[TAG], responses=errors(400, 403, 503))
+    router = APIRouter(tags=[TAG], responses=errors(400, 403, 503))
 
-    @router.post(
+    @router.get(
+        "/conveyor/internal/worker",
+        summary="This worker's tasks' metrics, usage and (the leader) the group's members (internal; signed)",
+        response_model=None,
+    )
+    def worker_view(body: bytes = Depends(verifier)) -> dict[str, Any]:
+        return herder.local_view().to_json()
+
+    connectors = APIRouter(prefix="/connectors/{connector:segment}")
+
+    @connectors.post(
         "/tasks",
         status_code=204,
         summary="Write task configs generated on another worker (internal; leader only; signed)",
@@ -56,7 +71,7 @@ def internal_router(herder: InternalHerder) -> APIRouter:
         herder.put_task_configs(connector, _task_configs(body))
         return Response(status_code=204)
 
-    @router.put(
+    @connectors.put(
         "/fence",
         status_code=204,
         summary="Fence the connector's older task producers (internal; leader only; signed; KIP-618)",
@@ -67,6 +82,7 @@ def internal_router(herder: InternalHerder) -> APIRouter:
         herder.fence_zombies(connector)
         return Response(status_code=204)
 
+    router.include_router(connectors)
     return router
 
 

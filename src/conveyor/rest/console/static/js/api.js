@@ -51,6 +51,7 @@ export const api = {
   plugins: () => call("GET", "connector-plugins"),
   pluginConfig: (plugin) => call("GET", `connector-plugins/${seg(plugin)}/config`),
   history: (since) => call("GET", `conveyor/history?since=${since}`),
+  workers: () => call("GET", "conveyor/workers"),
   topics: () => call("GET", "conveyor/topics"),
   topic: (topic) => call("GET", `conveyor/topics/${seg(topic)}`),
   records: (topic, partition, limit) => call("GET", `conveyor/topics/${seg(topic)}/partitions/${partition}/records?limit=${limit}`),

@@ -35,8 +35,14 @@ function trace(text) {
     h("details", { class: "trace-full" }, h("summary", {}, "Full traceback"), h("pre", {}, text)));
 }
 
+/** A task's counter, or "unknown" (with why on hover) when its worker did not answer for it. */
+function counted(task, value) {
+  if (task.metrics_unavailable) return h("span", { class: "muted unknown", title: task.metrics_unavailable }, "unknown");
+  return value;
+}
+
 function metric(task, name) {
-  return task.metrics?.[name] ?? 0;
+  return counted(task, task.metrics?.[name] ?? 0);
 }
 
 export function connectorView(name, { refresh, notify }) {
@@ -165,7 +171,7 @@ export function connectorView(name, { refresh, notify }) {
               h("td", {}, task.id),
               h("td", { class: "task-state" }, stateBadge(task.state)),
               h("td", { class: "task-worker" }, task.worker_id),
-              h("td", { class: "num" }, taskRecordsMoved(status.type, task)),
+              h("td", { class: "num" }, counted(task, taskRecordsMoved(status.type, task))),
               h("td", { class: "num" }, metric(task, "total-record-errors")),
               h("td", { class: "num" }, metric(task, "deadletterqueue-produce-requests")),
               h("td", {}, h("button", { type: "button", "data-action": "restart-task",

@@ -1,6 +1,10 @@
-// The cluster's workers, as the connectors' and tasks' statuses name them.
+// The group's workers: each one's memory, CPU, Spark slots and Spark UI (`GET /conveyor/workers`), with
+// the connectors and tasks the statuses place on it.
 
+import { api } from "../api.js";
 import { connectorHref, h, put, stateBadge } from "../dom.js";
+
+const MIB = 1024 * 1024;
 
 /** Worker id -> {connectors: [name], tasks: [{connector, id, state}]}, from every status. */
 export function workersOf(connectors) {
@@ -18,27 +22,56 @@ export function workersOf(connectors) {
   return workers;
 }
 
+function usageLines(usage) {
+  if (!usage) return [h("p", { class: "muted worker-usage" }, "Usage not reported yet.")];
+  if (usage.error) return [h("p", { class: "error worker-usage" }, `Not answering: ${usage.error}`)];
+  const slots = usage.slots;
+  return [
+    h("dl", { class: "worker-usage" },
+      h("dt", {}, "Memory"), h("dd", { class: "worker-memory" }, usage.memory_bytes === null ? "?" : `${Math.round(usage.memory_bytes / MIB)} MiB`),
+      h("dt", {}, "CPU"), h("dd", { class: "worker-cpu" }, usage.cpu_percent === null ? "?" : `${usage.cpu_percent.toFixed(0)}% of a core`),
+      h("dt", {}, "Spark slots"), h("dd", { class: "worker-slots" },
+        slots ? `${slots.in_use} of ${slots.total} in use${slots.waiting_tasks ? `, ${slots.waiting_tasks} tasks waiting` : ""}` : "?"),
+      h("dt", {}, "Processes"), h("dd", {}, String(usage.processes))),
+    usage.spark_ui_url
+      ? h("p", {}, h("a", { class: "spark-ui", href: usage.spark_ui_url, target: "_blank", rel: "noopener" }, "Spark UI"))
+      : h("p", { class: "muted" }, "Spark UI off (spark.ui.enabled=false)"),
+  ];
+}
+
+function render(root, { connectors, server }, usages) {
+  const placed = workersOf(connectors);
+  const byId = new Map((Array.isArray(usages) ? usages : []).map((usage) => [usage.worker_id, usage]));
+  const ids = [...new Set([...byId.keys(), ...placed.keys()])].sort();
+  const cards = ids.map((id) => {
+    const { connectors: names, tasks } = placed.get(id) ?? { connectors: [], tasks: [] };
+    return h("article", { class: "card worker", "data-worker": id },
+      h("h3", {}, id),
+      ...usageLines(byId.get(id)),
+      h("p", {}, `${names.length} connector${names.length === 1 ? "" : "s"}, ${tasks.length} task${tasks.length === 1 ? "" : "s"}`),
+      h("ul", { class: "worker-tasks" },
+        tasks.map((task) => h("li", {}, h("a", { href: connectorHref(task.connector) }, `${task.connector}-${task.id}`), " ", stateBadge(task.state)))));
+  });
+  put(root,
+    h("h2", {}, `Workers (${ids.length})`),
+    h("p", { class: "muted" },
+      "Every worker of the group, as its members report themselves. This page is served by a worker of Kafka cluster ",
+      h("code", {}, server?.kafka_cluster_id ?? "?"), ", Conveyor ", server?.version ?? "?", "."),
+    usages && usages.error ? h("p", { class: "error" }, `No usage of the workers: ${usages.error}`) : null,
+    ids.length ? h("div", { class: "cards" }, cards) : h("p", { class: "muted" }, "No worker reported yet."),
+  );
+}
+
 export function workersView() {
+  let usages = null;
   return {
     title: "Workers",
-    update(root, { connectors, server }) {
-      const workers = workersOf(connectors);
-      const ids = [...workers.keys()].sort();
-      const cards = ids.map((id) => {
-        const { connectors: names, tasks } = workers.get(id);
-        return h("article", { class: "card worker", "data-worker": id },
-          h("h3", {}, id),
-          h("p", {}, `${names.length} connector${names.length === 1 ? "" : "s"}, ${tasks.length} task${tasks.length === 1 ? "" : "s"}`),
-          h("ul", { class: "worker-tasks" },
-            tasks.map((task) => h("li", {}, h("a", { href: connectorHref(task.connector) }, `${task.connector}-${task.id}`), " ", stateBadge(task.state)))));
-      });
-      put(root,
-        h("h2", {}, `Workers (${ids.length})`),
-        h("p", { class: "muted" },
-          "Workers are those running a connector or a task. This page is served by a worker of Kafka cluster ",
-          h("code", {}, server?.kafka_cluster_id ?? "?"), ", Conveyor ", server?.version ?? "?", "."),
-        ids.length ? h("div", { class: "cards" }, cards) : h("p", { class: "muted" }, "No worker runs a connector yet."),
-      );
+    update(root, state) {
+      render(root, state, usages);
+      api.workers()
+        .then((answer) => { usages = answer; })
+        .catch((error) => { usages = { error: error.message }; })
+        .then(() => { if (window.location.hash.startsWith("#/workers")) render(root, state, usages); });
     },
   };
 }
