@@ -5,6 +5,7 @@ the group's leader and work thread (distributed)."""
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -42,7 +43,7 @@ from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.settings.connector_config import SourceTransactionSettings
-from conveyor.settings.names import consumer_group
+from conveyor.settings.names import consumer_group, task_transactional_id
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
 from conveyor.storage.offset_store import OffsetUpdates
@@ -59,6 +60,8 @@ NOT_STOPPED = (
     "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
     "the specified connector by issuing a 'PUT' request to the '/connectors/{}/stop' endpoint"
 )
+
+logger = logging.getLogger(__name__)
 
 
 class BaseHerder(Herder):
@@ -169,6 +172,13 @@ class BaseHerder(Herder):
         return [stage.summarize() for stage in self._stages.running()]
 
     # Helpers.
+
+    def _fence_task_producers(self, name: str, task_count: int) -> None:
+        """KIP-618: fence the transactional producers of a connector's tasks 0..task_count-1, so that no
+        zombie of an earlier task generation can commit once the new one starts."""
+        ids = [task_transactional_id(self.config.group_id, name, task) for task in range(task_count)]
+        logger.info("Fencing %d task producers of connector %s", len(ids), name)
+        self.log.admin().fence_producers(ids)
 
     def _target(self, name: str) -> TargetState:
         return TargetState(self.configs.snapshot().target_state(name))

@@ -26,7 +26,6 @@ from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, connector_type
-from conveyor.settings.names import task_transactional_id
 from conveyor.settings.worker_config import WorkerConfig
 
 logger = logging.getLogger(__name__)
@@ -127,8 +126,7 @@ class StandaloneHerder(BaseHerder):
     def _fence_previous_generation(self, name: str, previous_count: int | None, new_count: int) -> None:
         """KIP-618: fence every transactional id of the previous task count, then record the new count."""
         if previous_count:
-            ids = [task_transactional_id(self.config.group_id, name, task) for task in range(previous_count)]
-            self.log.admin().fence_producers(ids)
+            self._fence_task_producers(name, previous_count)
         self.configs.put_task_count_record(name, new_count)
 
     def _on_reconfiguration_request(self, name: str) -> None:

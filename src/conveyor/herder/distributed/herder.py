@@ -71,7 +71,6 @@ from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType
-from conveyor.settings.names import task_transactional_id
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, Status
 from conveyor.storage.cluster_config_state import ClusterConfigState
@@ -1306,9 +1305,7 @@ class DistributedHerder(BaseHerder):
         previous = snapshot.task_count_record(name)
         generation = snapshot.task_config_generation(name)
         if previous is not None and (previous != 1 or task_count != 1):
-            ids = [task_transactional_id(self.config.group_id, name, task) for task in range(previous)]
-            logger.info("Fencing %d task producers of connector %s", len(ids), name)
-            self.log.admin().fence_producers(ids)
+            self._fence_task_producers(name, previous)
             self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
             if self.configs.snapshot().task_config_generation(name) != generation:
                 raise ConflictError(
