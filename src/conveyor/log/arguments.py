@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from conveyor.log.api import IsolationLevel
+from conveyor.log.api import Headers, IsolationLevel
 from conveyor.log.client_config import choice_setting, int_setting
 from conveyor.log.errors import (
     IllegalStateError,
@@ -22,6 +22,21 @@ def check_isolation_level(isolation_level: IsolationLevel) -> None:
         raise InvalidConfigError(
             f"isolation_level={isolation_level!r} is not read_committed or read_uncommitted"
         )
+
+
+def check_batch_columns(
+    topic: str,
+    values: Sequence[bytes | None],
+    keys: Sequence[bytes | None] | None,
+    headers: Sequence[Headers | None] | None,
+    timestamps: Sequence[int] | None,
+) -> int:
+    """The number of records of a ``send_batch``; a ``ValueError`` if a column has another length."""
+    count = len(values)
+    for name, column in (("keys", keys), ("headers", headers), ("timestamps", timestamps)):
+        if column is not None and len(column) != count:
+            raise ValueError(f"send_batch to {topic}: {len(column)} {name} for {count} values")
+    return count
 
 
 @dataclass(frozen=True, slots=True)

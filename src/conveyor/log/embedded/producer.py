@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Concatenate, ParamSpec, TypeVar
 
 from conveyor.log.api import Headers, OffsetAndMetadata, OffsetsToCommit, Producer
-from conveyor.log.arguments import require_transactional
+from conveyor.log.arguments import check_batch_columns, require_transactional
 from conveyor.log.client_config import int_setting
 from conveyor.log.embedded import group_offsets, transactions
 from conveyor.log.embedded.database import Database, now_ms
@@ -171,10 +171,7 @@ class EmbeddedProducer(Producer):
     ) -> None:
         self._ensure_can_send()
         info = self._topics.get(topic) or self._topic(topic)
-        count = len(values)
-        for name, column in (("keys", keys), ("headers", headers), ("timestamps", timestamps)):
-            if column is not None and len(column) != count:
-                raise ValueError(f"send_batch to {topic}: {len(column)} {name} for {count} values")
+        count = check_batch_columns(topic, values, keys, headers, timestamps)
         if info.compacted and (keys is None or None in keys):
             raise InvalidRecordError(f"Topic {topic} is compacted: every record needs a key")
         stamps = timestamps if timestamps is not None else [time.time_ns() // 1_000_000] * count

@@ -11,7 +11,7 @@ from confluent_kafka import KafkaError, KafkaException, Message
 from confluent_kafka import Producer as KafkaProducer
 
 from conveyor.log.api import Headers, OffsetsToCommit, Producer
-from conveyor.log.arguments import require_transactional
+from conveyor.log.arguments import check_batch_columns, require_transactional
 from conveyor.log.client_config import int_setting, normalize_config
 from conveyor.log.errors import (
     FlushTimeoutError,
@@ -108,10 +108,7 @@ class KafkaLogProducer(Producer):
         timestamps: Sequence[int] | None = None,
     ) -> None:
         self._check_target(topic, partition)
-        count = len(values)
-        for name, column in (("keys", keys), ("headers", headers), ("timestamps", timestamps)):
-            if column is not None and len(column) != count:
-                raise ValueError(f"send_batch to {topic}: {len(column)} {name} for {count} values")
+        check_batch_columns(topic, values, keys, headers, timestamps)
         if timestamps is not None or (headers is not None and any(headers)):
             # librdkafka's batch call takes neither headers nor timestamps: one produce call per record.
             self._produce_each(topic, values, keys, partition, headers, timestamps, self._quiet_report)
