@@ -58,3 +58,11 @@ def test_a_task_s_own_metrics_are_published_under_plugins_with_its_tags(client: 
     )
     polls = wait_until(lambda: _samples(client).get(key), "the task's polls-total published")
     assert polls >= 1
+
+
+def test_a_connector_s_own_metrics_are_published_under_plugins_with_its_name(client: httpx.Client) -> None:
+    name = unique_name("connector-metrics")
+    create_connector(client, name, {"connector.class": METERED_SOURCE, "tasks.max": "1"})
+    wait_for_status(client, name, "RUNNING", ["RUNNING"])
+    key = ("kafka_connect_plugins_tables_known", frozenset({"connector": name}.items()))
+    assert wait_until(lambda: _samples(client).get(key), "the connector's tables-known published") == 3

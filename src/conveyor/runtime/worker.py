@@ -9,6 +9,7 @@ for a manual restart).
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import itertools
 import logging
@@ -96,7 +97,16 @@ def _connector_metrics(
         listed_name(klass),
         connector_type(connector).value,
         version or "",
+        _connector_plugin_metrics(connector),
     )
+
+
+def _connector_plugin_metrics(connector: Connector) -> list[dict[str, Any]]:
+    """The samples of the metrics a running connector registered through its context (KIP-877)."""
+    try:
+        return connector.context.plugin_metric_samples()
+    except ConnectError:
+        return []
 
 
 def _plugin_version(plugin: Connector | Task) -> str | None:
@@ -410,6 +420,9 @@ class Worker:
             logger.warning("%s; its thread is left behind", stuck)
         except Exception as exc:
             logger.error("Connector %s failed to stop cleanly", name, exc_info=exc)
+        finally:
+            with contextlib.suppress(ConnectError):
+                connector.context.close_plugin_metrics()
         thread.close()
         return epoch
 
