@@ -7,6 +7,7 @@ import math
 import pytest
 
 from conveyor.api import PluginMetrics
+from conveyor.api.plugin_metrics import monitor
 
 
 def test_a_registered_metric_is_sampled_with_its_description_and_tags() -> None:
@@ -51,3 +52,22 @@ def test_a_removed_metric_is_no_longer_sampled() -> None:
     metrics.add_metric(name, lambda: 1)
     metrics.remove_metric(name)
     assert metrics.samples() == []
+
+
+def test_a_monitorable_plugin_gets_metrics_tagged_with_its_place_in_the_task() -> None:
+    class Counting:
+        def with_plugin_metrics(self, metrics: PluginMetrics) -> None:
+            metrics.add_metric(metrics.metric_name("seen-total"), lambda: 4)
+
+    metrics = monitor(Counting(), {"transformation": "count"})
+    assert metrics is not None
+    assert metrics.samples()[0]["tags"] == {"transformation": "count"}
+
+
+def test_a_plugin_that_is_not_monitorable_gets_no_metrics() -> None:
+    assert monitor(object(), {"converter": "key"}) is None
+
+
+def test_a_plugin_cannot_set_the_tag_of_its_place() -> None:
+    with pytest.raises(ValueError, match="converter"):
+        PluginMetrics({"converter": "key"}).metric_name("seen-total", tags={"converter": "mine"})

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
-from tests.worker.connectors import METERED_SOURCE
+from tests.worker.connectors import COUNTING_TRANSFORM, EVERY_RECORD_PREDICATE, METERED_SOURCE
 
 from waiting import wait_until
 
@@ -66,3 +66,24 @@ def test_a_connector_s_own_metrics_are_published_under_plugins_with_its_name(cli
     wait_for_status(client, name, "RUNNING", ["RUNNING"])
     key = ("kafka_connect_plugins_tables_known", frozenset({"connector": name}.items()))
     assert wait_until(lambda: _samples(client).get(key), "the connector's tables-known published") == 3
+
+
+def test_a_transformation_s_and_a_predicate_s_own_metrics_carry_their_aliases(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    name = unique_name("transform-metrics")
+    config = {
+        **file_source_config(tmp_path),
+        "transforms": "count",
+        "transforms.count.type": COUNTING_TRANSFORM,
+        "transforms.count.predicate": "all",
+        "predicates": "all",
+        "predicates.all.type": EVERY_RECORD_PREDICATE,
+    }
+    create_connector(client, name, config)
+    task = {"connector": name, "task": "0"}
+    seen_tags = frozenset({**task, "transformation": "count"}.items())
+    seen = ("kafka_connect_plugins_records_seen_total", seen_tags)
+    tested = ("kafka_connect_plugins_records_tested_total", frozenset({**task, "predicate": "all"}.items()))
+    wait_until(lambda: _samples(client).get(seen) == 3, "the transformation's count of the 3 lines")
+    assert _samples(client)[tested] == 3

@@ -16,6 +16,8 @@ from conveyor.api import (
     ConfigProvider,
     ConfigType,
     Importance,
+    PluginMetrics,
+    Predicate,
     SinkConnector,
     SinkTask,
     SourceConnector,
@@ -111,6 +113,44 @@ class RejectOddRecords(Transformation[ConnectRecord]):
         if header is not None and header[1] % 2 == 1:
             raise ValueError(f"odd sequence number {header[1]} rejected")
         return record
+
+
+COUNTING_TRANSFORM = "tests.worker.connectors:CountingTransform"
+EVERY_RECORD_PREDICATE = "tests.worker.connectors:EveryRecord"
+
+
+class CountingTransform(Transformation[ConnectRecord]):
+    """Passes records unchanged and publishes how many it saw (a Monitorable transformation)."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        """No settings."""
+
+    def with_plugin_metrics(self, metrics: PluginMetrics) -> None:
+        metrics.add_metric(metrics.metric_name("records-seen-total", "Records seen."), lambda: self.seen)
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        self.seen += 1
+        return record
+
+
+class EveryRecord(Predicate[ConnectRecord]):
+    """True of every record; publishes how many it tested (a Monitorable predicate)."""
+
+    def __init__(self) -> None:
+        self.tested = 0
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        """No settings."""
+
+    def with_plugin_metrics(self, metrics: PluginMetrics) -> None:
+        metrics.add_metric(metrics.metric_name("records-tested-total"), lambda: self.tested)
+
+    def test(self, record: ConnectRecord) -> bool:
+        self.tested += 1
+        return True
 
 
 RECORDING_SINK = "tests.worker.connectors:RecordingSinkConnector"

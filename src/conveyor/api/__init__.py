@@ -46,7 +46,7 @@ from conveyor.api.errors import (
     RetriableError,
 )
 from conveyor.api.plugin import Converter, HeaderConverter, Predicate, Transformation
-from conveyor.api.plugin_metrics import MetricName, PluginMetrics
+from conveyor.api.plugin_metrics import MetricName, Monitorable, PluginMetrics
 from conveyor.api.rest_extension import (
     ConnectClusterState,
     ConnectorHealth,
@@ -106,6 +106,7 @@ __all__ = [
     "Importance",
     "LambdaValidator",
     "MetricName",
+    "Monitorable",
     "NonEmptyString",
     "NonEmptyStringWithoutControlChars",
     "NonNullValidator",

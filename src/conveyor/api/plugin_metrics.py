@@ -16,6 +16,15 @@ Example, a source task counting the rows it skipped::
                 metrics.metric_name("rows-skipped-total", "Rows the task skipped.", {"table": "orders"}),
                 lambda: self.skipped,
             )
+
+A converter, transformation or predicate has no context: it gets its metrics by defining
+``with_plugin_metrics`` (Kafka's ``Monitorable``), which the runtime calls once after ``configure``. Its
+metrics carry the task's tags and the plugin's place: ``converter`` (``key``, ``value`` or ``header``),
+``transformation`` or ``predicate`` (the alias)::
+
+    class CountingTransform(Transformation):
+        def with_plugin_metrics(self, metrics):
+            metrics.add_metric(metrics.metric_name("records-seen-total"), lambda: self.seen)
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _RESERVED_TAGS = frozenset({"connector", "task"})
@@ -50,9 +59,10 @@ class PluginMetrics:
     The runtime removes every metric when the plugin stops; ``remove_metric`` removes one earlier.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, runtime_tags: Mapping[str, str] | None = None) -> None:
         self._lock = threading.Lock()
         self._values: dict[MetricName, Callable[[], float | None]] = {}
+        self._runtime_tags = dict(runtime_tags or {})
 
     def metric_name(
         self, name: str, description: str = "", tags: Mapping[str, str] | None = None
@@ -61,7 +71,7 @@ class PluginMetrics:
         if not _NAME.fullmatch(name):
             raise ValueError(f"Invalid plugin metric name {name!r}: letters, digits, '.', '_' and '-' only")
         given = dict(tags or {})
-        reserved = sorted(_RESERVED_TAGS & given.keys())
+        reserved = sorted((_RESERVED_TAGS | self._runtime_tags.keys()) & given.keys())
         if reserved:
             raise ValueError(f"Tags {reserved} are set by the runtime for plugin metric {name!r}")
         for tag in given:
@@ -95,7 +105,7 @@ class PluginMetrics:
             {
                 "name": metric.name,
                 "description": metric.description,
-                "tags": metric.tag_map,
+                "tags": {**metric.tag_map, **self._runtime_tags},
                 "value": _read(value),
             }
             for metric, value in registered
@@ -112,6 +122,23 @@ def _read(value: Callable[[], float | None]) -> float:
     if isinstance(result, int | float):
         return float(result)
     return math.nan
+
+
+@runtime_checkable
+class Monitorable(Protocol):
+    """A converter, transformation or predicate that registers metrics of its own (Kafka's Monitorable)."""
+
+    def with_plugin_metrics(self, metrics: PluginMetrics) -> None:
+        """Register metrics on ``metrics``; called once, after ``configure``."""
+
+
+def monitor(plugin: object, runtime_tags: Mapping[str, str]) -> PluginMetrics | None:
+    """The metrics given to ``plugin`` if it is :class:`Monitorable`, tagged with its place in the task."""
+    if not isinstance(plugin, Monitorable):
+        return None
+    metrics = PluginMetrics(runtime_tags)
+    plugin.with_plugin_metrics(metrics)
+    return metrics
 
 
 class PluginMetricsHolder:

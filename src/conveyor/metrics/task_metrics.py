@@ -229,9 +229,12 @@ class SinkTaskMetrics(TaskMetrics):
         }
 
 
-def with_plugin_metrics(values: MetricValues, context: PluginMetricsHolder | None) -> MetricValues:
-    """``values`` and, when the task registered any, the samples of its own metrics."""
-    samples = context.plugin_metric_samples() if context is not None else []
+def with_plugin_metrics(
+    values: MetricValues, context: PluginMetricsHolder | None, pipeline_samples: list[dict[str, Any]]
+) -> MetricValues:
+    """``values`` and, when any were registered, the samples of the task's own metrics and those of its
+    converters, transformations and predicates."""
+    samples = (context.plugin_metric_samples() if context is not None else []) + pipeline_samples
     if samples:
         values[PLUGIN_METRICS_KEY] = samples
     return values

@@ -14,7 +14,8 @@ from functools import partial
 from operator import attrgetter
 from typing import Any
 
-from conveyor.api import Converter, HeaderConverter
+from conveyor.api import Converter, HeaderConverter, PluginMetrics
+from conveyor.api.plugin_metrics import monitor
 from conveyor.convert import ByteArrayConverter
 from conveyor.data import (
     Headers,
@@ -61,6 +62,27 @@ def build_transformation_chain(connector_config: Mapping[str, str]) -> Transform
     return TransformationChain.from_connector_config(connector_config, load_chain_plugin)
 
 
+def _monitor_plugins(
+    key_converter: Converter,
+    value_converter: Converter,
+    header_converter: HeaderConverter,
+    chain: TransformationChain,
+) -> list[PluginMetrics]:
+    """Give each Monitorable plugin of the pipeline its metrics, tagged as Kafka's ConnectMetrics.wrap tags
+    them: the converter's role, or the transformation's or predicate's alias."""
+    placed: list[tuple[object, dict[str, str]]] = [
+        (key_converter, {"converter": "key"}),
+        (value_converter, {"converter": "value"}),
+        (header_converter, {"converter": "header"}),
+    ]
+    for stage in chain.stages:
+        placed.append((stage.transformation, {"transformation": stage.alias}))
+        if stage.predicate is not None and stage.predicate_alias is not None:
+            placed.append((stage.predicate, {"predicate": stage.predicate_alias}))
+    found = (monitor(plugin, tags) for plugin, tags in placed)
+    return [metrics for metrics in found if metrics is not None]
+
+
 class RecordPipeline:
     """A connector's transforms and converters, with its error handling around each stage."""
 
@@ -77,6 +99,7 @@ class RecordPipeline:
         self.header_converter = header_converter
         self.chain = chain
         self.errors = errors
+        self.plugin_metrics = _monitor_plugins(key_converter, value_converter, header_converter, chain)
 
     @classmethod
     def for_connector(
@@ -90,7 +113,13 @@ class RecordPipeline:
             errors,
         )
 
+    def plugin_metric_samples(self) -> list[dict[str, Any]]:
+        """The samples of the metrics the converters, transformations and predicates registered."""
+        return [sample for metrics in self.plugin_metrics for sample in metrics.samples()]
+
     def close(self) -> None:
+        for metrics in self.plugin_metrics:
+            metrics.close()
         self.chain.close()
         self.key_converter.close()
         self.value_converter.close()

@@ -540,4 +540,4 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
     def _metric_values(self) -> dict[str, Any]:
         values = {**self.metrics.snapshot(), **self.errors.metrics(), "records-lag": self._records_lag()}
         values[ACTIVE_TOPICS_METRIC] = sorted(self.active_topics)
-        return with_plugin_metrics(values, self.context)
+        return with_plugin_metrics(values, self.context, self.pipeline.plugin_metric_samples())

@@ -434,4 +434,4 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     def _metric_values(self) -> dict[str, Any]:
         values = {**self.metrics.snapshot(), **self.counters, **self.errors.metrics()}
         values[ACTIVE_TOPICS_METRIC] = self.topics.known
-        return with_plugin_metrics(values, self.context)
+        return with_plugin_metrics(values, self.context, self.pipeline.plugin_metric_samples())

@@ -103,6 +103,7 @@ class TransformationStage:
     transformation: Transformation[ConnectRecord]
     predicate: Predicate[ConnectRecord] | None = None
     negate: bool = False
+    predicate_alias: str | None = None
 
     def applies_to(self, record: ConnectRecord) -> bool:
         """Whether the transformation should run on ``record``."""
@@ -222,7 +223,9 @@ def _build_stage(
         if predicate is not None:
             predicate.close()
         raise
-    return TransformationStage(alias, transformation, predicate, negate)
+    return TransformationStage(
+        alias, transformation, predicate, negate, str(predicate_alias).strip() if predicate else None
+    )
 
 
 def _build_predicate(
