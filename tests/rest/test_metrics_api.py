@@ -87,3 +87,32 @@ def test_a_transformation_s_and_a_predicate_s_own_metrics_carry_their_aliases(
     tested = ("kafka_connect_plugins_records_tested_total", frozenset({**task, "predicate": "all"}.items()))
     wait_until(lambda: _samples(client).get(seen) == 3, "the transformation's count of the 3 lines")
     assert _samples(client)[tested] == 3
+
+
+def test_each_transformation_and_predicate_is_published_with_its_class_and_version(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    name = unique_name("chain-labels")
+    config = {
+        **file_source_config(tmp_path),
+        "transforms": "count",
+        "transforms.count.type": COUNTING_TRANSFORM,
+        "transforms.count.predicate": "all",
+        "predicates": "all",
+        "predicates.all.type": EVERY_RECORD_PREDICATE,
+    }
+    create_connector(client, name, config)
+    wait_for_status(client, name, "RUNNING", ["RUNNING"])
+    task = {"connector": name, "task": "0"}
+    transform = {**task, "transform": "count", "transform_class": listed(COUNTING_TRANSFORM)}
+    predicate = {**task, "predicate": "all", "predicate_class": listed(EVERY_RECORD_PREDICATE)}
+    samples = _samples(client)
+    transform_class = "kafka_connect_connector_transform_metrics_transform_class"
+    predicate_class = "kafka_connect_connector_predicate_metrics_predicate_class"
+    assert samples[(transform_class, frozenset(transform.items()))] == 1
+    assert samples[(predicate_class, frozenset(predicate.items()))] == 1
+
+
+def listed(path: str) -> str:
+    """A Python plugin's class as the plugin listing names it: its dotted path."""
+    return path.replace(":", ".")

@@ -199,6 +199,28 @@ GROUPS: tuple[MetricGroup, ...] = (
     ),
 )
 
+TRANSFORM_GROUP = "connector-transform-metrics"
+PREDICATE_GROUP = "connector-predicate-metrics"
+CHAIN_GROUPS = {
+    "transform": MetricGroup(
+        TRANSFORM_GROUP,
+        ("connector", "task", "transform"),
+        {
+            "transform-class": "The class name of the transformation class (label).",
+            "transform-version": "The version of the transformation class (label).",
+        },
+    ),
+    "predicate": MetricGroup(
+        PREDICATE_GROUP,
+        ("connector", "task", "predicate"),
+        {
+            "predicate-class": "The class name of the predicate class (label).",
+            "predicate-version": "The version of the predicate class (label).",
+        },
+    ),
+}
+"""Kafka 4.1's groups of a task's transformations and predicates (KIP-891), by the tag naming the alias."""
+
 TASK_MEMORY_METRIC = "memory-rss-bytes"
 """Conveyor's own task metric: the RSS of the executor's Python process that runs the task."""
 TASK_MEMORY_NAME = "conveyor_task_memory_rss_bytes"
@@ -207,6 +229,7 @@ TASK_MEMORY_NAME = "conveyor_task_memory_rss_bytes"
 LABEL_METRICS = frozenset(
     {"status", "connector-class", "connector-type", "connector-version", "connect-protocol", "leader-name"}
     | set(TASK_PLUGIN_METRICS)
+    | {metric for group in CHAIN_GROUPS.values() for metric in group.metrics}
 )
 """Metrics whose value is a word: published as a label of that name (with `-` as `_`) on a sample of 1."""
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from conveyor.plugins import PluginKind, listed_name, load_plugin_class, plugin_version
 from conveyor.plugins.catalog import dotted_path
@@ -61,6 +62,46 @@ def _labels(task_class: str, converters: tuple[tuple[str, str, str], ...]) -> tu
             continue
         labels += [(f"{metric}-class", listed_name(cls)), (f"{metric}-version", plugin_version(cls))]
     return tuple(labels)
+
+
+@dataclass(frozen=True)
+class ChainPluginLabels:
+    """One transformation or predicate of a task's chain: ``kind`` (``transform`` or ``predicate``) is
+    the tag naming its ``alias``; ``values`` its ``<kind>-class`` and ``<kind>-version``."""
+
+    kind: str
+    alias: str
+    values: dict[str, str]
+
+
+def chain_plugin_labels(connector_config: Mapping[str, str]) -> tuple[ChainPluginLabels, ...]:
+    """The class and version of each transformation and predicate a connector config lists."""
+    relevant = tuple(
+        sorted((k, v) for k, v in connector_config.items() if k.startswith(("transforms", "predicates")))
+    )
+    return _chain_labels(relevant)
+
+
+@functools.lru_cache(maxsize=1024)
+def _chain_labels(relevant: tuple[tuple[str, str], ...]) -> tuple[ChainPluginLabels, ...]:
+    config = dict(relevant)
+    found: list[ChainPluginLabels] = []
+    for list_key, kind, plugin_kind in (
+        ("transforms", "transform", PluginKind.TRANSFORMATION),
+        ("predicates", "predicate", PluginKind.PREDICATE),
+    ):
+        for alias in dict.fromkeys(a.strip() for a in config.get(list_key, "").split(",") if a.strip()):
+            class_name = config.get(f"{list_key}.{alias}.type", "")
+            version = config.get(f"{list_key}.{alias}.plugin.version") or None
+            try:
+                cls = load_plugin_class(class_name, plugin_kind, version)
+            except Exception:
+                logger.debug("The %s %s of a task did not resolve", kind, alias, exc_info=True)
+                values = {f"{kind}-class": class_name, f"{kind}-version": ""}
+            else:
+                values = {f"{kind}-class": listed_name(cls), f"{kind}-version": plugin_version(cls)}
+            found.append(ChainPluginLabels(kind, alias, values))
+    return tuple(found)
 
 
 def _task_class_and_version(task_class: str) -> tuple[str, str]:

@@ -13,6 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from conveyor.metrics.plugin_labels import ChainPluginLabels
 from conveyor.metrics.status import State
 
 TASK_STATES = (
@@ -45,6 +46,7 @@ class TaskMetricValues:
     task: int
     status: str
     values: dict[str, Any] = field(default_factory=dict)
+    chain: tuple[ChainPluginLabels, ...] = ()
 
 
 @dataclass(frozen=True)

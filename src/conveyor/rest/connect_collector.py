@@ -16,6 +16,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from conveyor.metrics.metric_groups import (
+    CHAIN_GROUPS,
     GROUPS,
     LABEL_METRICS,
     PLUGINS_GROUP,
@@ -137,6 +138,9 @@ class ConnectCollector(Collector):
             if TASK_MEMORY_METRIC in values:
                 families.add_task_memory(labels, values[TASK_MEMORY_METRIC])
             plugins.add(labels, values.get(PLUGIN_METRICS_KEY, []))
+            for stage in task.chain:
+                stage_labels = {**labels, stage.kind: stage.alias}
+                _add_all(families, CHAIN_GROUPS[stage.kind], stage_labels, stage.values)
         for info in metrics.connectors:
             plugins.add({"connector": info.name}, info.plugin_metrics)
         yield from families

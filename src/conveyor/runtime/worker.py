@@ -23,7 +23,7 @@ from typing import Any
 
 from conveyor.api import Connector, ConnectorContext, SinkConnector, SourceConnector, Task
 from conveyor.errors import ConfigError, ConnectError
-from conveyor.metrics.plugin_labels import WORKER_CONVERTER_KEYS, task_plugin_labels
+from conveyor.metrics.plugin_labels import WORKER_CONVERTER_KEYS, chain_plugin_labels, task_plugin_labels
 from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import (
     ConnectorMetrics,
@@ -730,6 +730,7 @@ class Worker:
                 task.task,
                 state.value.lower(),
                 {**self._task_plugin_labels(task_configs.get(task)), **_published(self.runner.metrics(task))},
+                chain_plugin_labels(task_configs[task][0]) if task in task_configs else (),
             )
             for task, state in sorted(task_states.items(), key=lambda item: (item[0].connector, item[0].task))
         ]
