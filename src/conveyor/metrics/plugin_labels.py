@@ -30,21 +30,14 @@ _CONVERTERS = (
 
 
 def task_plugin_labels(
-    connector_config: Mapping[str, str], task_config: Mapping[str, str], worker_converters: Mapping[str, str]
+    task_config: Mapping[str, str], converters_used: Mapping[str, tuple[str, str]]
 ) -> dict[str, str]:
     """The task's class and version and each converter's class and version (empty when unknown).
 
-    ``worker_converters`` maps ``key.converter``, ``value.converter`` and ``header.converter`` to the
-    worker's defaults.
+    ``converters_used`` maps ``key.converter``, ``value.converter`` and ``header.converter`` to the class
+    the task uses and the version pinned for it ("" when none).
     """
-    converters = tuple(
-        (
-            key,
-            connector_config.get(key) or worker_converters.get(key, ""),
-            connector_config.get(f"{key}.plugin.version") or "",
-        )
-        for key, _ in _CONVERTERS
-    )
+    converters = tuple((key, *converters_used.get(key, ("", ""))) for key, _ in _CONVERTERS)
     return dict(_labels(task_config.get(TASK_CLASS_CONFIG, ""), converters))
 
 

@@ -48,6 +48,7 @@ from conveyor.settings.client_overrides import refuse_unsafe_log_urls
 from conveyor.settings.config_providers import ConfigProviders
 from conveyor.settings.connector_config import TaskCount
 from conveyor.settings.connector_config.definitions import CONNECTOR_VERSION_CONFIG
+from conveyor.settings.converters import converter_choice
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import Status, StatusStore
 
@@ -752,8 +753,12 @@ class Worker:
     def _task_plugin_labels(self, configs: tuple[dict[str, str], dict[str, str]] | None) -> dict[str, str]:
         if configs is None:
             return {}
-        defaults = {key: self.config.converter(key)[0] for key in WORKER_CONVERTER_KEYS}
-        return task_plugin_labels(*configs, defaults)
+        connector_config, task_config = configs
+        used = {}
+        for key in WORKER_CONVERTER_KEYS:
+            class_name, version, _ = converter_choice(connector_config, self.config, key)
+            used[key] = (class_name, version or "")
+        return task_plugin_labels(task_config, used)
 
     def close(self) -> None:
         """Stop every task and connector; tasks commit what they may on the way out."""
