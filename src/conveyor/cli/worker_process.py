@@ -14,9 +14,11 @@ from conveyor.herder.distributed.herder import DistributedHerder
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
 from conveyor.plugins import load_plugin_path
+from conveyor.plugins.plugin_path import PluginSource
 from conveyor.rest.routes.internal import InternalHerder
 from conveyor.rest.tls import client_ssl_context
 from conveyor.rest.worker_server import WorkerRestServer
+from conveyor.runtime.starting_runner import StartingTaskRunner
 from conveyor.settings.properties import read_properties
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.plugin_shipping import ship_plugins
@@ -42,11 +44,19 @@ class WorkerProcess:
             config, plugin_modules=plugins.modules, plugin_module_info=plugins.module_info
         )
         self.log: Log = open_log(config.log_url)
+        self.runner = StartingTaskRunner(lambda: self._start_spark(plugins.sources))
+        self.server: WorkerRestServer | None = None
+        self.herder: BaseHerder | None = None
+
+    def _start_spark(self, plugin_sources: list[PluginSource]) -> SparkTaskRunner:
+        """Spark's session, the plugins shipped to it, its executors' daemon, and the runner on it: built
+        while the REST server and the herder start, since none of them needs Spark."""
+        config = self.config
         spark_conf = session_conf(config.spark_conf(), config.table_formats, config.iceberg_warehouse)
         spark = get_or_create_session(config.spark_master, "conveyor-worker", spark_conf)
-        ship_plugins(spark.sparkContext, plugins.sources)
+        ship_plugins(spark.sparkContext, plugin_sources)
         start_executor_daemons(spark)
-        self.runner = SparkTaskRunner(
+        return SparkTaskRunner(
             spark,
             control_host=config.control_channel_bind_host,
             control_port=config.task_control_port,
@@ -54,8 +64,6 @@ class WorkerProcess:
             lease_s=config.task_lease_ms / 1000,
             tasks_per_slot=config.tasks_per_slot,
         )
-        self.server: WorkerRestServer | None = None
-        self.herder: BaseHerder | None = None
 
     def _new_herder(self, worker_id: str) -> BaseHerder:
         raise NotImplementedError
@@ -73,8 +81,13 @@ class WorkerProcess:
         self.server = WorkerRestServer(herder, self.config, self._internal(herder))
         self.server.start()
         self._bound(herder, int(self.server.advertised_url.rsplit(":", 1)[1].rstrip("/")))
-        herder.start()
         self.herder = herder
+        try:
+            herder.start()
+            self.runner.wait_started()
+        except BaseException:
+            self.stop()
+            raise
         logger.info("Conveyor worker %s serving the REST API at %s", herder.worker_id, self.server.url)
         return herder
 
