@@ -324,6 +324,7 @@ def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
         )
     if "kafka-connect" in only:
         directory = root / "kafka-connect"
+        directory.mkdir()
         settings = group_settings(bootstrap, f"fp-kc-{uuid.uuid4().hex[:6]}")
         yield Runtime(
             "Kafka Connect 4.3.1",
@@ -341,7 +342,8 @@ def report(all_figures: list[Figures], connectors: int, tasks: int) -> None:
     for f in all_figures:
         print(
             f"{f.label:22}{f.health_s:9.1f}{f.first_record_s:10.1f}{f.idle_mb:9.0f}{f.idle_processes:6}"
-            f"{f.connectors_mb:14.0f}{f.tasks_mb:15.0f}{f.cpu_ms_per_record:11.2f}{f.cpu_share:7.1%}"
+            f"{f.connectors_mb:14.0f}{f.tasks_mb:15.0f}{f.cpu_ms_per_record:11.2f}{f.cpu_share:7.1%}",
+            flush=True,
         )
 
 
@@ -362,7 +364,7 @@ def main() -> None:
                     runtime, arguments.connectors, arguments.tasks, arguments.rate_seconds, arguments.census
                 )
             )
-            print(f"  {runtime.label}: done", flush=True)
+            report(results[-1:], arguments.connectors, arguments.tasks)
     report(results, arguments.connectors, arguments.tasks)
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
 
