@@ -213,6 +213,18 @@ def test_exactly_once_poll_boundary_commits_one_transaction_per_poll(log: Log) -
         assert committed_source_offsets(log) == {"input": {"position": 5}}
 
 
+@pytest.mark.parametrize("boundary", ["poll", "interval"])
+def test_exactly_once_source_that_polls_nothing_commits_no_transaction(log: Log, boundary: str) -> None:
+    task = ScriptedSourceTask([records(0, 1)])
+    config = exactly_once(boundary, **{"transaction.boundary.interval.ms": "50"})
+    loop, control = source_loop(log, task, config=config, **EOS)
+    with running(loop, control) as handle:
+        wait_until(lambda: handle.metric("transactions-committed") == 1, "the one record's transaction")
+        polls = task.polls
+        wait_until(lambda: task.polls >= polls + 20, "twenty polls that return nothing")
+        assert handle.metric("transactions-committed") == 1
+
+
 def test_exactly_once_failure_mid_transaction_leaves_neither_records_nor_offsets(log: Log) -> None:
     task = ScriptedSourceTask([records(0, 3)], fail_with=RuntimeError("the source broke"))
     config = exactly_once("interval", **{"transaction.boundary.interval.ms": NEVER_MS})

@@ -7,22 +7,25 @@ import logging
 import threading
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self, cast
 
-from conveyor.herder.base import BaseHerder
-from conveyor.herder.distributed.herder import DistributedHerder
-from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import Log, open_log
 from conveyor.plugins import load_plugin_path
-from conveyor.rest.routes.internal import InternalHerder
-from conveyor.rest.tls import client_ssl_context
-from conveyor.rest.worker_server import WorkerRestServer
+from conveyor.plugins.plugin_path import PluginSource
+from conveyor.runtime.starting_runner import StartingTaskRunner
 from conveyor.settings.properties import read_properties
 from conveyor.settings.worker_config import WorkerConfig
-from conveyor.spark.plugin_shipping import ship_plugins
-from conveyor.spark.session import get_or_create_session, start_executor_daemons
-from conveyor.spark.table_formats import resolve, session_conf
-from conveyor.spark.task_runner import SparkTaskRunner
+from conveyor.spark.table_formats import resolve
+
+# The herders, the REST server and Spark are imported where they are first needed: a worker starts
+# Spark's JVM first, and imports the rest while it boots.
+if TYPE_CHECKING:
+    from conveyor.herder.base import BaseHerder
+    from conveyor.herder.distributed.herder import DistributedHerder
+    from conveyor.herder.standalone import StandaloneHerder
+    from conveyor.rest.routes.internal import InternalHerder
+    from conveyor.rest.worker_server import WorkerRestServer
+    from conveyor.spark.task_runner import SparkTaskRunner
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +44,25 @@ class WorkerProcess:
         self.config = config = dataclasses.replace(
             config, plugin_modules=plugins.modules, plugin_module_info=plugins.module_info
         )
+        self.runner = StartingTaskRunner(lambda: self._start_spark(plugins.sources))
         self.log: Log = open_log(config.log_url)
+        self.server: WorkerRestServer | None = None
+        self.herder: BaseHerder | None = None
+
+    def _start_spark(self, plugin_sources: list[PluginSource]) -> SparkTaskRunner:
+        """Spark's session, the plugins shipped to it, its executors' daemon, and the runner on it: built
+        while the REST server and the herder start, since none of them needs Spark."""
+        from conveyor.spark.plugin_shipping import ship_plugins
+        from conveyor.spark.session import get_or_create_session, start_executor_daemons
+        from conveyor.spark.table_formats import session_conf
+        from conveyor.spark.task_runner import SparkTaskRunner
+
+        config = self.config
         spark_conf = session_conf(config.spark_conf(), config.table_formats, config.iceberg_warehouse)
         spark = get_or_create_session(config.spark_master, "conveyor-worker", spark_conf)
-        ship_plugins(spark.sparkContext, plugins.sources)
+        ship_plugins(spark.sparkContext, plugin_sources)
         start_executor_daemons(spark)
-        self.runner = SparkTaskRunner(
+        return SparkTaskRunner(
             spark,
             control_host=config.control_channel_bind_host,
             control_port=config.task_control_port,
@@ -54,8 +70,6 @@ class WorkerProcess:
             lease_s=config.task_lease_ms / 1000,
             tasks_per_slot=config.tasks_per_slot,
         )
-        self.server: WorkerRestServer | None = None
-        self.herder: BaseHerder | None = None
 
     def _new_herder(self, worker_id: str) -> BaseHerder:
         raise NotImplementedError
@@ -69,12 +83,19 @@ class WorkerProcess:
         herder.set_worker_id(self.config.advertised_worker_id(port))
 
     def start(self) -> BaseHerder:
+        from conveyor.rest.worker_server import WorkerRestServer
+
         herder = self._new_herder(self.config.advertised_worker_id(0))
         self.server = WorkerRestServer(herder, self.config, self._internal(herder))
         self.server.start()
         self._bound(herder, int(self.server.advertised_url.rsplit(":", 1)[1].rstrip("/")))
-        herder.start()
         self.herder = herder
+        try:
+            herder.start()
+            self.runner.wait_started()
+        except BaseException:
+            self.stop()
+            raise
         logger.info("Conveyor worker %s serving the REST API at %s", herder.worker_id, self.server.url)
         return herder
 
@@ -130,12 +151,12 @@ class StandaloneWorker(WorkerProcess):
     herder: StandaloneHerder | None
 
     def _new_herder(self, worker_id: str) -> StandaloneHerder:
+        from conveyor.herder.standalone import StandaloneHerder
+
         return StandaloneHerder(self.config, self.log, self.runner, worker_id)
 
     def start(self) -> StandaloneHerder:
-        herder = super().start()
-        assert isinstance(herder, StandaloneHerder)
-        return herder
+        return cast("StandaloneHerder", super().start())
 
 
 class DistributedWorker(WorkerProcess):
@@ -144,6 +165,9 @@ class DistributedWorker(WorkerProcess):
     herder: DistributedHerder | None
 
     def _new_herder(self, worker_id: str) -> DistributedHerder:
+        from conveyor.herder.distributed.herder import DistributedHerder
+        from conveyor.rest.tls import client_ssl_context
+
         return DistributedHerder(
             self.config,
             self.log,
@@ -154,18 +178,14 @@ class DistributedWorker(WorkerProcess):
         )
 
     def _internal(self, herder: BaseHerder) -> InternalHerder | None:
-        assert isinstance(herder, DistributedHerder)
-        return herder
+        return cast("DistributedHerder", herder)
 
     def _bound(self, herder: BaseHerder, port: int) -> None:
         super()._bound(herder, port)
-        assert isinstance(herder, DistributedHerder)
-        herder.url = self.config.advertised_url(port)
+        cast("DistributedHerder", herder).url = self.config.advertised_url(port)
 
     def start(self) -> DistributedHerder:
-        herder = super().start()
-        assert isinstance(herder, DistributedHerder)
-        return herder
+        return cast("DistributedHerder", super().start())
 
 
 def load_worker_config(

@@ -147,8 +147,12 @@ class BaseHerder(Herder):
         return self._ready.is_set()
 
     def health(self) -> HerderHealth:
+        """Starting until the internal topics are read and the task runner can run tasks."""
         stuck = self._stages.stuck()
         details = stuck.summarize() if stuck is not None else self._stages.summary()
+        waiting = self.worker.runner.waiting_for()
+        if waiting is not None and stuck is None:
+            return HerderHealth(False, False, " ".join(filter(None, [details, waiting])))
         return HerderHealth(self.ready(), stuck is not None, details)
 
     def connect_metrics(self) -> WorkerMetrics:

@@ -66,6 +66,11 @@ class KafkaConnect:
         return f"http://127.0.0.1:{self.port}"
 
     @property
+    def pid(self) -> int | None:
+        """The JVM's process id while it runs."""
+        return self._jvm.pid
+
+    @property
     def worker_id(self) -> str:
         return f"127.0.0.1:{self.port}"
 

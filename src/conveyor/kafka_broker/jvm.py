@@ -54,6 +54,11 @@ class JavaProcess:
         return self._process is not None
 
     @property
+    def pid(self) -> int | None:
+        """The JVM's process id while it runs."""
+        return self._process.pid if self._process is not None else None
+
+    @property
     def exited(self) -> bool:
         """Not started, or started and ended since."""
         return self._process is None or self._process.poll() is not None

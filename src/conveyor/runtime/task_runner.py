@@ -60,6 +60,10 @@ class TaskRunner(ABC):
     def metrics(self, task: TaskId) -> dict[str, Any]:
         """The latest counters the task reported."""
 
+    def waiting_for(self) -> str | None:
+        """What the runner waits for before it can run tasks (e.g. Spark starting), or None when it can."""
+        return None
+
     @abstractmethod
     def close(self) -> None:
         """Stop serving; running tasks learn it through their lease."""

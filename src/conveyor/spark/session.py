@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pyspark.sql import SparkSession
 
@@ -57,10 +58,42 @@ EXECUTOR_DAEMON_MODULE = "conveyor.spark.executor_daemon"
 """The executors' Python daemon (`spark.python.daemon.module`): pyspark's, with the task host imported."""
 
 
+class NumpyOnceLoaded:
+    """One of pyspark's py4j converters of numpy arrays and scalars, asked only once numpy is imported.
+
+    pyspark's own, asked about every argument of a call into the JVM, imports numpy and with it pandas
+    and pyarrow (about 60 MB of the driver) to find that the argument is no numpy value, which it cannot
+    be while numpy is not imported.
+    """
+
+    def __init__(self, converter: Any) -> None:
+        self.converter = converter
+
+    def can_convert(self, obj: object) -> bool:
+        return "numpy" in sys.modules and bool(self.converter.can_convert(obj))
+
+    def convert(self, obj: object, gateway_client: object) -> object:
+        return self.converter.convert(obj, gateway_client)
+
+
+def load_numpy_converters_lazily() -> None:
+    """Put pyspark's numpy converters of py4j arguments behind `NumpyOnceLoaded` (once per process)."""
+    from py4j import protocol
+    from pyspark.sql.types import NumpyArrayConverter, NumpyScalarConverter
+
+    protocol.INPUT_CONVERTER[:] = [
+        NumpyOnceLoaded(converter)
+        if isinstance(converter, NumpyArrayConverter | NumpyScalarConverter)
+        else converter
+        for converter in protocol.INPUT_CONVERTER
+    ]
+
+
 def get_or_create_session(
     master: str | None = None, app_name: str = "conveyor", conf: Mapping[str, str] | None = None
 ) -> SparkSession:
     """Start (or join) the process's SparkSession with executors on this interpreter."""
+    load_numpy_converters_lazily()
     os.environ["PYSPARK_PYTHON"] = executor_python(conf)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

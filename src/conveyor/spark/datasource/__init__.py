@@ -1,14 +1,20 @@
 """The ``conveyor`` Spark data source: ``spark.read``/``readStream``/``write``/``writeStream`` over the log.
 
-Call ``register(spark)`` once per session (again is harmless), then use ``format("conveyor")``.
+Call ``register(spark)`` once per session (again is harmless), then use ``format("conveyor")``. The data
+source itself (and pyarrow with it) is imported on first use, so that a worker that only reads this
+package's offsets and options does not hold it.
 """
 
 from __future__ import annotations
 
-from pyspark.sql import SparkSession
+from typing import TYPE_CHECKING
 
 from conveyor.spark.datasource.options import ConveyorOptionError
-from conveyor.spark.datasource.source import ConveyorDataSource
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from conveyor.spark.datasource.source import ConveyorDataSource
 
 _REGISTERED_FLAG = "conveyor.datasource.registered"
 
@@ -17,8 +23,18 @@ def register(spark: SparkSession) -> None:
     """Make ``format("conveyor")`` available in ``spark``; registering twice does nothing more."""
     if spark.conf.get(_REGISTERED_FLAG, "false") == "true":
         return
+    from conveyor.spark.datasource.source import ConveyorDataSource
+
     spark.dataSource.register(ConveyorDataSource)
     spark.conf.set(_REGISTERED_FLAG, "true")
+
+
+def __getattr__(name: str) -> type[ConveyorDataSource]:
+    if name == "ConveyorDataSource":
+        from conveyor.spark.datasource.source import ConveyorDataSource
+
+        return ConveyorDataSource
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["ConveyorDataSource", "ConveyorOptionError", "register"]

@@ -1,0 +1,373 @@
+"""Start-up and footprint: Conveyor standalone and distributed beside Apache Kafka Connect 4.3.1, in one run.
+
+Run: ``.venv/bin/python bench/footprint_bench.py [--connectors N] [--tasks N] [--rate-seconds S]``.
+Each runtime runs as users run it (``conveyor standalone`` on its embedded log, ``conveyor distributed``
+and Kafka's ``ConnectDistributed`` on one broker, both with exactly-once source support enabled). For
+each, from the moment its process is started: seconds to a healthy ``GET /health``, and to the first
+record of a FileStreamSource connector created as soon as it is healthy. Then, the PSS of the whole
+process tree idle (``/proc/<pid>/smaps_rollup`` of the process and its descendants: shared pages count
+once), the same after N more one-task source connectors and after one sink connector with N tasks
+(``--connectors 10 --tasks 100``; 0 skips them, the default), and the CPU seconds per record while
+lines are appended to the source file at 100 per second for S seconds (20). ``--census`` prints each
+process of the tree with what it holds. A broker is started with ``conveyor.kafka_broker`` unless
+``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from connect_vs_kafka_connect import create, group_settings
+from conveyor.kafka_broker import KafkaConnect
+from conveyor.kafka_broker.jvm import free_port
+from conveyor.log import TopicPartition, open_log
+from kafka_bench import broker
+
+CONVEYOR = Path(sys.executable).parent / "conveyor"
+TICKS = os.sysconf("SC_CLK_TCK")
+DEADLINE_S = 600.0
+RATE = 100
+SETTLE_S = 5.0
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+
+
+@dataclass
+class Process:
+    pid: int
+    ppid: int
+    name: str
+    pss_kb: int
+    cpu_s: float
+
+
+def processes() -> dict[int, Process]:
+    """Every process this user can read: its parent, name, PSS and CPU seconds so far."""
+    found: dict[int, Process] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                text = stat.read()
+            with open(f"/proc/{entry}/smaps_rollup") as rollup:
+                pss = next(int(line.split()[1]) for line in rollup if line.startswith("Pss:"))
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                argv = cmdline.read().split(b"\0")
+        except (OSError, StopIteration, ValueError):
+            continue
+        fields = text.rsplit(")", 1)[1].split()
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        label = " ".join(a.decode(errors="replace") for a in argv if a)[:110] or name
+        found[int(entry)] = Process(
+            int(entry), int(fields[1]), label, pss, (int(fields[11]) + int(fields[12])) / TICKS
+        )
+    return found
+
+
+def tree(root: int) -> list[Process]:
+    """`root` and its descendants."""
+    every = processes()
+    members, frontier = [], [root]
+    while frontier:
+        pid = frontier.pop()
+        if pid in every:
+            members.append(every[pid])
+            frontier.extend(p.pid for p in every.values() if p.ppid == pid)
+    return members
+
+
+def pss_mb(root: int) -> float:
+    return sum(p.pss_kb for p in tree(root)) / 1024
+
+
+def cpu_s(root: int) -> float:
+    return sum(p.cpu_s for p in tree(root))
+
+
+def census(root: int) -> str:
+    return "\n".join(f"      {p.pid:>8} {p.pss_kb / 1024:8.1f} MB  {p.name}" for p in tree(root))
+
+
+def wait_for(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def healthy(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/health", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def tasks_running(url: str, name: str, tasks: int) -> bool:
+    response = httpx.get(f"{url}/connectors/{name}/status", timeout=30)
+    if response.status_code != 200:
+        return False
+    states = [task["state"] for task in response.json().get("tasks", [])]
+    return len(states) == tasks and all(state == "RUNNING" for state in states)
+
+
+@dataclass
+class Runtime:
+    """One runtime under test: how to start it, where it is, and where its records go."""
+
+    label: str
+    log_url: str
+    directory: Path
+    start: Callable[[], tuple[str, int, Callable[[], None]]]
+
+
+@dataclass
+class Figures:
+    label: str
+    health_s: float = 0.0
+    first_record_s: float = 0.0
+    idle_mb: float = 0.0
+    idle_processes: int = 0
+    connectors_mb: float = 0.0
+    tasks_mb: float = 0.0
+    cpu_ms_per_record: float = 0.0
+    cpu_share: float = 0.0
+
+
+class TopicCounter:
+    """Counts the records of a one-partition topic as they arrive."""
+
+    def __init__(self, log_url: str, topic: str) -> None:
+        self._log = open_log(log_url)
+        self._consumer = self._log.consumer(auto_offset_reset="earliest")
+        self._consumer.assign([TopicPartition(topic, 0)])
+        self.count = 0
+
+    def poll(self) -> int:
+        for batch in self._consumer.poll_batch(timeout=0.2):
+            self.count += len(batch.values)
+        return self.count
+
+    def close(self) -> None:
+        self._consumer.close()
+        self._log.close()
+
+
+def topic(runtime: Runtime, name: str) -> str:
+    """Create a one-partition topic on the runtime's log (once it runs: its log may not exist before)."""
+    log = open_log(runtime.log_url)
+    try:
+        log.admin().create_topic(name, 1)
+    finally:
+        log.close()
+    return name
+
+
+def measure(runtime: Runtime, connectors: int, tasks: int, rate_seconds: float, show_census: bool) -> Figures:
+    figures = Figures(runtime.label)
+    source = runtime.directory / "lines.txt"
+    source.write_text("line-0\n")
+    started = time.monotonic()
+    url, pid, stop = runtime.start()
+    try:
+        wait_for(lambda: healthy(url), f"{runtime.label} to be healthy")
+        figures.health_s = time.monotonic() - started
+        lines_topic = topic(runtime, f"fp-{uuid.uuid4().hex[:6]}")
+        create(
+            runtime.label,
+            url,
+            {
+                "name": "lines",
+                "config": {"connector.class": FILE_SOURCE, "file": str(source), "topic": lines_topic},
+            },
+        )
+        counter = TopicCounter(runtime.log_url, lines_topic)
+        wait_for(lambda: counter.poll() >= 1, f"{runtime.label}'s first record")
+        figures.first_record_s = time.monotonic() - started
+        time.sleep(SETTLE_S)
+        figures.idle_mb = pss_mb(pid)
+        figures.idle_processes = len(tree(pid))
+        if show_census:
+            print(f"    {runtime.label}, one connector idle:\n{census(pid)}", flush=True)
+        figures.cpu_ms_per_record, figures.cpu_share = rate(source, counter, pid, rate_seconds)
+        counter.close()
+        if connectors:
+            figures.connectors_mb = many_connectors(runtime, url, pid, connectors)
+            if show_census:
+                print(f"    {runtime.label}, {connectors + 1} connectors:\n{census(pid)}", flush=True)
+        if tasks:
+            sink_topic = topic(runtime, f"fp-sink-{uuid.uuid4().hex[:6]}")
+            config = {
+                "connector.class": FILE_SINK,
+                "file": str(runtime.directory / "sink.txt"),
+                "topics": sink_topic,
+                "tasks.max": str(tasks),
+            }
+            create(runtime.label, url, {"name": "many-tasks", "config": config})
+            wait_for(lambda: tasks_running(url, "many-tasks", tasks), f"{tasks} sink tasks running")
+            time.sleep(SETTLE_S)
+            figures.tasks_mb = pss_mb(pid)
+            if show_census:
+                print(f"    {runtime.label}, {tasks} more tasks:\n{census(pid)}", flush=True)
+    finally:
+        stop()
+    return figures
+
+
+def rate(source: Path, counter: TopicCounter, pid: int, seconds: float) -> tuple[float, float]:
+    """Append RATE lines a second to `source` for `seconds`; CPU ms per record and share of a core."""
+    records = int(RATE * seconds)
+    expected = counter.count + records
+    cpu_started, started = cpu_s(pid), time.monotonic()
+    with open(source, "a") as lines:
+        for n in range(records):
+            lines.write(f"line-{n + 1}\n")
+            if n % 10 == 9:
+                lines.flush()
+                time.sleep(max(0.0, started + (n + 1) / RATE - time.monotonic()))
+    wait_for(lambda: counter.poll() >= expected, "the appended lines in the topic")
+    cpu = cpu_s(pid) - cpu_started
+    return cpu * 1e3 / records, cpu / (time.monotonic() - started)
+
+
+def many_connectors(runtime: Runtime, url: str, pid: int, count: int) -> float:
+    many_topic = topic(runtime, f"fp-many-{uuid.uuid4().hex[:6]}")
+    for n in range(count):
+        path = runtime.directory / f"many-{n}.txt"
+        path.write_text(f"many-{n}\n")
+        config = {"connector.class": FILE_SOURCE, "file": str(path), "topic": many_topic}
+        create(runtime.label, url, {"name": f"many-{n}", "config": config})
+    counter = TopicCounter(runtime.log_url, many_topic)
+    wait_for(lambda: counter.poll() >= count, f"a record from each of {count} connectors")
+    counter.close()
+    time.sleep(SETTLE_S)
+    return pss_mb(pid)
+
+
+def conveyor_start(
+    command: str, directory: Path, settings: dict[str, str]
+) -> Callable[[], tuple[str, int, Callable[[], None]]]:
+    def start() -> tuple[str, int, Callable[[], None]]:
+        port = free_port()
+        properties = directory / "worker.properties"
+        all_settings = {
+            **settings,
+            "listeners": f"http://127.0.0.1:{port}",
+            "data.dir": str(directory / "data"),
+        }
+        properties.write_text("".join(f"{key}={value}\n" for key, value in all_settings.items()))
+        extra = ["--no-status"] if command == "standalone" else []
+        output = open(directory / "worker.out", "wb")  # noqa: SIM115 - closed by stop
+        process = subprocess.Popen(
+            [str(CONVEYOR), command, str(properties), *extra], stdout=output, stderr=subprocess.STDOUT
+        )
+
+        def stop() -> None:
+            process.terminate()
+            try:
+                process.wait(120)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            output.close()
+
+        return f"http://127.0.0.1:{port}", process.pid, stop
+
+    return start
+
+
+def kafka_connect_start(
+    directory: Path, settings: dict[str, str]
+) -> Callable[[], tuple[str, int, Callable[[], None]]]:
+    def start() -> tuple[str, int, Callable[[], None]]:
+        connect = KafkaConnect(directory, settings, heap="1g")
+        connect.start()  # returns once healthy: the bench's own check then answers at once
+        assert connect.pid is not None
+        return connect.url, connect.pid, connect.stop
+
+    return start
+
+
+def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
+    string = "org.apache.kafka.connect.storage.StringConverter"
+    if "standalone" in only:
+        directory = root / "standalone"
+        directory.mkdir()
+        settings = {"key.converter": string, "value.converter": string, "offset.flush.interval.ms": "1000"}
+        yield Runtime(
+            "Conveyor standalone",
+            f"embedded:{directory / 'data' / 'log'}",
+            directory,
+            conveyor_start("standalone", directory, settings),
+        )
+    if "distributed" in only:
+        directory = root / "distributed"
+        directory.mkdir()
+        settings = group_settings(bootstrap, f"fp-conveyor-{uuid.uuid4().hex[:6]}")
+        yield Runtime(
+            "Conveyor distributed",
+            f"kafka://{bootstrap}",
+            directory,
+            conveyor_start("distributed", directory, settings),
+        )
+    if "kafka-connect" in only:
+        directory = root / "kafka-connect"
+        directory.mkdir()
+        settings = group_settings(bootstrap, f"fp-kc-{uuid.uuid4().hex[:6]}")
+        yield Runtime(
+            "Kafka Connect 4.3.1",
+            f"kafka://{bootstrap}",
+            directory,
+            kafka_connect_start(directory, settings),
+        )
+
+
+def report(all_figures: list[Figures], connectors: int, tasks: int) -> None:
+    print(
+        f"{'':22}{'health s':>9}{'1st rec s':>10}{'idle MB':>9}{'procs':>6}"
+        f"{f'+{connectors} conn MB':>14}{f'+{tasks} tasks MB':>15}{'CPU ms/rec':>11}{'core %':>7}"
+    )
+    for f in all_figures:
+        print(
+            f"{f.label:22}{f.health_s:9.1f}{f.first_record_s:10.1f}{f.idle_mb:9.0f}{f.idle_processes:6}"
+            f"{f.connectors_mb:14.0f}{f.tasks_mb:15.0f}{f.cpu_ms_per_record:11.2f}{f.cpu_share:7.1%}",
+            flush=True,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--connectors", type=int, default=0)
+    parser.add_argument("--tasks", type=int, default=0)
+    parser.add_argument("--rate-seconds", type=float, default=20.0)
+    parser.add_argument("--census", action="store_true")
+    parser.add_argument("--only", default="standalone,distributed,kafka-connect")
+    arguments = parser.parse_args()
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
+    with broker() as bootstrap, tempfile.TemporaryDirectory(prefix="footprint-bench-") as tmp:
+        results = []
+        for runtime in runtimes(bootstrap, Path(tmp), arguments.only.split(",")):
+            results.append(
+                measure(
+                    runtime, arguments.connectors, arguments.tasks, arguments.rate_seconds, arguments.census
+                )
+            )
+            report(results[-1:], arguments.connectors, arguments.tasks)
+    report(results, arguments.connectors, arguments.tasks)
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
