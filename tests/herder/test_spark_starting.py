@@ -7,9 +7,9 @@ from pathlib import Path
 
 from conveyor.herder.standalone import StandaloneHerder
 from conveyor.log import open_log
-from conveyor.runtime.starting_runner import StartingTaskRunner
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.settings.worker_config import WorkerConfig
+from conveyor.spark.starting_runner import StartingTaskRunner
 
 from .conftest import STRING_CONVERTER, ThreadTaskRunner
 from .support import NAME, file_source, wait_for_states

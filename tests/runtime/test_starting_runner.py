@@ -15,10 +15,10 @@ import pytest
 
 from conveyor.log import Log
 from conveyor.runtime.control import TargetState
-from conveyor.runtime.starting_runner import RunnerStartError, StartingTaskRunner
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.worker import Worker
 from conveyor.settings.worker_config import WorkerConfig
+from conveyor.spark.starting_runner import RunnerStartError, StartingTaskRunner
 from conveyor.storage import StatusStore
 
 from .support import STRING_CONVERTER, wait_until

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Self, cast
 from conveyor.log import Log, open_log
 from conveyor.plugins import load_plugin_path
 from conveyor.plugins.plugin_path import PluginSource
-from conveyor.runtime.starting_runner import StartingTaskRunner
 from conveyor.settings.properties import read_properties
 from conveyor.settings.worker_config import WorkerConfig
+from conveyor.spark.starting_runner import StartingTaskRunner
 from conveyor.spark.table_formats import resolve
 
 # The herders, the REST server and Spark are imported where they are first needed: a worker starts
