@@ -10,6 +10,7 @@ offset, or goes to the dead letter queue with ``errors.tolerance=all``.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import logging
 import time
@@ -21,11 +22,11 @@ import psycopg2.extensions
 
 from conveyor import __version__
 from conveyor.api import (
+    ColumnSinkTask,
     ConfigValue,
     ConnectError,
     RetriableError,
     SinkConnector,
-    SinkTask,
     Task,
     TopicPartition,
 )
@@ -36,7 +37,7 @@ from conveyor.connectors.postgres.sink_fields import Layouts, RecordLayout, Reco
 from conveyor.connectors.postgres.sink_offsets import FencedError, OffsetsTable
 from conveyor.connectors.postgres.sink_tables import TableInfo, TableName, Tables
 from conveyor.connectors.postgres.sink_writer import ROW_ERRORS, BadRecordError, Writer
-from conveyor.data import SinkRecord
+from conveyor.data import SinkColumns, SinkRecord, Struct
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class JdbcSinkConnector(ConfiguredConnector, SinkConnector):
         return True
 
 
-class JdbcSinkTask(SinkTask):
+class JdbcSinkTask(ColumnSinkTask):
     """Writes each ``put`` in one transaction; see the module's docstring."""
 
     def __init__(self) -> None:
@@ -128,19 +129,102 @@ class JdbcSinkTask(SinkTask):
             self.context.offset(rewinds)
 
     def put(self, records: Sequence[SinkRecord]) -> None:
-        if not records:
-            return
+        if records:
+            self._put(lambda connection: self._write_records(connection, records))
+
+    def put_columns(self, batch: SinkColumns) -> None:
+        """As ``put`` with ``batch.records()``; a batch of struct values of one schema whose columns all
+        come from the value is written from its columns, without a record or a row list each."""
+        if len(batch):
+            self._put(lambda connection: self._write_columns(connection, batch))
+
+    def _put(self, write: Any) -> None:
+        """``write(connection)`` after the retry back-off; a lost connection is retried."""
         if time.monotonic() < self._retry_at:
             time.sleep(min(0.2, self._retry_at - time.monotonic()))
             raise RetriableError(f"Waiting retry.backoff.ms={self._settings.retry_backoff_ms} before a retry")
         try:
-            connection = self._connection or self._reconnect()
-            fresh = self._unwritten(records)
-            if fresh:
-                self._write(connection, fresh)
+            write(self._connection or self._reconnect())
         except CONNECTION_ERRORS as error:
             self._retry(error)
         self._retries_left = self._settings.max_retries
+
+    def _write_records(
+        self, connection: psycopg2.extensions.connection, records: Sequence[SinkRecord]
+    ) -> None:
+        fresh = self._unwritten(records)
+        if fresh:
+            self._write(connection, fresh)
+
+    def _write_columns(self, connection: psycopg2.extensions.connection, batch: SinkColumns) -> None:
+        partition = TopicPartition(batch.topic, batch.partition)
+        start = bisect.bisect_left(batch.offsets, self._next.get(partition, -1))
+        if start >= len(batch):
+            return
+        staged = self._columns_text(connection, batch, start)
+        if staged is None:
+            self._write_records(connection, batch.records())
+            return
+        table, layout, text = staged
+        end = batch.offsets[-1] + 1
+        try:
+            with connection.cursor() as cursor:
+                if self._offsets is not None:
+                    self._offsets.advance(cursor, {partition: (end, self._generation(partition))})
+                self._writer.write_text(cursor, table, layout, text)
+            connection.commit()
+        except ROW_ERRORS:
+            connection.rollback()
+            self._write_records(connection, batch.records())
+            return
+        except BaseException:
+            with contextlib.suppress(psycopg2.Error):
+                connection.rollback()
+            raise
+        self._next[partition] = end
+
+    def _columns_text(
+        self, connection: psycopg2.extensions.connection, batch: SinkColumns, start: int
+    ) -> tuple[TableInfo, RecordLayout, str] | None:
+        """The table, the layout and the COPY text of the batch's rows from ``start``; None when the batch
+        is not all struct values of one schema taken from the value alone, or a value does not fit."""
+        values = batch.values[start:]
+        value_schema, key_schema = batch.value_schemas[start], batch.key_schemas[start]
+        if (
+            set(map(type, values)) != {Struct}
+            or batch.value_schemas.count(value_schema) != len(batch)
+            or batch.key_schemas.count(key_schema) != len(batch)
+        ):
+            return None
+        first = SinkRecord.from_columns(
+            batch.topic,
+            batch.partition,
+            batch.offsets[start : start + 1],
+            [key_schema],
+            batch.keys[start : start + 1],
+            [value_schema],
+            values[:1],
+            batch.timestamps[start : start + 1],
+            batch.timestamp_type,
+        )[0]
+        try:
+            layout = self._layouts.of(first)
+        except RecordShapeError:
+            return None
+        positions = layout.value_positions
+        if positions is None:
+            return None
+        rows = list(zip(*[struct.raw_values() for struct in values], strict=True))
+        columns = [
+            rows[index] if default is None else [default if v is None else v for v in rows[index]]
+            for index, default in positions
+        ]
+        try:
+            text = self._writer.columns_text(layout, columns)
+        except Exception:
+            return None
+        table = self._tables.ready(connection, self._table_name(batch.topic), layout, where(first))
+        return table, layout, text
 
     def _unwritten(self, records: Sequence[SinkRecord]) -> Sequence[SinkRecord]:
         """The records not written yet: those at or after their partition's next offset."""
@@ -211,11 +295,7 @@ class JdbcSinkTask(SinkTask):
         for record in records:
             if record.value is None and not self._settings.delete_enabled:
                 continue
-            name = self._table_names.get(record.topic)
-            if name is None:
-                name = self._table_names[record.topic] = TableName.parse(
-                    self._settings.table_for(record.topic)
-                )
+            name = self._table_name(record.topic)
             try:
                 layout = self._layouts.of(record)
             except RecordShapeError as error:
@@ -227,6 +307,12 @@ class JdbcSinkTask(SinkTask):
             table = self._tables.ready(connection, name, layout, where(record))
             groups.append((table, layout, [record]))
         return groups, rejected
+
+    def _table_name(self, topic: str) -> TableName:
+        name = self._table_names.get(topic)
+        if name is None:
+            name = self._table_names[topic] = TableName.parse(self._settings.table_for(topic))
+        return name
 
     def _bad(self, error: BadRecordError, collected: list[BadRecordError]) -> None:
         """A record that does not fit: fail (rolling the batch back) unless errors are tolerated."""
