@@ -214,12 +214,12 @@ class JdbcSinkTask(ColumnSinkTask):
         positions = layout.value_positions
         if positions is None:
             return None
-        rows = list(zip(*[struct.raw_values() for struct in values], strict=True))
-        columns = [
-            rows[index] if default is None else [default if v is None else v for v in rows[index]]
-            for index, default in positions
-        ]
         try:
+            fields = Struct.columns(values)
+            columns = [
+                fields[index] if default is None else [default if v is None else v for v in fields[index]]
+                for index, default in positions
+            ]
             text = self._writer.columns_text(layout, columns)
         except Exception:
             return None
