@@ -136,36 +136,49 @@ def test_upsert_of_columns_keeps_the_last_row_of_each_key(
     assert [row[:2] for row in rows(postgres, database, topic)] == [(1, "c"), (2, "d")]
 
 
-def test_a_row_the_table_refuses_fails_the_batch_naming_its_column_and_offset(
-    postgres: PostgresServer, database: str, topic: str
-) -> None:
+def refusing_table(server: PostgresServer, database: str, topic: str) -> None:
+    """A table whose name column takes three characters at most."""
     execute(
-        postgres,
+        server,
         database,
         f"CREATE TABLE {topic} (id bigint, name varchar(3), amount float8, active boolean, rank int, "
         "age int)",
     )
+
+
+def test_a_row_the_table_refuses_fails_the_next_put_naming_its_column_and_offset(
+    postgres: PostgresServer, database: str, topic: str
+) -> None:
+    refusing_table(postgres, database, topic)
     config = sink_config(postgres, database, pk_mode="none")
-    batch = columns(topic, [value(0, "ok"), value(1, "too long"), value(2, "ok")])
-    with (
-        started_task(config, [TopicPartition(topic, 0)]) as (task, _),
-        pytest.raises(ConnectError, match=rf"{topic}-0@1 does not fit table .*column name"),
-    ):
-        task.put_columns(batch)
+    refused = columns(topic, [value(0, "ok"), value(1, "too long"), value(2, "ok")])
+    following = columns(topic, [value(3, "ok")], start=3)
+    with started_task(config, [TopicPartition(topic, 0)]) as (task, _):
+        task.put_columns(refused)
+        with pytest.raises(ConnectError, match=rf"{topic}-0@1 does not fit table .*column name"):
+            task.put_columns(following)
     assert ids(postgres, database, topic) == []
+
+
+def test_pre_commit_holds_back_the_offsets_of_a_refused_batch(
+    postgres: PostgresServer, database: str, topic: str
+) -> None:
+    refusing_table(postgres, database, topic)
+    partition = TopicPartition(topic, 0)
+    for exactly_once in ("true", "false"):
+        config = sink_config(postgres, database, pk_mode="none", exactly_once=exactly_once)
+        with started_task(config, [partition]) as (task, _):
+            task.put_columns(columns(topic, [value(0, "ok"), value(1, "too long")]))
+            assert task.pre_commit({partition: 2}).get(partition, 0) == 0
 
 
 def test_with_errors_tolerated_a_refused_row_is_reported_and_the_rest_written(
     postgres: PostgresServer, database: str, topic: str
 ) -> None:
-    execute(
-        postgres,
-        database,
-        f"CREATE TABLE {topic} (id bigint, name varchar(3), amount float8, active boolean, rank int, "
-        "age int)",
-    )
+    refusing_table(postgres, database, topic)
     config = sink_config(postgres, database, pk_mode="none", errors_tolerance="all")
     with started_task(config, [TopicPartition(topic, 0)]) as (task, context):
         task.put_columns(columns(topic, [value(0, "ok"), value(1, "too long"), value(2, "ok")]))
-    assert ids(postgres, database, topic) == [0, 2]
+        task.put_columns(columns(topic, [value(3, "ok")], start=3))
+    assert ids(postgres, database, topic) == [0, 2, 3]
     assert [record.kafka_offset for record, _ in context.reporter.reported] == [1]

@@ -15,6 +15,8 @@ import contextlib
 import logging
 import time
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg2
@@ -99,6 +101,12 @@ class JdbcSinkTask(ColumnSinkTask):
         self._next: dict[TopicPartition, int] = {}
         self._retry_at = 0.0
         self._table_names: dict[str, TableName] = {}
+        self._in_flight: _InFlight | None = None
+        self._unsettled: SinkColumns | None = None
+        self._failure: Exception | None = None
+        self._writer_thread = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="conveyor-jdbc-sink-writer"
+        )
 
     def version(self) -> str:
         return __version__
@@ -115,6 +123,7 @@ class JdbcSinkTask(ColumnSinkTask):
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
         """Take each partition's next generation and rewind to the offset the database holds for it."""
+        self._settle()
         if self._offsets is None or not partitions:
             return
         offsets = self._offsets
@@ -133,18 +142,31 @@ class JdbcSinkTask(ColumnSinkTask):
             self._put(lambda connection: self._write_records(connection, records))
 
     def put_columns(self, batch: SinkColumns) -> None:
-        """As ``put`` with ``batch.records()``; a batch of struct values of one schema whose columns all
-        come from the value is written from its columns, without a record or a row list each."""
-        if len(batch):
-            self._put(lambda connection: self._write_columns(connection, batch))
+        """As ``put`` with ``batch.records()``. A batch of struct values of one schema whose columns all come
+        from the value becomes COPY text column by column, and the writer thread commits it while the loop
+        converts the next batch (see ``_settle``)."""
+        if not len(batch):
+            return
+        partition = TopicPartition(batch.topic, batch.partition)
+        start = bisect.bisect_left(batch.offsets, self._next.get(partition, -1))
+        staged = self._columns_text(batch, start) if start < len(batch) else None
+        self._put(lambda connection: self._send(connection, batch, partition, staged))
 
     def _put(self, write: Any) -> None:
-        """``write(connection)`` after the retry back-off; a lost connection is retried."""
+        """The last batch settled, one left unwritten by it written, then ``write(connection)``; after the
+        retry back-off, and a lost connection is retried."""
         if time.monotonic() < self._retry_at:
             time.sleep(min(0.2, self._retry_at - time.monotonic()))
             raise RetriableError(f"Waiting retry.backoff.ms={self._settings.retry_backoff_ms} before a retry")
         try:
-            write(self._connection or self._reconnect())
+            self._settle()
+            if self._failure is not None:
+                raise self._failure
+            connection = self._connection or self._reconnect()
+            if self._unsettled is not None:
+                self._write_records(connection, self._unsettled.records())
+                self._unsettled = None
+            write(connection)
         except CONNECTION_ERRORS as error:
             self._retry(error)
         self._retries_left = self._settings.max_retries
@@ -156,38 +178,75 @@ class JdbcSinkTask(ColumnSinkTask):
         if fresh:
             self._write(connection, fresh)
 
-    def _write_columns(self, connection: psycopg2.extensions.connection, batch: SinkColumns) -> None:
-        partition = TopicPartition(batch.topic, batch.partition)
-        start = bisect.bisect_left(batch.offsets, self._next.get(partition, -1))
-        if start >= len(batch):
-            return
-        staged = self._columns_text(connection, batch, start)
+    def _send(
+        self,
+        connection: psycopg2.extensions.connection,
+        batch: SinkColumns,
+        partition: TopicPartition,
+        staged: tuple[RecordLayout, SinkRecord, str] | None,
+    ) -> None:
+        """The staged batch to the writer thread, or its records written here when it was not staged."""
         if staged is None:
             self._write_records(connection, batch.records())
             return
-        table, layout, text = staged
+        layout, first, text = staged
+        table = self._tables.ready(connection, self._table_name(batch.topic), layout, where(first))
+        generation = self._generation(partition) if self._offsets is not None else 0
         end = batch.offsets[-1] + 1
+        future = self._writer_thread.submit(
+            self._commit_text, connection, partition, end, generation, table, layout, text
+        )
+        self._in_flight = _InFlight(future, batch, partition, end)
+
+    def _commit_text(
+        self,
+        connection: psycopg2.extensions.connection,
+        partition: TopicPartition,
+        end: int,
+        generation: int,
+        table: TableInfo,
+        layout: RecordLayout,
+        text: str,
+    ) -> None:
+        """On the writer thread: the rows, and the partition's next offset if fenced by generation, in one
+        transaction."""
         try:
             with connection.cursor() as cursor:
                 if self._offsets is not None:
-                    self._offsets.advance(cursor, {partition: (end, self._generation(partition))})
+                    self._offsets.advance(cursor, {partition: (end, generation)})
                 self._writer.write_text(cursor, table, layout, text)
             connection.commit()
-        except ROW_ERRORS:
-            connection.rollback()
-            self._write_records(connection, batch.records())
-            return
         except BaseException:
             with contextlib.suppress(psycopg2.Error):
                 connection.rollback()
             raise
-        self._next[partition] = end
 
-    def _columns_text(
-        self, connection: psycopg2.extensions.connection, batch: SinkColumns, start: int
-    ) -> tuple[TableInfo, RecordLayout, str] | None:
-        """The table, the layout and the COPY text of the batch's rows from ``start``; None when the batch
-        is not all struct values of one schema taken from the value alone, or a value does not fit."""
+    def _settle(self) -> None:
+        """Wait for the batch the writer thread holds. Committed, its partition advances; refused for a row,
+        or cut off with the connection, it is left for the next ``put`` to write record by record (which
+        finds the bad record, or retries); any other error fails the next ``put``."""
+        in_flight, self._in_flight = self._in_flight, None
+        if in_flight is None:
+            return
+        try:
+            in_flight.future.result()
+        except ROW_ERRORS:
+            self._unsettled = in_flight.batch
+        except CONNECTION_ERRORS as error:
+            logger.warning(
+                "%s: writing a batch failed: %s; it is written again", self._name, first_line(error)
+            )
+            self._disconnect()
+            self._unsettled = in_flight.batch
+        except Exception as error:
+            self._failure = error
+            self._unsettled = in_flight.batch
+        else:
+            self._next[in_flight.partition] = in_flight.end
+
+    def _columns_text(self, batch: SinkColumns, start: int) -> tuple[RecordLayout, SinkRecord, str] | None:
+        """The layout, the first record and the COPY text of the batch's rows from ``start``; None when the
+        batch is not all struct values of one schema taken from the value alone, or a value does not fit."""
         values = batch.values[start:]
         value_schema, key_schema = batch.value_schemas[start], batch.key_schemas[start]
         if (
@@ -223,8 +282,7 @@ class JdbcSinkTask(ColumnSinkTask):
             text = self._writer.columns_text(layout, columns)
         except Exception:
             return None
-        table = self._tables.ready(connection, self._table_name(batch.topic), layout, where(first))
-        return table, layout, text
+        return layout, first, text
 
     def _unwritten(self, records: Sequence[SinkRecord]) -> Sequence[SinkRecord]:
         """The records not written yet: those at or after their partition's next offset."""
@@ -237,18 +295,30 @@ class JdbcSinkTask(ColumnSinkTask):
         return [r for r in records if r.original_kafka_offset >= self._next.get(_partition(r), -1)]
 
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
-        """Everything ``put`` is committed in the database already; with ``exactly.once`` the offsets are
-        the database's."""
+        """What ``put`` was given is committed in the database once the writer thread's batch settles, but for
+        a batch left for the next ``put``; with ``exactly.once`` the offsets are the database's."""
+        self._settle()
         if self._offsets is None:
-            return dict(current_offsets)
+            held = dict(current_offsets)
+            unsettled = self._unsettled
+            partition = None if unsettled is None else TopicPartition(unsettled.topic, unsettled.partition)
+            if unsettled is not None and partition in held:
+                held[partition] = min(held[partition], unsettled.offsets[0])
+            return held
         return {p: self._next[p] for p in current_offsets if p in self._next}
 
     def close(self, partitions: Collection[TopicPartition]) -> None:
+        self._settle()
+        unsettled = self._unsettled
+        if unsettled is not None and TopicPartition(unsettled.topic, unsettled.partition) in partitions:
+            self._unsettled = None
         for partition in partitions:
             self._generations.pop(partition, None)
             self._next.pop(partition, None)
 
     def stop(self) -> None:
+        self._settle()
+        self._writer_thread.shutdown()
         self._disconnect()
 
     def _write(self, connection: psycopg2.extensions.connection, records: Sequence[SinkRecord]) -> None:
@@ -399,6 +469,16 @@ class JdbcSinkTask(ColumnSinkTask):
                 connection.close()
             except psycopg2.Error:
                 logger.debug("%s: closing a broken connection failed", self._name, exc_info=True)
+
+
+@dataclass(frozen=True)
+class _InFlight:
+    """The batch the writer thread is committing, and the partition's next offset once it has."""
+
+    future: Future[None]
+    batch: SinkColumns
+    partition: TopicPartition
+    end: int
 
 
 def _next_offsets(records: Sequence[SinkRecord]) -> dict[TopicPartition, int]:
