@@ -160,25 +160,30 @@ def test_a_row_the_table_refuses_fails_the_next_put_naming_its_column_and_offset
     assert ids(postgres, database, topic) == []
 
 
-def test_pre_commit_holds_back_the_offsets_of_a_refused_batch(
+def test_a_row_the_table_refuses_fails_pre_commit_and_the_next_put(
     postgres: PostgresServer, database: str, topic: str
 ) -> None:
     refusing_table(postgres, database, topic)
     partition = TopicPartition(topic, 0)
-    for exactly_once in ("true", "false"):
-        config = sink_config(postgres, database, pk_mode="none", exactly_once=exactly_once)
-        with started_task(config, [partition]) as (task, _):
-            task.put_columns(columns(topic, [value(0, "ok"), value(1, "too long")]))
-            assert task.pre_commit({partition: 2}).get(partition, 0) == 0
+    config = sink_config(postgres, database, pk_mode="none")
+    with started_task(config, [partition]) as (task, _):
+        task.put_columns(columns(topic, [value(0, "ok"), value(1, "too long")]))
+        with pytest.raises(ConnectError, match=rf"{topic}-0@1 does not fit table"):
+            task.pre_commit({partition: 2})
+        with pytest.raises(ConnectError, match=rf"{topic}-0@1 does not fit table"):
+            task.put_columns(columns(topic, [value(2, "ok")], start=2))
+    assert ids(postgres, database, topic) == []
 
 
-def test_with_errors_tolerated_a_refused_row_is_reported_and_the_rest_written(
+def test_with_errors_tolerated_a_refused_row_is_reported_and_the_rest_written_by_pre_commit(
     postgres: PostgresServer, database: str, topic: str
 ) -> None:
     refusing_table(postgres, database, topic)
+    partition = TopicPartition(topic, 0)
     config = sink_config(postgres, database, pk_mode="none", errors_tolerance="all")
-    with started_task(config, [TopicPartition(topic, 0)]) as (task, context):
+    with started_task(config, [partition]) as (task, context):
         task.put_columns(columns(topic, [value(0, "ok"), value(1, "too long"), value(2, "ok")]))
-        task.put_columns(columns(topic, [value(3, "ok")], start=3))
-    assert ids(postgres, database, topic) == [0, 2, 3]
+        committed = task.pre_commit({partition: 3})
+    assert ids(postgres, database, topic) == [0, 2]
     assert [record.kafka_offset for record, _ in context.reporter.reported] == [1]
+    assert committed == {partition: 3}

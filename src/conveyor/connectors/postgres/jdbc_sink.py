@@ -209,7 +209,8 @@ class JdbcSinkTask(ColumnSinkTask):
         text: str,
     ) -> None:
         """On the writer thread: the rows, and the partition's next offset if fenced by generation, in one
-        transaction."""
+        transaction. On failure a commit is requested, so that ``pre_commit`` soon writes the batch again
+        even if no more records come."""
         try:
             with connection.cursor() as cursor:
                 if self._offsets is not None:
@@ -219,12 +220,13 @@ class JdbcSinkTask(ColumnSinkTask):
         except BaseException:
             with contextlib.suppress(psycopg2.Error):
                 connection.rollback()
+            self.context.request_commit()
             raise
 
     def _settle(self) -> None:
         """Wait for the batch the writer thread holds. Committed, its partition advances; refused for a row,
-        or cut off with the connection, it is left for the next ``put`` to write record by record (which
-        finds the bad record, or retries); any other error fails the next ``put``."""
+        or cut off with the connection, it is left to be written record by record (which finds the bad
+        record, or retries) by the next ``put`` or ``pre_commit``; any other error fails the next ``put``."""
         in_flight, self._in_flight = self._in_flight, None
         if in_flight is None:
             return
@@ -295,9 +297,11 @@ class JdbcSinkTask(ColumnSinkTask):
         return [r for r in records if r.original_kafka_offset >= self._next.get(_partition(r), -1)]
 
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
-        """What ``put`` was given is committed in the database once the writer thread's batch settles, but for
-        a batch left for the next ``put``; with ``exactly.once`` the offsets are the database's."""
+        """What ``put`` was given is committed in the database once the writer thread's batch settles and a
+        batch it left is written (see ``_write_unsettled``); with ``exactly.once`` the offsets are the
+        database's, without, those of a batch still unwritten are held back."""
         self._settle()
+        self._write_unsettled()
         if self._offsets is None:
             held = dict(current_offsets)
             unsettled = self._unsettled
@@ -306,6 +310,24 @@ class JdbcSinkTask(ColumnSinkTask):
                 held[partition] = min(held[partition], unsettled.offsets[0])
             return held
         return {p: self._next[p] for p in current_offsets if p in self._next}
+
+    def _write_unsettled(self) -> None:
+        """The batch the writer thread left, written record by record now rather than at the next ``put``,
+        which may be long in coming: a bad record goes to the dead letter queue, or fails this call and
+        the next ``put``; a lost connection leaves it for the next ``put``, which retries."""
+        unsettled = self._unsettled
+        if unsettled is None or self._failure is not None:
+            return
+        try:
+            self._write_records(self._connection or self._reconnect(), unsettled.records())
+        except CONNECTION_ERRORS as error:
+            logger.warning("%s: %s; the batch is written at the next put", self._name, first_line(error))
+            self._disconnect()
+            return
+        except Exception as error:
+            self._failure = error
+            raise
+        self._unsettled = None
 
     def close(self, partitions: Collection[TopicPartition]) -> None:
         self._settle()
