@@ -207,17 +207,17 @@ class JsonConverter(ConfiguredConverter):
         known = self._known_envelope
         if known is None or known.columns is None or known.decoding.schema is None or len(values) < 2:
             return None
-        prefix = known.prefix
+        prefix = known.prefix.encode("utf-8")
         start = len(prefix)
         scan = scan_payload
         nodes: list[Any] = []
         append = nodes.append
         try:
             for value in values:
-                text = bytes(value).decode("utf-8")  # type: ignore[arg-type]
-                if not text.startswith(prefix):
+                if value[:start] != prefix:  # type: ignore[index]
                     return None
-                node, end = scan(text, start)
+                text = str(value[start:], "utf-8")  # type: ignore[index]
+                node, end = scan(text, 0)
                 if text[end:] != "}":
                     return None
                 append(node)
