@@ -14,7 +14,7 @@ written to a one-partition topic of an embedded log; then, each into a fresh tab
   batch written with psycopg2's ``executemany`` and committed, batch after batch.
 
 The sink runs its task loop in this process, as ``sink_loop_bench`` does, so that Spark's start-up is not
-timed.
+timed; the plugin catalog, which a worker discovers once for all its tasks, is discovered before the runs.
 
 Figures are wall-clock records per second of each run and their ratio to the ceiling, in the same run,
 and the CPU microseconds per record this process spent (the server's work is not in it).
@@ -38,6 +38,7 @@ import psycopg2
 
 from conveyor.connectors.postgres.jdbc_sink import JdbcSinkTask
 from conveyor.log import Log, TopicPartition, open_log
+from conveyor.plugins import load_plugin_class
 from conveyor.postgres_server import PostgresServer
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop
@@ -200,6 +201,7 @@ def main() -> None:
         with open_log(log_url) as log:
             produce(log, topic, records)
         source = rows_file(root, records)
+        load_plugin_class(JSON)
         size = len(record_json(records // 2))
         runs: dict[str, Callable[[str], None]] = {
             "ceiling: COPY FROM file": lambda table: copy_from_file(server, database, table, source),
@@ -231,7 +233,9 @@ def main() -> None:
                 raise SystemExit(f"{label}: {written} rows of {records}")
             results[label] = (records / elapsed, cpu * 1e6 / records)
     ceiling = results["ceiling: COPY FROM file"][0]
+    load = ", ".join(f"{average:.1f}" for average in os.getloadavg())
     print(f"{records:,} records of ~{size} bytes (JSON with schema), one partition, one PostgreSQL 15")
+    print(f"  load average at the end: {load}")
     print("  (wall-clock records/s, share of COPY's, and CPU us/record of this process)")
     for label, (rate, cpu_us) in results.items():
         print(

@@ -20,6 +20,7 @@ from conveyor.api import CaseInsensitiveValidString, ConfigDef, ConfigType, Impo
 from conveyor.api import Range as ConfigRange
 from conveyor.convert.configured_converter import ConfiguredConverter
 from conveyor.convert.converter_type import define_converter_type
+from conveyor.convert.json_columns import ColumnsDecoder, compile_columns_decoder, scan_payload
 from conveyor.convert.json_decode import ValueDecoder, compile_decoder, decode_schemaless
 from conveyor.convert.json_encode import ValueEncoder, compile_encoder, finish_json
 from conveyor.convert.json_options import DecimalFormat, JsonOptions
@@ -112,6 +113,7 @@ class _KnownEnvelope:
 
     prefix: str
     decoding: _Decoding
+    columns: ColumnsDecoder | None
 
 
 class JsonConverter(ConfiguredConverter):
@@ -176,11 +178,53 @@ class JsonConverter(ConfiguredConverter):
             raise error.located(topic=topic) from error
 
     def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
+        known = self._known_columns(values)
+        if known is not None:
+            schema, structs = known
+            return [SchemaAndValue(schema, struct) for struct in structs]
+        return self._one_by_one(topic, values)
+
+    def _one_by_one(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
         decode = self._decode
         try:
             return [SchemaAndValue(None, None) if value is None else decode(value) for value in values]
         except DataError as error:
             raise error.located(topic=topic) from error
+
+    def to_connect_columns(
+        self, topic: str, values: Sequence[bytes | None]
+    ) -> tuple[Sequence[Schema | None], Sequence[Any]]:
+        known = self._known_columns(values)
+        if known is not None:
+            schema, structs = known
+            return [schema] * len(structs), structs
+        converted = self._one_by_one(topic, values)
+        return [item.schema for item in converted], [item.value for item in converted]
+
+    def _known_columns(self, values: Sequence[bytes | None]) -> tuple[Schema, list[Any]] | None:
+        """A batch of envelopes that all start as the last one read, with a struct payload decoded column by
+        column (see ``json_columns``); None when any value needs the record by record path."""
+        known = self._known_envelope
+        if known is None or known.columns is None or known.decoding.schema is None or len(values) < 2:
+            return None
+        prefix = known.prefix.encode("utf-8")
+        start = len(prefix)
+        scan = scan_payload
+        nodes: list[Any] = []
+        append = nodes.append
+        try:
+            for value in values:
+                if value[:start] != prefix:  # type: ignore[index]
+                    return None
+                text = str(value[start:], "utf-8")  # type: ignore[index]
+                node, end = scan(text, 0)
+                if text[end:] != "}":
+                    return None
+                append(node)
+        except (TypeError, ValueError, StopIteration):
+            return None
+        structs = known.columns(nodes)
+        return None if structs is None else (known.decoding.schema, structs)
 
     def json_schema(self, schema: Schema) -> str:
         """The envelope's ``schema`` object for ``schema`` as this converter writes it."""
@@ -236,7 +280,12 @@ class JsonConverter(ConfiguredConverter):
         if key is not None:
             prefix = _ENVELOPE_START + key + _PAYLOAD_KEY
             if text.startswith(prefix):
-                self._known_envelope = _KnownEnvelope(prefix, decoding)
+                columns = (
+                    compile_columns_decoder(decoding.schema, self.options)
+                    if decoding.schema is not None
+                    else None
+                )
+                self._known_envelope = _KnownEnvelope(prefix, decoding, columns)
         return decoding
 
     def _given_schema(self, content: str) -> _Decoding:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any, Final
 
 from conveyor.data.errors import DataError
@@ -135,6 +136,12 @@ class Struct:
         """Every field's value as set (no defaults applied), in field order; what converters read."""
         return tuple(self._values)
 
+    @staticmethod
+    def columns(structs: Sequence[Struct]) -> list[tuple[Any, ...]]:
+        """Each field's values as set across ``structs`` of one schema, in field order: a batch's columns
+        without a ``raw_values`` call per struct."""
+        return list(zip(*map(_VALUES, structs), strict=True))
+
     @classmethod
     def unchecked(cls, schema: Schema, values: list[Any]) -> Struct:
         """A struct holding ``values`` in field order without validating them.
@@ -209,3 +216,6 @@ def _hashable(value: Any) -> Any:
     if isinstance(value, bytearray | memoryview):
         return bytes(value)
     return value
+
+
+_VALUES: Final = attrgetter("_values")

@@ -10,10 +10,13 @@ offset, or goes to the dead letter queue with ``errors.tolerance=all``.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import logging
 import time
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg2
@@ -21,11 +24,11 @@ import psycopg2.extensions
 
 from conveyor import __version__
 from conveyor.api import (
+    ColumnSinkTask,
     ConfigValue,
     ConnectError,
     RetriableError,
     SinkConnector,
-    SinkTask,
     Task,
     TopicPartition,
 )
@@ -36,7 +39,7 @@ from conveyor.connectors.postgres.sink_fields import Layouts, RecordLayout, Reco
 from conveyor.connectors.postgres.sink_offsets import FencedError, OffsetsTable
 from conveyor.connectors.postgres.sink_tables import TableInfo, TableName, Tables
 from conveyor.connectors.postgres.sink_writer import ROW_ERRORS, BadRecordError, Writer
-from conveyor.data import SinkRecord
+from conveyor.data import SinkColumns, SinkRecord, Struct
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +92,7 @@ class JdbcSinkConnector(ConfiguredConnector, SinkConnector):
         return True
 
 
-class JdbcSinkTask(SinkTask):
+class JdbcSinkTask(ColumnSinkTask):
     """Writes each ``put`` in one transaction; see the module's docstring."""
 
     def __init__(self) -> None:
@@ -98,6 +101,12 @@ class JdbcSinkTask(SinkTask):
         self._next: dict[TopicPartition, int] = {}
         self._retry_at = 0.0
         self._table_names: dict[str, TableName] = {}
+        self._in_flight: _InFlight | None = None
+        self._unsettled: SinkColumns | None = None
+        self._failure: Exception | None = None
+        self._writer_thread = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="conveyor-jdbc-sink-writer"
+        )
 
     def version(self) -> str:
         return __version__
@@ -114,6 +123,7 @@ class JdbcSinkTask(SinkTask):
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
         """Take each partition's next generation and rewind to the offset the database holds for it."""
+        self._settle()
         if self._offsets is None or not partitions:
             return
         offsets = self._offsets
@@ -128,19 +138,153 @@ class JdbcSinkTask(SinkTask):
             self.context.offset(rewinds)
 
     def put(self, records: Sequence[SinkRecord]) -> None:
-        if not records:
+        if records:
+            self._put(lambda connection: self._write_records(connection, records))
+
+    def put_columns(self, batch: SinkColumns) -> None:
+        """As ``put`` with ``batch.records()``. A batch of struct values of one schema whose columns all come
+        from the value becomes COPY text column by column, and the writer thread commits it while the loop
+        converts the next batch (see ``_settle``)."""
+        if not len(batch):
             return
+        partition = TopicPartition(batch.topic, batch.partition)
+        start = bisect.bisect_left(batch.offsets, self._next.get(partition, -1))
+        staged = self._columns_text(batch, start) if start < len(batch) else None
+        self._put(lambda connection: self._send(connection, batch, partition, staged))
+
+    def _put(self, write: Any) -> None:
+        """The last batch settled, one left unwritten by it written, then ``write(connection)``; after the
+        retry back-off, and a lost connection is retried."""
         if time.monotonic() < self._retry_at:
             time.sleep(min(0.2, self._retry_at - time.monotonic()))
             raise RetriableError(f"Waiting retry.backoff.ms={self._settings.retry_backoff_ms} before a retry")
         try:
+            self._settle()
+            if self._failure is not None:
+                raise self._failure
             connection = self._connection or self._reconnect()
-            fresh = self._unwritten(records)
-            if fresh:
-                self._write(connection, fresh)
+            if self._unsettled is not None:
+                self._write_records(connection, self._unsettled.records())
+                self._unsettled = None
+            write(connection)
         except CONNECTION_ERRORS as error:
             self._retry(error)
         self._retries_left = self._settings.max_retries
+
+    def _write_records(
+        self, connection: psycopg2.extensions.connection, records: Sequence[SinkRecord]
+    ) -> None:
+        fresh = self._unwritten(records)
+        if fresh:
+            self._write(connection, fresh)
+
+    def _send(
+        self,
+        connection: psycopg2.extensions.connection,
+        batch: SinkColumns,
+        partition: TopicPartition,
+        staged: tuple[RecordLayout, SinkRecord, str] | None,
+    ) -> None:
+        """The staged batch to the writer thread, or its records written here when it was not staged."""
+        if staged is None:
+            self._write_records(connection, batch.records())
+            return
+        layout, first, text = staged
+        table = self._tables.ready(connection, self._table_name(batch.topic), layout, where(first))
+        generation = self._generation(partition) if self._offsets is not None else 0
+        end = batch.offsets[-1] + 1
+        future = self._writer_thread.submit(
+            self._commit_text, connection, partition, end, generation, table, layout, text
+        )
+        self._in_flight = _InFlight(future, batch, partition, end)
+
+    def _commit_text(
+        self,
+        connection: psycopg2.extensions.connection,
+        partition: TopicPartition,
+        end: int,
+        generation: int,
+        table: TableInfo,
+        layout: RecordLayout,
+        text: str,
+    ) -> None:
+        """On the writer thread: the rows, and the partition's next offset if fenced by generation, in one
+        transaction. On failure a commit is requested, so that ``pre_commit`` soon writes the batch again
+        even if no more records come."""
+        try:
+            with connection.cursor() as cursor:
+                if self._offsets is not None:
+                    self._offsets.advance(cursor, {partition: (end, generation)})
+                self._writer.write_text(cursor, table, layout, text)
+            connection.commit()
+        except BaseException:
+            with contextlib.suppress(psycopg2.Error):
+                connection.rollback()
+            self.context.request_commit()
+            raise
+
+    def _settle(self) -> None:
+        """Wait for the batch the writer thread holds. Committed, its partition advances; refused for a row,
+        or cut off with the connection, it is left to be written record by record (which finds the bad
+        record, or retries) by the next ``put`` or ``pre_commit``; any other error fails the next ``put``."""
+        in_flight, self._in_flight = self._in_flight, None
+        if in_flight is None:
+            return
+        try:
+            in_flight.future.result()
+        except ROW_ERRORS:
+            self._unsettled = in_flight.batch
+        except CONNECTION_ERRORS as error:
+            logger.warning(
+                "%s: writing a batch failed: %s; it is written again", self._name, first_line(error)
+            )
+            self._disconnect()
+            self._unsettled = in_flight.batch
+        except Exception as error:
+            self._failure = error
+            self._unsettled = in_flight.batch
+        else:
+            self._next[in_flight.partition] = in_flight.end
+
+    def _columns_text(self, batch: SinkColumns, start: int) -> tuple[RecordLayout, SinkRecord, str] | None:
+        """The layout, the first record and the COPY text of the batch's rows from ``start``; None when the
+        batch is not all struct values of one schema taken from the value alone, or a value does not fit."""
+        values = batch.values[start:]
+        value_schema, key_schema = batch.value_schemas[start], batch.key_schemas[start]
+        if (
+            set(map(type, values)) != {Struct}
+            or batch.value_schemas.count(value_schema) != len(batch)
+            or batch.key_schemas.count(key_schema) != len(batch)
+        ):
+            return None
+        first = SinkRecord.from_columns(
+            batch.topic,
+            batch.partition,
+            batch.offsets[start : start + 1],
+            [key_schema],
+            batch.keys[start : start + 1],
+            [value_schema],
+            values[:1],
+            batch.timestamps[start : start + 1],
+            batch.timestamp_type,
+        )[0]
+        try:
+            layout = self._layouts.of(first)
+        except RecordShapeError:
+            return None
+        positions = layout.value_positions
+        if positions is None:
+            return None
+        try:
+            fields = Struct.columns(values)
+            columns = [
+                fields[index] if default is None else [default if v is None else v for v in fields[index]]
+                for index, default in positions
+            ]
+            text = self._writer.columns_text(layout, columns)
+        except Exception:
+            return None
+        return layout, first, text
 
     def _unwritten(self, records: Sequence[SinkRecord]) -> Sequence[SinkRecord]:
         """The records not written yet: those at or after their partition's next offset."""
@@ -153,18 +297,50 @@ class JdbcSinkTask(SinkTask):
         return [r for r in records if r.original_kafka_offset >= self._next.get(_partition(r), -1)]
 
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
-        """Everything ``put`` is committed in the database already; with ``exactly.once`` the offsets are
-        the database's."""
+        """What ``put`` was given is committed in the database once the writer thread's batch settles and a
+        batch it left is written (see ``_write_unsettled``); with ``exactly.once`` the offsets are the
+        database's, without, those of a batch still unwritten are held back."""
+        self._settle()
+        self._write_unsettled()
         if self._offsets is None:
-            return dict(current_offsets)
+            held = dict(current_offsets)
+            unsettled = self._unsettled
+            partition = None if unsettled is None else TopicPartition(unsettled.topic, unsettled.partition)
+            if unsettled is not None and partition in held:
+                held[partition] = min(held[partition], unsettled.offsets[0])
+            return held
         return {p: self._next[p] for p in current_offsets if p in self._next}
 
+    def _write_unsettled(self) -> None:
+        """The batch the writer thread left, written record by record now rather than at the next ``put``,
+        which may be long in coming: a bad record goes to the dead letter queue, or fails this call and
+        the next ``put``; a lost connection leaves it for the next ``put``, which retries."""
+        unsettled = self._unsettled
+        if unsettled is None or self._failure is not None:
+            return
+        try:
+            self._write_records(self._connection or self._reconnect(), unsettled.records())
+        except CONNECTION_ERRORS as error:
+            logger.warning("%s: %s; the batch is written at the next put", self._name, first_line(error))
+            self._disconnect()
+            return
+        except Exception as error:
+            self._failure = error
+            raise
+        self._unsettled = None
+
     def close(self, partitions: Collection[TopicPartition]) -> None:
+        self._settle()
+        unsettled = self._unsettled
+        if unsettled is not None and TopicPartition(unsettled.topic, unsettled.partition) in partitions:
+            self._unsettled = None
         for partition in partitions:
             self._generations.pop(partition, None)
             self._next.pop(partition, None)
 
     def stop(self) -> None:
+        self._settle()
+        self._writer_thread.shutdown()
         self._disconnect()
 
     def _write(self, connection: psycopg2.extensions.connection, records: Sequence[SinkRecord]) -> None:
@@ -211,11 +387,7 @@ class JdbcSinkTask(SinkTask):
         for record in records:
             if record.value is None and not self._settings.delete_enabled:
                 continue
-            name = self._table_names.get(record.topic)
-            if name is None:
-                name = self._table_names[record.topic] = TableName.parse(
-                    self._settings.table_for(record.topic)
-                )
+            name = self._table_name(record.topic)
             try:
                 layout = self._layouts.of(record)
             except RecordShapeError as error:
@@ -227,6 +399,12 @@ class JdbcSinkTask(SinkTask):
             table = self._tables.ready(connection, name, layout, where(record))
             groups.append((table, layout, [record]))
         return groups, rejected
+
+    def _table_name(self, topic: str) -> TableName:
+        name = self._table_names.get(topic)
+        if name is None:
+            name = self._table_names[topic] = TableName.parse(self._settings.table_for(topic))
+        return name
 
     def _bad(self, error: BadRecordError, collected: list[BadRecordError]) -> None:
         """A record that does not fit: fail (rolling the batch back) unless errors are tolerated."""
@@ -313,6 +491,16 @@ class JdbcSinkTask(SinkTask):
                 connection.close()
             except psycopg2.Error:
                 logger.debug("%s: closing a broken connection failed", self._name, exc_info=True)
+
+
+@dataclass(frozen=True)
+class _InFlight:
+    """The batch the writer thread is committing, and the partition's next offset once it has."""
+
+    future: Future[None]
+    batch: SinkColumns
+    partition: TopicPartition
+    end: int
 
 
 def _next_offsets(records: Sequence[SinkRecord]) -> dict[TopicPartition, int]:

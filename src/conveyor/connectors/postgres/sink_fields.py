@@ -16,6 +16,8 @@ from conveyor.data import INT32_SCHEMA, INT64_SCHEMA, STRING_SCHEMA, Schema, Sin
 from conveyor.errors import ConnectError
 
 Values = Callable[[SinkRecord], list[Any]]
+Positions = tuple[tuple[int, Any], ...]
+"""Where columns' values sit in a struct, and the default each takes in place of a null."""
 
 
 class RecordShapeError(ConnectError):
@@ -38,6 +40,8 @@ class RecordLayout:
     columns: tuple[Column, ...]
     key_values: Values = field(compare=False)
     other_values: Values = field(compare=False)
+    value_positions: Positions | None = field(default=None, compare=False)
+    """Each column's place in the value struct, when every column comes from the value."""
 
     @property
     def key_names(self) -> tuple[str, ...]:
@@ -87,23 +91,26 @@ class Layouts:
         mode = settings.pk_mode
         key_columns: list[Column]
         key_values: Values
+        key_positions: Positions | None = None
         value_key_names: set[str] = set()
         if mode is PkMode.NONE:
-            key_columns, key_values = [], _nothing
+            key_columns, key_values, key_positions = [], _nothing, ()
         elif mode is PkMode.KAFKA:
             names = settings.pk_fields or KAFKA_PK_DEFAULTS
             schemas = (STRING_SCHEMA, INT32_SCHEMA, INT64_SCHEMA)
             key_columns = [Column(n, s, True) for n, s in zip(names, schemas, strict=True)]
             key_values = _kafka_coordinates
         elif mode is PkMode.RECORD_KEY:
-            key_columns, key_values = _record_key_columns(record, settings.pk_fields)
+            key_columns, key_values, _ = _record_key_columns(record, settings.pk_fields)
         else:
             if value_schema is None:
                 raise RecordShapeError(
                     f"pk.mode=record_value needs a value, but the record at {where(record)} is a tombstone"
                 )
             chosen = settings.pk_fields or tuple(f.name for f in value_schema.fields)
-            key_columns, key_values = _struct_columns(value_schema, chosen, True, "value", _value_of)
+            key_columns, key_values, key_positions = _struct_columns(
+                value_schema, chosen, True, "value", _value_of
+            )
             value_key_names = set(chosen)
         if value_schema is None:
             return RecordLayout(tuple(key_columns), key_values, _nothing)
@@ -114,8 +121,11 @@ class Layouts:
             for f in value_schema.fields
             if f.name not in taken and (not whitelist or f.name in whitelist)
         )
-        other_columns, other_values = _struct_columns(value_schema, others, False, "value", _value_of)
-        return RecordLayout(tuple(key_columns + other_columns), key_values, other_values)
+        other_columns, other_values, other_positions = _struct_columns(
+            value_schema, others, False, "value", _value_of
+        )
+        positions = None if key_positions is None else key_positions + other_positions
+        return RecordLayout(tuple(key_columns + other_columns), key_values, other_values, positions)
 
 
 def where(record: SinkRecord) -> str:
@@ -137,7 +147,9 @@ def _struct_schema(record: SinkRecord, settings: JdbcSinkSettings) -> Schema:
     return schema
 
 
-def _record_key_columns(record: SinkRecord, pk_fields: Sequence[str]) -> tuple[list[Column], Values]:
+def _record_key_columns(
+    record: SinkRecord, pk_fields: Sequence[str]
+) -> tuple[list[Column], Values, Positions | None]:
     schema = record.key_schema
     if schema is None or record.key is None:
         raise RecordShapeError(
@@ -152,12 +164,12 @@ def _record_key_columns(record: SinkRecord, pk_fields: Sequence[str]) -> tuple[l
             "Need exactly one PK column defined since the key schema for records is a primitive type, "
             f"defined columns are: [{', '.join(pk_fields)}]: set pk.fields to the column name of the key"
         )
-    return [Column(pk_fields[0], schema, True)], _primitive_key
+    return [Column(pk_fields[0], schema, True)], _primitive_key, None
 
 
 def _struct_columns(
     schema: Schema, names: Sequence[str], is_key: bool, side: str, struct_of: Callable[[SinkRecord], Any]
-) -> tuple[list[Column], Values]:
+) -> tuple[list[Column], Values, Positions]:
     fields = []
     for name in names:
         found = schema.field(name)
@@ -167,13 +179,13 @@ def _struct_columns(
                 f"{', '.join(f.name for f in schema.fields)}"
             )
         fields.append(found)
-    positions = [(f.index, f.schema.default) for f in fields]
+    positions = tuple((f.index, f.schema.default) for f in fields)
 
     def values(record: SinkRecord) -> list[Any]:
         raw = struct_of(record).raw_values()
         return [default if (value := raw[index]) is None else value for index, default in positions]
 
-    return [Column(f.name, f.schema, is_key) for f in fields], values
+    return [Column(f.name, f.schema, is_key) for f in fields], values, positions
 
 
 def _value_of(record: SinkRecord) -> Any:

@@ -24,6 +24,7 @@ from psycopg2 import sql
 
 from conveyor.connectors.postgres.connection import first_line
 from conveyor.connectors.postgres.sink_config import InsertMode, JdbcSinkSettings
+from conveyor.connectors.postgres.sink_copy_columns import ColumnEncoder, column_encoder, copy_text
 from conveyor.connectors.postgres.sink_fields import RecordLayout, where
 from conveyor.connectors.postgres.sink_schema import NULL, Encoder, encoder
 from conveyor.connectors.postgres.sink_tables import TableInfo
@@ -77,6 +78,7 @@ class Writer:
     def __init__(self, settings: JdbcSinkSettings) -> None:
         self._settings = settings
         self._encoders: dict[RecordLayout, list[Encoder]] = {}
+        self._column_encoders: dict[RecordLayout, list[ColumnEncoder]] = {}
 
     def write(
         self,
@@ -98,6 +100,29 @@ class Writer:
 
         for deletes, run in _runs(records):
             self._guarded(cursor, table, run, careful, on_bad, delete if deletes else write)
+
+    def columns_text(self, layout: RecordLayout, columns: Sequence[Sequence[Any]]) -> str:
+        """Rows given column by column (in the layout's order) as COPY text, only the last row of each key
+        when merging. Raises on a value that does not fit its column."""
+        if self._settings.insert_mode is not InsertMode.INSERT:
+            columns = _last_row_per_key(len(layout.key_names), columns)
+        encoders = self._column_encoders.get(layout)
+        if encoders is None:
+            timezone = self._settings.db_timezone
+            encoders = self._column_encoders[layout] = [
+                column_encoder(c.schema, timezone) for c in layout.columns
+            ]
+        encoded = [encode(column) for encode, column in zip(encoders, columns, strict=True)]
+        return copy_text(encoded)
+
+    def write_text(self, cursor: Cursor, table: TableInfo, layout: RecordLayout, text: str) -> None:
+        """Rows already as COPY text (``columns_text``) into ``table``: COPY, or COPY and merge."""
+        if self._settings.insert_mode is InsertMode.INSERT:
+            self._copy(cursor, table.name.identifier(), layout, text)
+        else:
+            assert table.stage is not None
+            self._copy(cursor, sql.Identifier(table.stage), layout, text)
+            self._merge_staged(cursor, table, layout)
 
     def _guarded(
         self,
@@ -144,17 +169,17 @@ class Writer:
             lines.append(line)
         return _Encoded(kept, lines)
 
-    def _copy(self, cursor: Cursor, target: sql.Composable, layout: RecordLayout, lines: list[str]) -> None:
+    def _copy(self, cursor: Cursor, target: sql.Composable, layout: RecordLayout, text: str) -> None:
         columns = sql.SQL(", ").join(map(sql.Identifier, layout.names))
         statement = sql.SQL("COPY {} ({}) FROM STDIN").format(target, columns).as_string(cursor)
-        cursor.copy_expert(statement, io.StringIO("\n".join(lines) + "\n"), size=_COPY_BUFFER)
+        cursor.copy_expert(statement, io.StringIO(text), size=_COPY_BUFFER)
 
     def _copy_in(
         self, cursor: Cursor, table: TableInfo, layout: RecordLayout, records: list[SinkRecord], on_bad: OnBad
     ) -> None:
         encoded = self._encode(table, layout, records, on_bad)
         if encoded.lines:
-            self._copy(cursor, table.name.identifier(), layout, encoded.lines)
+            self._copy(cursor, table.name.identifier(), layout, _text(encoded.lines))
 
     def _merge(
         self, cursor: Cursor, table: TableInfo, layout: RecordLayout, records: list[SinkRecord], on_bad: OnBad
@@ -164,8 +189,13 @@ class Writer:
         encoded = self._encode(table, layout, _last_per_key(layout, records), on_bad)
         if not encoded.lines:
             return
+        self._copy(cursor, sql.Identifier(table.stage), layout, _text(encoded.lines))
+        self._merge_staged(cursor, table, layout)
+
+    def _merge_staged(self, cursor: Cursor, table: TableInfo, layout: RecordLayout) -> None:
+        """The staging table's rows into ``table``, then the staging table emptied."""
+        assert table.stage is not None
         stage = sql.Identifier(table.stage)
-        self._copy(cursor, stage, layout, encoded.lines)
         keys = [sql.Identifier(name) for name in layout.key_names]
         others = [sql.Identifier(c.name) for c in layout.columns if not c.is_key]
         columns = sql.SQL(", ").join(map(sql.Identifier, layout.names))
@@ -200,6 +230,24 @@ class Writer:
         names = sql.SQL(", ").join(map(sql.Identifier, layout.key_names))
         statement = sql.SQL("DELETE FROM {} WHERE ({}) IN (VALUES %s)").format(table.name.identifier(), names)
         psycopg2.extras.execute_values(cursor, statement.as_string(cursor), keys, page_size=len(keys))
+
+
+def _text(lines: list[str]) -> str:
+    return "\n".join(lines) + "\n"
+
+
+def _last_row_per_key(key_count: int, columns: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
+    """The columns with only the last row of each key, in the order of their last appearance (as
+    ``_last_per_key`` keeps records)."""
+    keys = list(zip(*columns[:key_count], strict=True))
+    if len(set(keys)) == len(keys):
+        return columns
+    last: dict[tuple[Any, ...], int] = {}
+    for index, key in enumerate(keys):
+        last.pop(key, None)
+        last[key] = index
+    kept = list(last.values())
+    return [[column[index] for index in kept] for column in columns]
 
 
 def _runs(records: Sequence[SinkRecord]) -> list[tuple[bool, list[SinkRecord]]]:

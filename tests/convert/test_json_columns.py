@@ -1,0 +1,93 @@
+"""JsonConverter decodes a batch of struct envelopes column by column, with the values and errors of
+decoding them one by one."""
+
+import json
+from typing import Any
+
+import pytest
+
+from conveyor.convert import JsonConverter
+from conveyor.data import DataError
+
+SCHEMA = {
+    "type": "struct",
+    "name": "shop.Customer",
+    "fields": [
+        {"field": "id", "type": "int64"},
+        {"field": "age", "type": "int8", "optional": True},
+        {"field": "amount", "type": "double"},
+        {"field": "active", "type": "boolean", "optional": True, "default": True},
+        {"field": "name", "type": "string"},
+    ],
+}
+GOOD = {"id": 1, "age": 30, "amount": 2.5, "active": False, "name": "ann"}
+
+
+def converter() -> JsonConverter:
+    json_converter = JsonConverter()
+    json_converter.configure({}, is_key=False)
+    return json_converter
+
+
+def envelope(payload: Any) -> bytes:
+    return ('{"schema":' + json.dumps(SCHEMA, separators=(",", ":")) + ',"payload":' + payload + "}").encode()
+
+
+def batch(payload: str) -> list[bytes]:
+    """Two good envelopes around one with ``payload``."""
+    good = envelope(json.dumps(GOOD))
+    return [good, envelope(payload), good]
+
+
+def one_by_one(values: list[bytes]) -> list[Any]:
+    json_converter = converter()
+    return [json_converter.to_connect_data("t", value).value for value in values]
+
+
+def as_columns(values: list[bytes]) -> list[Any]:
+    """After the first envelope of the schema has been read, as the sink's loop reads batches."""
+    json_converter = converter()
+    json_converter.to_connect_data("t", values[0])
+    schemas, decoded = json_converter.to_connect_columns("t", values)
+    assert all(schema is not None and schema.name == "shop.Customer" for schema in schemas)
+    return list(decoded)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        '{"id":7,"age":null,"amount":3,"active":null,"name":"b\\tc"}',
+        '{"id":9223372036854775807,"age":-128,"amount":1e308,"active":true,"name":"","extra":1}',
+        '{"id":7.0,"age":1,"amount":0.1,"name":"no active"}',
+        '{"id":7,"age":1,"amount":"NaN","active":true,"name":"x"}',
+        '{"id":7,"age":1,"amount":1.000000000000000000001,"active":true,"name":"x"}',
+    ],
+)
+def test_a_batch_of_envelopes_decodes_to_the_structs_of_one_by_one(payload: str) -> None:
+    values = batch(payload)
+
+    decoded = as_columns(values)
+
+    assert decoded == one_by_one(values)
+    assert [type(struct.get("amount")) for struct in decoded] == [float, float, float]
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        ('{"id":7,"age":128,"amount":1,"active":true,"name":"x"}', "out of range for INT8"),
+        ('{"id":null,"age":1,"amount":1,"active":true,"name":"x"}', "Invalid null value for required INT64"),
+        ('{"id":7,"age":1,"amount":NaN,"active":true,"name":"x"}', "Expected a number"),
+        ('{"id":7,"age":1,"amount":1,"active":1,"name":"x"}', "Expected a boolean"),
+        ('{"id":7,"age":1,"amount":1,"active":true,"name":5}', "Expected a string"),
+        ("[1,2]", "Structs should be encoded as JSON objects"),
+        ('{"id":7}} ', "serialization error"),
+    ],
+)
+def test_a_batch_with_a_value_that_does_not_fit_fails_as_one_by_one(payload: str, reason: str) -> None:
+    values = batch(payload)
+    with pytest.raises(DataError, match=reason):
+        one_by_one(values)
+
+    with pytest.raises(DataError, match=reason):
+        as_columns(values)
