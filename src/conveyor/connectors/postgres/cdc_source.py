@@ -465,8 +465,9 @@ class PostgresCdcSourceTask(SourceTask):
         if self._stream is not None:
             self._stream.close()
             self._stream = None
-        with contextlib.suppress(psycopg2.Error):
-            self._catalog.close()
+        if self._catalog is not None:
+            with contextlib.suppress(psycopg2.Error):
+                self._catalog.close()
         self._catalog = None
 
     def _ensure_streaming(self) -> ReplicationStream:
