@@ -261,17 +261,21 @@ class PostgresCdcSourceTask(SourceTask):
         self, plan: SnapshotPlan, reader: SnapshotReader, tables: Mapping[TableId, TableInfo]
     ) -> Iterator[list[SourceRecord]]:
         """This task's chunks not yet written, as batches of ``op`` r records; a chunk's last record
-        marks it done."""
+        marks it done. The chunks of a table share one set of schemas, so converters see them as one."""
         settings = self.settings
         mine = plan.chunks_of(self._index, self._task_count)
         partitions = [chunk_partition(settings.topic_prefix, chunk.index) for chunk in mine]
         committed = self.context.offset_storage_reader().offsets(partitions)
+        described: dict[TableId, TableEvents | None] = {}
         for chunk, partition, (_, offset) in zip(mine, partitions, committed, strict=True):
             progress = ChunkProgress.from_offset(plan, offset)
             table = tables.get(chunk.table)
             if progress.done or table is None:
                 continue
-            events = self._table_events(table, [(c.name, c.type_oid, c.type_modifier) for c in table.columns])
+            if table.id not in described:
+                columns = [(c.name, c.type_oid, c.type_modifier) for c in table.columns]
+                described[table.id] = self._table_events(table, columns)
+            events = described[table.id]
             if events is None:
                 continue
             yield from self._chunk_batches(plan, reader, chunk, table, events, partition, progress)
