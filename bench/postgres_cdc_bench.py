@@ -8,7 +8,9 @@ Kafka Connect 4.3.1, one PostgreSQL server and one Kafka broker, in the same run
   both).
 - snapshot of a ``--rows``-row table (``snapshot.mode=initial_only``): records/s from the connector's
   creation to the last snapshot record counted read_committed, beside PostgreSQL's own
-  ``COPY ... TO STDOUT`` of the table (the ceiling). Conveyor's snapshot runs in one task.
+  ``COPY ... TO STDOUT`` of the table (the ceiling). Conveyor's snapshot runs with ``tasks.max`` 1, 2 and 4
+  (``--tasks``), its table split into primary-key chunks of ``--chunk-size`` rows; Debezium's in its one
+  thread. ``--no-streaming`` runs the snapshot part alone.
 
 Conveyor runs as users run it: ``conveyor standalone`` on the Kafka log with
 ``exactly.once.source.support=enabled``, its task on Spark. Kafka Connect runs ``ConnectDistributed`` from
@@ -17,6 +19,7 @@ Kafka's Maven jars with ``exactly.once.source.support=enabled``; both connectors
 ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 
     .venv/bin/python bench/postgres_cdc_bench.py [--changes N] [--rows M] [--per-transaction K]
+        [--tasks 1,2,4] [--chunk-size C] [--no-streaming]
 """
 
 from __future__ import annotations
@@ -165,11 +168,13 @@ def create_topic(bootstrap: str, topic: str) -> None:
     admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
 
 
-def cdc_config(database: PostgresAddress, prefix: str, table: str, snapshot_mode: str) -> dict[str, str]:
+def cdc_config(
+    database: PostgresAddress, prefix: str, table: str, snapshot_mode: str, tasks: int = 1
+) -> dict[str, str]:
     """The same Debezium config for either runtime, its own slot and publication."""
     return {
         "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "tasks.max": "1",
+        "tasks.max": str(tasks),
         "database.hostname": database.host,
         "database.port": str(database.port),
         "database.user": str(database.user),
@@ -331,13 +336,22 @@ def stream(
         delete_connector(runtime, name)
 
 
-def snapshot(runtime: Runtime, database: PostgresAddress, bootstrap: str, table: str, rows: int) -> Timing:
+def snapshot(
+    runtime: Runtime,
+    database: PostgresAddress,
+    bootstrap: str,
+    table: str,
+    rows: int,
+    tasks: int = 1,
+    extra: dict[str, str] | None = None,
+) -> Timing:
     prefix = f"r{uuid.uuid4().hex[:8]}"
     topic = f"{prefix}.public.{table}"
     create_topic(bootstrap, topic)
     name = f"{prefix}-snapshot"
     started = time.monotonic()
-    create_connector(runtime, name, cdc_config(database, prefix, table, "initial_only"))
+    config = {**cdc_config(database, prefix, table, "initial_only", tasks), **(extra or {})}
+    create_connector(runtime, name, config)
     try:
         return count_committed(bootstrap, topic, rows, started, lambda: task_failure(runtime, name))
     finally:
@@ -409,8 +423,14 @@ def main() -> None:
     parser.add_argument(
         "--per-transaction", type=int, default=100, help="rows each writer transaction changes"
     )
+    parser.add_argument(
+        "--tasks", default="1,2,4", help="tasks.max values of Conveyor's snapshot runs, comma-separated"
+    )
+    parser.add_argument("--chunk-size", type=int, default=20_000, help="snapshot.chunk.size of Conveyor")
+    parser.add_argument("--no-streaming", action="store_true", help="run the snapshot part only")
     parser.add_argument("--keep", action="store_true", help="keep the workers' output and print where")
     arguments = parser.parse_args()
+    task_counts = [int(count) for count in arguments.tasks.split(",")]
     load = os.getloadavg()
     print(
         f"{arguments.changes:,} row changes streamed by {WRITERS} writers ({arguments.per_transaction} rows "
@@ -432,30 +452,37 @@ def main() -> None:
             conveyor_standalone(directory / "conveyor", bootstrap) as conveyor,
             kafka_connect(directory, bootstrap) as debezium,
         ):
-            print("streaming, exactly once: records/s from the writers' start to the last committed record")
-            dbz_stream = stream(debezium, database, bootstrap, arguments.changes, arguments.per_transaction)
-            print(line(debezium.name, dbz_stream), flush=True)
-            cvy_stream = stream(conveyor, database, bootstrap, arguments.changes, arguments.per_transaction)
-            print(line(conveyor.name, cvy_stream, dbz_stream, debezium.name), flush=True)
+            if not arguments.no_streaming:
+                print("streaming, exactly once: records/s from the writers' start to the last committed one")
+                dbz_stream = stream(
+                    debezium, database, bootstrap, arguments.changes, arguments.per_transaction
+                )
+                print(line(debezium.name, dbz_stream), flush=True)
+                cvy_stream = stream(
+                    conveyor, database, bootstrap, arguments.changes, arguments.per_transaction
+                )
+                print(line(conveyor.name, cvy_stream, dbz_stream, debezium.name), flush=True)
 
             create_table(database, "snap", arguments.rows)
             execute(database, "VACUUM ANALYZE snap")
             copy_out(database, "snap", arguments.rows)  # warms the table into shared buffers, unreported
             print(
-                "snapshot: records/s from the connector's creation to the last committed record; "
-                "Conveyor's snapshot runs in one task (tasks: 1; the parallel chunked snapshot is not built)"
+                "snapshot: records/s from the connector's creation to the last committed record; Conveyor's "
+                f"table in primary-key chunks of {arguments.chunk_size:,} rows over tasks.max tasks"
             )
             ceiling = copy_out(database, "snap", arguments.rows)
             print(line("PostgreSQL COPY ... TO STDOUT", ceiling), flush=True)
             dbz_snapshot = snapshot(debezium, database, bootstrap, "snap", arguments.rows)
             print(line(debezium.name, dbz_snapshot, ceiling, "COPY"), flush=True)
-            cvy_snapshot = snapshot(conveyor, database, bootstrap, "snap", arguments.rows)
-            print(line(f"{conveyor.name} (tasks: 1)", cvy_snapshot, ceiling, "COPY"), flush=True)
-            print(
-                f"  {'Conveyor / Debezium':34s} x{cvy_snapshot.rate / dbz_snapshot.rate:.2f}  "
-                f"(load average {os.getloadavg()[0]:.1f} at the end)",
-                flush=True,
-            )
+            chunks = {"snapshot.chunk.size": str(arguments.chunk_size)}
+            for tasks in task_counts:
+                timing = snapshot(conveyor, database, bootstrap, "snap", arguments.rows, tasks, chunks)
+                print(line(f"{conveyor.name} (tasks.max: {tasks})", timing, ceiling, "COPY"), flush=True)
+                print(
+                    f"  {'':34s} x{timing.rate / dbz_snapshot.rate:.2f} of {debezium.name}  "
+                    f"(load average {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

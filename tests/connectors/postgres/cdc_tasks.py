@@ -14,6 +14,7 @@ from conveyor.connectors.postgres.connection import PostgresAddress
 from conveyor.data import SourceRecord
 
 WAIT_S = 60.0
+HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat."
 
 
 def cdc_config(target: PostgresAddress, prefix: str = "server1", **settings: str) -> dict[str, str]:
@@ -33,7 +34,8 @@ def cdc_config(target: PostgresAddress, prefix: str = "server1", **settings: str
 
 
 class TaskRun:
-    """A started task, the records it returned and the offsets committed so far."""
+    """A started task, the change records it returned (its heartbeat-topic records apart) and the offsets
+    committed so far."""
 
     def __init__(self, config: Mapping[str, str], offsets: DictOffsetStorageReader) -> None:
         self.config = dict(config)
@@ -41,19 +43,25 @@ class TaskRun:
         self.task = PostgresCdcSourceTask()
         self.task.initialize(DictSourceTaskContext(config, offsets))
         self.records: list[SourceRecord] = []
+        self.heartbeats: list[SourceRecord] = []
+        self._uncommitted: list[SourceRecord] = []
         self.task.start(config)
 
     def poll(self) -> list[SourceRecord]:
-        batch = self.task.poll() or []
+        polled = self.task.poll() or []
+        self._uncommitted.extend(polled)
+        batch = [record for record in polled if not record.topic.startswith(HEARTBEAT_TOPIC_PREFIX)]
+        self.heartbeats.extend(record for record in polled if record.topic.startswith(HEARTBEAT_TOPIC_PREFIX))
         self.records.extend(batch)
         return batch
 
     def commit(self) -> None:
-        """What the runtime does once the records are durable: store the last offset, then ``commit``."""
-        if self.records:
-            last = self.records[-1]
-            assert last.source_partition is not None and last.source_offset is not None
-            self.offsets.commit(last.source_partition, last.source_offset)
+        """What the runtime does once the records are durable: store each partition's last offset, then
+        ``commit``."""
+        for record in self._uncommitted:
+            assert record.source_partition is not None and record.source_offset is not None
+            self.offsets.commit(record.source_partition, record.source_offset)
+        self._uncommitted.clear()
         self.task.commit()
 
     def poll_until(self, condition: Callable[[list[SourceRecord]], bool], what: str) -> list[SourceRecord]:

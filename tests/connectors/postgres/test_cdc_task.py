@@ -10,13 +10,14 @@ from collections.abc import Iterator
 
 import pytest
 from tests.connectors.connector_contexts import DictOffsetStorageReader
-from tests.connectors.postgres.cdc_tasks import after, before, cdc_config, ops, task_run
+from tests.connectors.postgres.cdc_tasks import TaskRun, after, before, cdc_config, ops, task_run
 from tests.connectors.postgres.databases import execute, fresh_database, query
 from tests.waiting import wait_until
 
 from conveyor.api import RetriableError
 from conveyor.connectors.postgres.catalog import CaptureError
 from conveyor.connectors.postgres.connection import PostgresAddress, connect
+from conveyor.data import SourceRecord
 from conveyor.postgres_server import PostgresServer
 
 
@@ -56,8 +57,18 @@ def test_the_snapshot_reads_every_row_as_op_r_with_debezium_s_markers(
         {"id": 3, "name": "cy", "balance": decimal.Decimal("0.00")},
     ]
     assert [r.value.get("source").get("snapshot") for r in records] == ["first", "true", "last"]
-    assert [r.source_offset["last_snapshot_record"] for r in records] == [False, False, True]
     assert all(r.source_offset["snapshot"] is True for r in records)
+
+
+def test_the_snapshot_s_completion_is_debezium_s_last_snapshot_record_offset(
+    database: PostgresAddress, config: dict[str, str]
+) -> None:
+    execute(database, "INSERT INTO customers VALUES (1, 'ann', 10.5)")
+    with task_run(config) as run:
+        run.poll_until(lambda _: any(h.source_partition == {"server": "server1"} for h in run.heartbeats), "")
+    (done,) = [h for h in run.heartbeats if h.source_partition == {"server": "server1"}]
+    assert done.source_offset is not None
+    assert (done.source_offset["snapshot"], done.source_offset["last_snapshot_record"]) == (True, True)
 
 
 def test_streamed_changes_are_debezium_events_on_the_table_s_topic(
@@ -431,6 +442,11 @@ def test_changes_read_just_before_a_lost_connection_are_streamed_again(
     assert [after(r)["id"] for r in run.records] == [1]
 
 
+def streaming_heartbeats(run: TaskRun) -> list[SourceRecord]:
+    """The heartbeats of streaming, not those that record the snapshot's plan and completion."""
+    return [h for h in run.heartbeats if h.source_offset is not None and not h.source_offset.get("snapshot")]
+
+
 def test_a_heartbeat_commits_the_position_of_transactions_with_nothing_to_capture(
     database: PostgresAddress, config: dict[str, str]
 ) -> None:
@@ -441,7 +457,8 @@ def test_a_heartbeat_commits_the_position_of_transactions_with_nothing_to_captur
         run.poll()
         start = confirmed_flush(database, slot)
         execute(database, "INSERT INTO ignored VALUES (1)")
-        (heartbeat,) = run.poll_until(lambda records: bool(records), "a heartbeat")
+        run.poll_until(lambda _: bool(streaming_heartbeats(run)), "a heartbeat")
+        heartbeat = streaming_heartbeats(run)[0]
         run.commit()
         assert confirmed_flush(database, slot) > start
     assert heartbeat.topic == "__debezium-heartbeat.server1"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from conveyor.connectors.postgres.connection import PostgresAddress
 from conveyor.postgres_server import PostgresServer
 
 TOPIC = "shop.public.orders"
+CHUNKED_TOPIC = "chunked.public.orders"
 
 
 @pytest.fixture
@@ -109,7 +111,7 @@ def test_changes_reach_the_topic_as_debezium_s_json_events(
         execute(database, "UPDATE orders SET qty = 5 WHERE id = 2")
         execute(database, "DELETE FROM orders WHERE id = 1")
         found = wait_for_events(worker, lambda found: len(found) >= 5, "every change in the topic")
-        offsets = wait_until(lambda: client_offsets(worker, "orders-cdc"), "the committed offsets")
+        offsets = wait_until(lambda: server_offsets(worker, "orders-cdc"), "the committed stream offset")
         client.delete("/connectors/orders-cdc")
     assert payload_ops(found) == ["r", "c", "u", "d", None]
     keys = [key for key, _ in found]
@@ -183,6 +185,12 @@ def test_changes_reach_the_topic_as_debezium_s_json_events(
     assert {"lsn", "txId", "ts_usec", "lsn_commit", "lsn_proc"} <= set(offsets[0]["offset"])
 
 
+def server_offsets(worker: StandaloneWorker, name: str) -> list[dict[str, Any]]:
+    """The offsets of the server's partition once it holds a streamed change's position."""
+    found = [o for o in client_offsets(worker, name) if o["partition"] == {"server": "shop"}]
+    return found if found and "lsn_commit" in found[0]["offset"] else []
+
+
 def client_offsets(worker: StandaloneWorker, name: str) -> list[dict[str, Any]]:
     with rest_client(worker) as client:
         body = client.get(f"/connectors/{name}/offsets").json()
@@ -222,3 +230,30 @@ def execute_and_false(database: PostgresAddress) -> bool:
     """A change the connector commits an offset for (its first offset needs a change to exist)."""
     execute(database, "INSERT INTO orders VALUES (0, 'probe', 1, 1, NULL) ON CONFLICT (id) DO NOTHING")
     return False
+
+
+def test_three_tasks_snapshot_each_row_once_on_spark_then_the_stream_follows(
+    worker: StandaloneWorker, database: PostgresAddress
+) -> None:
+    execute(database, "INSERT INTO orders SELECT n, 'item', 1, 1, NULL FROM generate_series(1, 600) AS n")
+    config = {
+        **connector_config(database, **{"tasks.max": "3", "snapshot.chunk.size": "50"}),
+        "topic.prefix": "chunked",
+    }
+    with rest_client(worker) as client:
+        create_connector(client, "chunked-cdc", config)
+        wait_for_states(client, "chunked-cdc", "RUNNING", ["RUNNING"] * 3)
+        wait_until(lambda: len(events(worker, CHUNKED_TOPIC)) >= 600, "the snapshot's records")
+        execute(database, "INSERT INTO orders VALUES (1000, 'after', 1, 1, NULL)")
+
+        def streamed() -> list[tuple[Any, Any]]:
+            found = events(worker, CHUNKED_TOPIC)
+            return found if any(v and v["payload"]["after"]["id"] == 1000 for _, v in found) else []
+
+        found = wait_until(streamed, "the change made after the snapshot")
+        client.delete("/connectors/chunked-cdc")
+    changes = [(v["payload"]["op"], v["payload"]["after"]["id"]) for _, v in found]
+    read = Counter(row for op, row in changes if op == "r")
+    assert [row for row, count in read.items() if count > 1] == []
+    assert set(read) == set(range(1, 601))
+    assert changes[len(read) :] == [("c", 1000)]

@@ -55,6 +55,10 @@ TOMBSTONES_ON_DELETE_CONFIG: Final = "tombstones.on.delete"
 MAX_BATCH_SIZE_CONFIG: Final = "max.batch.size"
 POLL_INTERVAL_CONFIG: Final = "poll.interval.ms"
 SNAPSHOT_FETCH_SIZE_CONFIG: Final = "snapshot.fetch.size"
+SNAPSHOT_CHUNK_SIZE_CONFIG: Final = "snapshot.chunk.size"
+TASK_INDEX_CONFIG: Final = "conveyor.task.index"
+"""Set by the connector in each task config: which of the ``tasks.max`` tasks this is (0 streams)."""
+TASK_COUNT_CONFIG: Final = "conveyor.task.count"
 STATUS_UPDATE_INTERVAL_CONFIG: Final = "status.update.interval.ms"
 SLOT_MAX_RETRIES_CONFIG: Final = "slot.max.retries"
 SLOT_RETRY_DELAY_CONFIG: Final = "slot.retry.delay.ms"
@@ -418,6 +422,15 @@ CONFIG_DEF: Final = (
         documentation="Rows the snapshot fetches from the server at a time.",
     )
     .define(
+        SNAPSHOT_CHUNK_SIZE_CONFIG,
+        ConfigType.INT,
+        default=20000,
+        validator=Range.at_least(1),
+        importance=Importance.MEDIUM,
+        documentation="Rows per chunk of the initial snapshot: each table is split into primary-key "
+        "ranges of about this many rows, read by the connector's tasks (tasks.max) side by side.",
+    )
+    .define(
         STATUS_UPDATE_INTERVAL_CONFIG,
         ConfigType.INT,
         default=10000,
@@ -449,6 +462,7 @@ class CdcSettings:
     max_batch_size: int
     poll_interval_ms: int
     snapshot_fetch_size: int
+    snapshot_chunk_size: int
     status_update_interval_ms: int
     slot_max_retries: int
     slot_retry_delay_ms: int
@@ -486,6 +500,7 @@ class CdcSettings:
             max_batch_size=config[MAX_BATCH_SIZE_CONFIG],
             poll_interval_ms=config[POLL_INTERVAL_CONFIG],
             snapshot_fetch_size=config[SNAPSHOT_FETCH_SIZE_CONFIG],
+            snapshot_chunk_size=config[SNAPSHOT_CHUNK_SIZE_CONFIG],
             status_update_interval_ms=config[STATUS_UPDATE_INTERVAL_CONFIG],
             slot_max_retries=config[SLOT_MAX_RETRIES_CONFIG],
             slot_retry_delay_ms=config[SLOT_RETRY_DELAY_CONFIG],

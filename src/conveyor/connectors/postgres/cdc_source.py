@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,8 @@ from conveyor.connectors.postgres.cdc_config import (
     HOSTNAME_CONFIG,
     PUBLICATION_NAME_CONFIG,
     TABLE_INCLUDE_CONFIG,
+    TASK_COUNT_CONFIG,
+    TASK_INDEX_CONFIG,
     CdcSettings,
     PublicationAutocreateMode,
     SnapshotMode,
@@ -63,6 +65,14 @@ from conveyor.connectors.postgres.pgoutput import (
 )
 from conveyor.connectors.postgres.replication import ReplicationStream
 from conveyor.connectors.postgres.snapshot import SnapshotReader
+from conveyor.connectors.postgres.snapshot_plan import (
+    Chunk,
+    ChunkProgress,
+    SnapshotPlan,
+    chunk_offset,
+    chunk_partition,
+    plan_partition,
+)
 from conveyor.connectors.postgres.types import (
     PgType,
     UnsupportedTypeError,
@@ -71,6 +81,9 @@ from conveyor.connectors.postgres.types import (
     load_types,
 )
 from conveyor.data import SourceRecord, Struct
+
+PLAN_CHECK_INTERVAL_S = 1.0
+"""How often a task waiting on a snapshot plan or on other tasks' chunks reads the committed offsets."""
 
 logger = logging.getLogger(__name__)
 
@@ -113,14 +126,24 @@ class _Transaction:
 
 
 class PostgresCdcSourceTask(SourceTask):
-    """Snapshots the captured tables if needed, then streams their changes from the slot."""
+    """Snapshots the captured tables if needed, then streams their changes from the slot.
+
+    Task 0 creates the slot, exports its snapshot and plans the chunks (a plan record commits the plan);
+    every task reads its share of the chunks in that snapshot; task 0 streams once every chunk is
+    committed. The other tasks only read chunks."""
 
     def __init__(self) -> None:
         self._settings: CdcSettings | None = None
         self._catalog: Any = None
         self._stream: ReplicationStream | None = None
-        self._snapshot: Iterator[SourceRecord] | None = None
+        self._snapshot: Iterator[list[SourceRecord]] | None = None
         self._reader: SnapshotReader | None = None
+        self._plan: SnapshotPlan | None = None
+        self._pending: list[SourceRecord] = []
+        self._index = 0
+        self._task_count = 1
+        self._finished_plans: set[str] = set()
+        self._next_check = 0.0
         self._types: dict[int, PgType] = {}
         self._tables: dict[int, TableEvents | None] = {}
         self._resume: ResumePoint | None = None
@@ -142,10 +165,14 @@ class PostgresCdcSourceTask(SourceTask):
 
     def start(self, props: Mapping[str, str]) -> None:
         self._settings = settings = CdcSettings.from_props(props)
+        self._index = int(props.get(TASK_INDEX_CONFIG) or 0)
+        self._task_count = max(1, int(props.get(TASK_COUNT_CONFIG) or 1))
         self._catalog = connect(settings.address, application_name="conveyor-cdc", autocommit=True)
         cursor = self._catalog.cursor()
         catalog.check_wal_level(cursor)
         self._types = load_types(cursor)
+        if self._index > 0:
+            return
         tables = catalog.captured_tables(cursor, settings.filters)
         catalog.ensure_publication(cursor, settings.publication_name, settings.publication_autocreate, tables)
         offset = self.context.offset_storage_reader().offset(settings.source_partition)
@@ -206,71 +233,100 @@ class PostgresCdcSourceTask(SourceTask):
         return self._stream
 
     def _begin_snapshot(self, tables: list[TableInfo]) -> None:
+        """Create the slot exporting its snapshot, split the tables into chunks in it, and queue the plan
+        record; the replication connection keeps the snapshot importable until streaming starts."""
         settings = self.settings
         created = self._open_stream().create_slot(export_snapshot=True)
         assert created.snapshot is not None
-        self._reader = SnapshotReader(settings.address, created.snapshot, settings.snapshot_fetch_size)
-        self._start_lsn = created.consistent_point
+        reader = SnapshotReader(settings.address, created.snapshot, settings.snapshot_fetch_size)
+        self._reader = reader
+        chunks = reader.chunks(tables, settings.snapshot_chunk_size)
+        plan = SnapshotPlan(
+            created.consistent_point, created.snapshot, reader.xid, reader.started_us, tuple(chunks)
+        )
+        self._plan = plan
+        self._start_lsn = plan.lsn
         logger.info(
-            "Snapshot of %d tables at %s, then streaming from slot %s",
+            "Snapshot of %d tables in %d chunks over %d tasks at %s, then streaming from slot %s",
             len(tables),
-            format_lsn(created.consistent_point),
+            len(chunks),
+            self._task_count,
+            format_lsn(plan.lsn),
             settings.slot_name,
         )
-        self._snapshot = self._snapshot_records(tables, self._reader, created.consistent_point)
+        self._pending = [self._bookkeeping_record(plan_partition(settings.topic_prefix), plan.to_offset())]
+        self._snapshot = self._chunk_records(plan, reader, {table.id: table for table in tables})
 
-    def _snapshot_records(
-        self, tables: list[TableInfo], reader: SnapshotReader, consistent_point: int
-    ) -> Iterator[SourceRecord]:
-        """Every row as an ``op`` r event, each marked as Debezium marks a snapshot's records."""
-        partition = self.settings.source_partition
+    def _chunk_records(
+        self, plan: SnapshotPlan, reader: SnapshotReader, tables: Mapping[TableId, TableInfo]
+    ) -> Iterator[list[SourceRecord]]:
+        """This task's chunks not yet written, as batches of ``op`` r records; a chunk's last record
+        marks it done. The chunks of a table share one set of schemas, so converters see them as one."""
+        settings = self.settings
+        mine = plan.chunks_of(self._index, self._task_count)
+        partitions = [chunk_partition(settings.topic_prefix, chunk.index) for chunk in mine]
+        committed = self.context.offset_storage_reader().offsets(partitions)
+        described: dict[TableId, TableEvents | None] = {}
+        for chunk, partition, (_, offset) in zip(mine, partitions, committed, strict=True):
+            progress = ChunkProgress.from_offset(plan, offset)
+            table = tables.get(chunk.table)
+            if progress.done or table is None:
+                continue
+            if table.id not in described:
+                columns = [(c.name, c.type_oid, c.type_modifier) for c in table.columns]
+                described[table.id] = self._table_events(table, columns)
+            events = described[table.id]
+            if events is None:
+                continue
+            yield from self._chunk_batches(plan, reader, chunk, table, events, partition, progress)
 
-        def rows() -> Iterator[tuple[TableEvents, tuple[str | None, ...], int]]:
-            for table in tables:
-                events = self._table_events(
-                    table, [(c.name, c.type_oid, c.type_modifier) for c in table.columns]
-                )
-                if events is None:
-                    continue
-                names = [column.name for column in table.columns]
-                for index, row in enumerate(reader.rows(table, names)):
-                    yield events, row, index
-
-        pending: tuple[TableEvents, tuple[str | None, ...], int] | None = None
-        first = True
-        for item in rows():
-            if pending is not None:
-                yield self._snapshot_record(pending, item, first, consistent_point, reader, partition)
-                first = False
-            pending = item
-        if pending is not None:
-            yield self._snapshot_record(pending, None, first, consistent_point, reader, partition)
-
-    def _snapshot_record(
+    def _chunk_batches(
         self,
-        item: tuple[TableEvents, tuple[str | None, ...], int],
-        following: tuple[TableEvents, tuple[str | None, ...], int] | None,
-        first: bool,
-        consistent_point: int,
+        plan: SnapshotPlan,
         reader: SnapshotReader,
+        chunk: Chunk,
+        table: TableInfo,
+        events: TableEvents,
         partition: Mapping[str, Any],
-    ) -> SourceRecord:
-        events, row, index = item
-        last = following is None
-        if last:
-            marker = "last"
-        elif following is not None and following[0] is not events:
-            marker = "last_in_data_collection"
-        elif first:
-            marker = "first"
-        elif index == 0:
-            marker = "first_in_data_collection"
-        else:
-            marker = "true"
-        position = Position(consistent_point, consistent_point, 0, reader.xid, reader.started_us, marker)
-        values = events.row(row)
-        offset = source_offset(position, snapshot=True, last_snapshot_record=last)
-        return events.record("r", None, values, position, offset, partition)
+        progress: ChunkProgress,
+    ) -> Iterator[list[SourceRecord]]:
+        names = [column.name for column in table.columns]
+        key_positions = [names.index(name) for name in table.primary_key]
+        position = Position(plan.lsn, plan.lsn, 0, plan.xid, plan.started_us, "true")
+        size = self.settings.max_batch_size
+        batches = _batched(reader.chunk_rows(table, names, chunk, progress.after), size)
+        batch = next(batches, None)
+        first = progress.after is None
+        while batch is not None:
+            following = next(batches, None)
+            markers = ["true"] * len(batch)
+            if first and chunk.first:
+                markers[0] = "first" if chunk.index == 0 else "first_in_data_collection"
+            if following is None and chunk.last:
+                markers[-1] = "last" if chunk.index == len(plan.chunks) - 1 else "last_in_data_collection"
+            offsets = [
+                chunk_offset(plan, [row[p] for p in key_positions] if key_positions else None, False)
+                for row in batch
+            ]
+            if following is None:
+                offsets[-1] = {**offsets[-1], "done": True}
+            rows = [events.row(row) for row in batch]
+            yield events.read_records(rows, markers, position, offsets, partition)
+            first = False
+            batch = following
+
+    def _bookkeeping_record(self, partition: Mapping[str, Any], offset: Mapping[str, Any]) -> SourceRecord:
+        """A heartbeat record carrying an offset of the snapshot's own (its plan, its completion)."""
+        settings = self.settings
+        return SourceRecord(
+            settings.heartbeat_topic,
+            source_partition=partition,
+            source_offset=offset,
+            key_schema=HEARTBEAT_KEY_SCHEMA,
+            key=Struct.unchecked(HEARTBEAT_KEY_SCHEMA, [settings.topic_prefix]),
+            value_schema=HEARTBEAT_VALUE_SCHEMA,
+            value=Struct.unchecked(HEARTBEAT_VALUE_SCHEMA, [time.time_ns() // 1_000_000]),
+        )
 
     def _table_events(self, table: TableInfo, columns: Sequence[tuple[str, int, int]]) -> TableEvents | None:
         """The events of a captured table with these (name, type oid, modifier) columns, else None."""
@@ -305,6 +361,8 @@ class PostgresCdcSourceTask(SourceTask):
         return known
 
     def poll(self) -> list[SourceRecord] | None:
+        if self._index > 0:
+            return self._poll_helper()
         if self._snapshot is not None:
             return self._poll_snapshot()
         if self._streaming_done:
@@ -322,20 +380,87 @@ class PostgresCdcSourceTask(SourceTask):
             ) from error
 
     def _poll_snapshot(self) -> list[SourceRecord] | None:
-        assert self._snapshot is not None
-        records: list[SourceRecord] = []
-        for record in self._snapshot:
-            records.append(record)
-            if len(records) >= self.settings.max_batch_size:
-                return records
-        self._snapshot = None
+        """The next batch of this task's chunks; once they are all returned, task 0 waits for the other
+        tasks' chunks to be committed, then records the snapshot as complete and streams."""
+        assert self._snapshot is not None and self._plan is not None
+        pending, self._pending = self._pending, []
         if self._reader is not None:
+            batch = next(self._snapshot, None)
+            if batch is not None:
+                return pending + batch
             self._reader.close()
             self._reader = None
+        plan = self._plan
+        if self._index > 0:
+            self._finish_reading(plan)
+            return pending or None
+        if not self._others_done(plan):
+            if not pending:
+                time.sleep(min(PLAN_CHECK_INTERVAL_S, self.settings.poll_interval_ms / 1000))
+            return pending or None
+        self._finish_reading(plan)
         logger.info("Snapshot done; streaming from %s", format_lsn(self._start_lsn))
         if self.settings.snapshot_mode is SnapshotMode.INITIAL_ONLY:
             self._streaming_done = True
-        return records or None
+        position = Position(plan.lsn, plan.lsn, 0, plan.xid, plan.started_us, "last")
+        offset = source_offset(position, snapshot=True, last_snapshot_record=True)
+        return [*pending, self._bookkeeping_record(self.settings.source_partition, offset)]
+
+    def _finish_reading(self, plan: SnapshotPlan) -> None:
+        self._snapshot = None
+        self._finished_plans.add(plan.id)
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def _others_done(self, plan: SnapshotPlan) -> bool:
+        """Whether the other tasks' chunks are all committed (read at most every second)."""
+        others = [chunk for chunk in plan.chunks if chunk.index % self._task_count != self._index]
+        if not others:
+            return True
+        if time.monotonic() < self._next_check:
+            return False
+        self._next_check = time.monotonic() + PLAN_CHECK_INTERVAL_S
+        prefix = self.settings.topic_prefix
+        committed = self.context.offset_storage_reader().offsets(
+            [chunk_partition(prefix, chunk.index) for chunk in others]
+        )
+        return all(ChunkProgress.from_offset(plan, offset).done for _, offset in committed)
+
+    def _poll_helper(self) -> list[SourceRecord] | None:
+        """A task other than 0: read the chunks of task 0's latest plan given to this task, then idle."""
+        if self._snapshot is not None:
+            return self._poll_snapshot()
+        if time.monotonic() < self._next_check:
+            time.sleep(min(PLAN_CHECK_INTERVAL_S, self.settings.poll_interval_ms / 1000))
+            return None
+        self._next_check = time.monotonic() + PLAN_CHECK_INTERVAL_S
+        settings = self.settings
+        reader = self.context.offset_storage_reader()
+        plan = SnapshotPlan.from_offset(reader.offset(plan_partition(settings.topic_prefix)))
+        if plan is None or plan.id in self._finished_plans:
+            return None
+        mine = plan.chunks_of(self._index, self._task_count)
+        committed = reader.offsets([chunk_partition(settings.topic_prefix, chunk.index) for chunk in mine])
+        if all(ChunkProgress.from_offset(plan, offset).done for _, offset in committed):
+            self._finished_plans.add(plan.id)
+            return None
+        try:
+            self._reader = SnapshotReader(settings.address, plan.snapshot, settings.snapshot_fetch_size)
+        except CaptureError as error:
+            logger.warning(
+                "Task %d cannot join snapshot %s (%s): its exporter is gone; task 0 plans the snapshot again",
+                self._index,
+                plan.snapshot,
+                error,
+            )
+            self._finished_plans.add(plan.id)
+            return None
+        self._plan = plan
+        tables = catalog.captured_tables(self._catalog.cursor(), settings.filters)
+        self._snapshot = self._chunk_records(plan, self._reader, {table.id: table for table in tables})
+        logger.info("Task %d reads %d chunks of snapshot %s", self._index, len(mine), plan.snapshot)
+        return self._poll_snapshot()
 
     def _lost_connection(self, error: BaseException) -> None:
         logger.warning("Replication from slot %s interrupted: %s", self.settings.slot_name, first_line(error))
@@ -344,8 +469,9 @@ class PostgresCdcSourceTask(SourceTask):
         if self._stream is not None:
             self._stream.close()
             self._stream = None
-        with contextlib.suppress(psycopg2.Error):
-            self._catalog.close()
+        if self._catalog is not None:
+            with contextlib.suppress(psycopg2.Error):
+                self._catalog.close()
         self._catalog = None
 
     def _ensure_streaming(self) -> ReplicationStream:
@@ -529,7 +655,8 @@ class PostgresCdcSourceTask(SourceTask):
             self._stream.close()
             self._stream = None
         settings = self._settings
-        if settings is not None and settings.slot_drop_on_stop and self._catalog is not None:
+        drops = settings is not None and settings.slot_drop_on_stop and self._index == 0
+        if settings is not None and drops and self._catalog is not None:
             try:
                 catalog.drop_slot(self._catalog.cursor(), settings.slot_name)
             except psycopg2.Error as error:
@@ -542,7 +669,8 @@ class PostgresCdcSourceTask(SourceTask):
 
 
 class PostgresCdcSourceConnector(SourceConnector):
-    """One task per server, as Debezium's: the slot is one ordered stream."""
+    """``tasks.max`` tasks: all read the snapshot's chunks side by side; task 0 alone streams, as the slot
+    is one ordered stream (the others idle once the snapshot is done)."""
 
     def __init__(self) -> None:
         self._props: dict[str, str] = {}
@@ -564,7 +692,11 @@ class PostgresCdcSourceConnector(SourceConnector):
         return PostgresCdcSourceTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [dict(self._props)]
+        count = 1 if CdcSettings.from_props(self._props).snapshot_mode is SnapshotMode.NO_DATA else max_tasks
+        return [
+            {**self._props, TASK_INDEX_CONFIG: str(index), TASK_COUNT_CONFIG: str(count)}
+            for index in range(count)
+        ]
 
     def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport:
         """Supported: the offset of each change is its place in the WAL, which the server resends from."""
@@ -638,3 +770,14 @@ def _check_database(settings: CdcSettings) -> None:
             raise _KeyedError(TABLE_INCLUDE_CONFIG, str(error)) from None
     finally:
         connection.close()
+
+
+def _batched(rows: Iterable[tuple[str | None, ...]], size: int) -> Iterator[list[tuple[str | None, ...]]]:
+    batch: list[tuple[str | None, ...]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

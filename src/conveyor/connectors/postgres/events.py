@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from conveyor import __version__
@@ -239,6 +239,43 @@ class TableEvents:
             value_schema=self.envelope_schema,
             value=envelope,
         )
+
+    def read_records(
+        self,
+        rows: Sequence[list[Any]],
+        markers: Sequence[str],
+        position: Position,
+        offsets: Sequence[Mapping[str, Any]],
+        partition: Mapping[str, Any],
+    ) -> list[SourceRecord]:
+        """Snapshot reads (``op`` r) of rows at one position, ``source.snapshot`` from ``markers``: what
+        rows share (the source block of a marker, the time) is built once for all of them."""
+        now_ns = time.time_ns()
+        times = (now_ns // 1_000_000, now_ns // 1_000, now_ns)
+        sources: dict[str, Struct] = {}
+        envelope_schema, row_schema, key_indexes = self.envelope_schema, self.row_schema, self.key_indexes
+        key_schema, topic = self.key_schema, self.topic
+        records = []
+        for row, marker, offset in zip(rows, markers, offsets, strict=True):
+            source = sources.get(marker)
+            if source is None:
+                source = sources[marker] = self.source(replace(position, snapshot=marker))
+            envelope = Struct.unchecked(
+                envelope_schema, [None, Struct.unchecked(row_schema, row), source, None, "r", *times]
+            )
+            key = None if key_schema is None else Struct.unchecked(key_schema, [row[i] for i in key_indexes])
+            records.append(
+                SourceRecord(
+                    topic,
+                    source_partition=partition,
+                    source_offset=offset,
+                    key_schema=key_schema,
+                    key=key,
+                    value_schema=envelope_schema,
+                    value=envelope,
+                )
+            )
+        return records
 
     def truncate(
         self, position: Position, offset: Mapping[str, Any], partition: Mapping[str, Any]

@@ -1,5 +1,8 @@
 """The initial snapshot: every captured table read inside the snapshot a new slot exported, so the rows
-read and the changes streamed after the slot's consistent point meet without a gap or an overlap."""
+read and the changes streamed after the slot's consistent point meet without a gap or an overlap.
+
+Tables are read in primary-key chunks (:mod:`snapshot_plan`), in key order, so several tasks can share
+a table and a task can resume a chunk after the last key it wrote."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from psycopg2 import sql
 
 from conveyor.connectors.postgres.catalog import CaptureError, TableInfo
 from conveyor.connectors.postgres.connection import PostgresAddress, connect, first_line
+from conveyor.connectors.postgres.snapshot_plan import Chunk
 from conveyor.connectors.postgres.types import read_as_text
 
 
@@ -35,24 +39,88 @@ class SnapshotReader:
         self.xid: int = row[0]
         self.started_us: int = row[1]
 
-    def rows(self, table: TableInfo, columns: Sequence[str]) -> Iterator[tuple[str | None, ...]]:
-        """Every row of ``table`` (these columns, in their text form), fetched ``fetch_size`` at a time."""
+    def chunks(self, tables: Sequence[TableInfo], chunk_size: int) -> list[Chunk]:
+        """Every table split into primary-key ranges of ``chunk_size`` rows (as this snapshot sees them);
+        an empty table has none, a table without a primary key is one chunk."""
+        chunks: list[Chunk] = []
+        for table in tables:
+            starts = self._chunk_starts(table, chunk_size)
+            if starts is None:
+                continue
+            bounds: list[tuple[str, ...] | None] = [None, *starts, None]
+            for n in range(len(bounds) - 1):
+                chunks.append(
+                    Chunk(len(chunks), table.id, bounds[n], bounds[n + 1], n == 0, n == len(bounds) - 2)
+                )
+        return chunks
+
+    def _chunk_starts(self, table: TableInfo, chunk_size: int) -> list[tuple[str, ...]] | None:
+        """The first key of every chunk but the first, or None if the table has no row."""
         read_as_text(self._connection, {column.type_oid for column in table.columns})
+        key = table.primary_key
+        with self._connection.cursor() as cursor:
+            try:
+                cursor.execute(sql.SQL("SELECT EXISTS (SELECT 1 FROM {})").format(table.id.quoted()))
+                row = cursor.fetchone()
+                if row is None or not row[0]:
+                    return None
+                if not key:
+                    return []
+                columns = sql.SQL(", ").join(sql.Identifier(name) for name in key)
+                cursor.execute(
+                    sql.SQL(
+                        "SELECT {columns} FROM (SELECT {columns}, row_number() OVER (ORDER BY {columns}) "
+                        "AS conveyor_row FROM {table}) AS numbered WHERE conveyor_row % {size} = 1 "
+                        "AND conveyor_row > 1 ORDER BY conveyor_row"
+                    ).format(columns=columns, table=table.id.quoted(), size=sql.Literal(chunk_size))
+                )
+                return [tuple(found) for found in cursor.fetchall()]
+            except psycopg2.Error as error:
+                raise _unreadable(table, error) from error
+
+    def chunk_rows(
+        self, table: TableInfo, columns: Sequence[str], chunk: Chunk, after: tuple[str, ...] | None
+    ) -> Iterator[tuple[str | None, ...]]:
+        """The rows of ``chunk`` (these columns, in their text form) in key order, those after the key
+        ``after`` only, fetched ``fetch_size`` at a time."""
+        read_as_text(self._connection, {column.type_oid for column in table.columns})
+        key = table.primary_key
+        conditions: list[sql.Composable] = []
+        params: list[str] = []
+        for bound, operator in ((chunk.lower, ">="), (chunk.upper, "<"), (after, ">")):
+            if bound is not None and key:
+                conditions.append(_key_comparison(key, operator))
+                params.extend(bound)
         statement = sql.SQL("SELECT {} FROM {}").format(
             sql.SQL(", ").join(sql.Identifier(name) for name in columns), table.id.quoted()
         )
+        if conditions:
+            statement += sql.SQL(" WHERE ") + sql.SQL(" AND ").join(conditions)
+        if key:
+            statement += sql.SQL(" ORDER BY {}").format(sql.SQL(", ").join(sql.Identifier(n) for n in key))
         with self._connection.cursor(name=next(self._names)) as cursor:
             cursor.itersize = self._fetch_size
             try:
-                cursor.execute(statement)
-                yield from cursor
+                cursor.execute(statement, params)
+                while batch := cursor.fetchmany(self._fetch_size):
+                    yield from batch
             except psycopg2.Error as error:
-                raise CaptureError(
-                    f"Could not read table {table.id} for the snapshot: {first_line(error)}. The user needs "
-                    f"SELECT on it, or leave it out with table.exclude.list"
-                ) from error
+                raise _unreadable(table, error) from error
 
     def close(self) -> None:
         with contextlib.suppress(psycopg2.Error):
             self._connection.rollback()
             self._connection.close()
+
+
+def _key_comparison(key: Sequence[str], operator: str) -> sql.Composed:
+    columns = sql.SQL(", ").join(sql.Identifier(name) for name in key)
+    placeholders = sql.SQL(", ").join(sql.Placeholder() for _ in key)
+    return sql.SQL("ROW({}) {} ROW({})").format(columns, sql.SQL(operator), placeholders)
+
+
+def _unreadable(table: TableInfo, error: psycopg2.Error) -> CaptureError:
+    return CaptureError(
+        f"Could not read table {table.id} for the snapshot: {first_line(error)}. The user needs SELECT on "
+        "it, or leave it out with table.exclude.list"
+    )
