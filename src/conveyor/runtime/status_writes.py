@@ -2,8 +2,8 @@
 
 A write that fails (the log down longer than its clients retry) would otherwise be lost, and the status
 topic would go on saying what was true before, e.g. RUNNING for a task that failed meanwhile. Only the
-latest status of each connector or task is kept; a newer write, or forgetting it (its work stopped here,
-its connector deleted), drops an older one that is still waiting.
+latest status of each connector or task is kept; a newer write, or forgetting it (its work stopped on this
+worker, so that a status of a deleted or moved connector never comes back), drops one still waiting.
 """
 
 from __future__ import annotations
