@@ -9,6 +9,11 @@ protocol: the seconds until every task runs again on live workers with the load 
 task stops the workers that stayed through the phase made, counted from the status topic. The eager
 protocol is the same-run baseline of the cooperative one.
 
+Last, a broker outage on Kafka (`--outage-only` runs just that): two workers run exactly-once generator
+tasks, the broker is stopped until every task has failed (its producers gave up after
+`producer.delivery.timeout.ms`) and started again on the same store; printed are the seconds until every
+task runs again and the task stops the status topic shows on the workers, which all stay.
+
 `--runner threads` (the default) runs each worker's tasks in threads of its process
 (`bench/rebalance_worker.py`); `--runner spark` runs `conveyor distributed` itself, tasks on Spark.
 """
@@ -32,7 +37,9 @@ from typing import IO, Any
 
 import httpx
 
+from conveyor.kafka_broker import KafkaBroker
 from conveyor.log import Log, TopicPartition, open_log
+from conveyor.log.errors import LogError
 from conveyor.storage.json_values import from_json_bytes
 from conveyor.storage.status_records import TASK_STATUS_PREFIX, parse_status
 
@@ -98,7 +105,7 @@ class WorkerProcess:
             [*self.command, str(self.properties)],
             stdout=subprocess.DEVNULL,
             stderr=self.output,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])},
         )
 
     def answers(self) -> bool:
@@ -139,6 +146,15 @@ class StopCounter:
         self._consumer.assign(self._partitions)
         self._consumer.seek_to_beginning()
         self._running_on: dict[bytes, str] = {}
+        self._since_mark: dict[bytes, str] = {}
+
+    def mark(self) -> None:
+        """Forget the statuses read so far, for `running_since_mark`."""
+        self._since_mark.clear()
+
+    def running_since_mark(self) -> int:
+        """How many tasks were last written RUNNING among the records read since `mark`."""
+        return sum(state == "RUNNING" for state in self._since_mark.values())
 
     def read_stops(self) -> Counter[str]:
         """Stops per worker id in the records written since the last call."""
@@ -151,6 +167,7 @@ class StopCounter:
                 status = None if record.value is None else parse_status(from_json_bytes(record.value))
                 if status is None:
                     continue
+                self._since_mark[record.key] = status.state
                 previous = self._running_on.pop(record.key, None)
                 if status.state == "RUNNING":
                     self._running_on[record.key] = status.worker_id
@@ -162,23 +179,35 @@ class StopCounter:
         self._consumer.close()
 
 
-def task_placement(client: httpx.Client) -> list[tuple[str, str]] | None:
+@dataclass(frozen=True)
+class Load:
+    """The generator connectors a group runs."""
+
+    connectors: int = CONNECTORS
+    tasks_per_connector: int = TASKS_PER_CONNECTOR
+
+    @property
+    def tasks(self) -> int:
+        return self.connectors * self.tasks_per_connector
+
+
+def task_placement(client: httpx.Client, load: Load = Load()) -> list[tuple[str, str]] | None:
     """(state, worker id) of every task, or None while a connector's tasks are not all listed."""
     placement = []
-    for index in range(CONNECTORS):
+    for index in range(load.connectors):
         response = client.get(f"/connectors/gen-{index}/status")
         if response.status_code != 200:
             return None
         tasks = response.json()["tasks"]
-        if len(tasks) != TASKS_PER_CONNECTOR:
+        if len(tasks) != load.tasks_per_connector:
             return None
         placement.extend((task["state"], task["worker_id"]) for task in tasks)
     return placement
 
 
-def runs_balanced(client: httpx.Client, live: list[WorkerProcess]) -> bool:
+def runs_balanced(client: httpx.Client, live: list[WorkerProcess], load: Load = Load()) -> bool:
     """Every task RUNNING on a live worker, each live worker running its share (floor or ceil)."""
-    placement = task_placement(client)
+    placement = task_placement(client, load)
     if placement is None or any(state != "RUNNING" for state, _ in placement):
         return False
     per_worker = Counter(worker for _, worker in placement)
@@ -237,14 +266,14 @@ def worker_properties(root: Path, name: str, port: int, protocol: str, delay_ms:
     return path
 
 
-def create_connectors(client: httpx.Client) -> None:
+def create_connectors(client: httpx.Client, load: Load = Load()) -> None:
     """Create the connectors one at a time, each once the previous one's tasks all run."""
-    for index in range(CONNECTORS):
+    for index in range(load.connectors):
         name = f"gen-{index}"
         config = {
             "connector.class": "GeneratorSourceConnector",
             "topic": f"generated-{index}",
-            "tasks.max": str(TASKS_PER_CONNECTOR),
+            "tasks.max": str(load.tasks_per_connector),
             "rate": str(RATE),
         }
         body = {"name": name, "config": config}
@@ -254,15 +283,18 @@ def create_connectors(client: httpx.Client) -> None:
             "the group to accept a connector",
         )
         assert response.status_code == 201, response.text
-        wait_for(lambda n=name: connector_runs(client, n), f"every task of {name} running")
+        wait_for(
+            lambda n=name: connector_runs(client, n, load.tasks_per_connector),
+            f"every task of {name} running",
+        )
 
 
-def connector_runs(client: httpx.Client, name: str) -> bool:
+def connector_runs(client: httpx.Client, name: str, tasks: int = TASKS_PER_CONNECTOR) -> bool:
     response = client.get(f"/connectors/{name}/status")
     if response.status_code != 200:
         return False
     states = [task["state"] for task in response.json()["tasks"]]
-    return states == ["RUNNING"] * TASKS_PER_CONNECTOR
+    return states == ["RUNNING"] * tasks
 
 
 def run_protocol(protocol: str, runner: str, delay_ms: int) -> ProtocolRun:
@@ -335,13 +367,127 @@ def run_protocol(protocol: str, runner: str, delay_ms: int) -> ProtocolRun:
     return result
 
 
+OUTAGE_LOAD = Load(connectors=2, tasks_per_connector=5)
+OUTAGE_CLIENT_RETRY_MS = 8_000
+"""`producer.delivery.timeout.ms` of the outage group: how long its producers retry before failing."""
+
+
+def kafka_worker_properties(root: Path, name: str, port: int, bootstrap: str, delay_ms: int) -> Path:
+    """A worker of the outage group: on Kafka, exactly-once sources, clients that give up soon."""
+    path = root / f"{name}.properties"
+    path.write_text(
+        "\n".join(
+            [
+                "group.id=outage",
+                f"bootstrap.servers={bootstrap}",
+                "config.storage.replication.factor=1",
+                "offset.storage.replication.factor=1",
+                "status.storage.replication.factor=1",
+                f"listeners=http://127.0.0.1:{port}",
+                "rest.advertised.host.name=127.0.0.1",
+                f"scheduled.rebalance.max.delay.ms={delay_ms}",
+                "offset.flush.interval.ms=1000",
+                "exactly.once.source.support=enabled",
+                f"producer.delivery.timeout.ms={OUTAGE_CLIENT_RETRY_MS}",
+                f"producer.transaction.timeout.ms={OUTAGE_CLIENT_RETRY_MS * 2}",
+                "task.restart.backoff.max.ms=5000",
+                "",
+            ]
+        )
+    )
+    return path
+
+
+def every_task_failed(workers: list[WorkerProcess], load: Load) -> bool:
+    """Each task has logged a failure on some worker since the broker went."""
+    text = "".join(w.properties.with_suffix(".log").read_text(errors="replace") for w in workers)
+    return all(
+        f"Task gen-{c}-{t} failed" in text
+        for c in range(load.connectors)
+        for t in range(load.tasks_per_connector)
+    )
+
+
+def run_outage(runner: str, delay_ms: int) -> PhaseResult:
+    """Two workers on a Kafka broker run exactly-once generator tasks; the broker is stopped until every
+    task has failed, then started again. Seconds from the broker's return until every task runs again,
+    balanced, with a RUNNING status written since; stops: those the status topic shows on both workers."""
+    root = Path(tempfile.mkdtemp(prefix="conveyor-rebalance-outage-"))
+    load = OUTAGE_LOAD
+    with KafkaBroker(root / "broker", heap="1g") as broker:
+        bootstrap = broker.bootstrap_servers
+        workers = [
+            WorkerProcess(
+                name, kafka_worker_properties(root, name, port, bootstrap, delay_ms), port, COMMANDS[runner]
+            )
+            for name, port in ((name, free_port()) for name in "AB")
+        ]
+        counter: StopCounter | None = None
+        log = open_log(f"kafka://{bootstrap}")
+        try:
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.wait_up()
+            client = httpx.Client(base_url=workers[0].url, timeout=60)
+            create_connectors(client, load)
+            wait_for(lambda: runs_balanced(client, workers, load), f"{load.tasks} running tasks")
+            counter = StopCounter(log)
+            counter.read_stops()
+            broker.stop()
+            down = time.monotonic()
+            wait_for(lambda: every_task_failed(workers, load), "every task to fail while the broker is down")
+            counter.mark()
+            broker.start()
+            began = time.monotonic()
+            print(f"  outage: the broker was down {began - down:.1f} s")
+            limit_s = delay_ms / 1000 + PHASE_SLACK_S + 60.0
+            stops: Counter[str] = Counter()
+
+            def recovered() -> bool:
+                assert counter is not None
+                try:
+                    stops.update(counter.read_stops())
+                except LogError:
+                    return False  # the broker does not know the status topic's leaders yet
+                return counter.running_since_mark() == load.tasks and runs_balanced(client, workers, load)
+
+            try:
+                wait_for(recovered, "every task running again", limit_s)
+                seconds: float | None = time.monotonic() - began
+            except TimeoutError:
+                seconds = None
+            time.sleep(SETTLE_S)
+            stops.update(counter.read_stops())
+            live = [w for w in workers if w.process is not None and w.process.poll() is None]
+            outcome = PhaseResult(seconds, sum(stops.values()), len(live))
+            if seconds is None:
+                outcome.note = f"after {limit_s:g} s {running_on(client, workers)} of {load.tasks} tasks ran"
+            print(f"  outage: {outcome.cell().strip()} s, {outcome.stops} stops, {len(live)} workers stayed")
+            client.close()
+        finally:
+            if counter is not None:
+                counter.close()
+            with ThreadPoolExecutor(len(workers)) as pool:
+                list(pool.map(WorkerProcess.stop, workers))
+            log.close()
+            print(f"  outage: worker logs in {root}")
+    return outcome
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runner", choices=sorted(COMMANDS), default="threads")
     parser.add_argument("--delay-ms", type=int, default=15_000, help="scheduled.rebalance.max.delay.ms")
+    parser.add_argument(
+        "--outage-only", action="store_true", help="run only the broker outage phase (Kafka, sessioned)"
+    )
     args = parser.parse_args()
+    if args.outage_only:
+        report_outage(run_outage(args.runner, args.delay_ms))
+        return
     where = (
         "tasks in threads of each worker process (bench/rebalance_worker.py), not Spark"
         if args.runner == "threads"
@@ -381,6 +527,19 @@ def main() -> None:
                 print(f"{run.protocol}: {labels[name]}: {run.phases[name].note}")
         if run.hung:
             print(f"{run.protocol}: did not stop within {STOP_S:g} s of SIGTERM: {', '.join(run.hung)}")
+    report_outage(run_outage(args.runner, args.delay_ms))
+
+
+def report_outage(outcome: PhaseResult) -> None:
+    print()
+    print(
+        f"broker outage (sessioned, Kafka, {OUTAGE_LOAD.tasks} exactly-once tasks on 2 workers, "
+        f"producer.delivery.timeout.ms={OUTAGE_CLIENT_RETRY_MS}): {outcome.cell().strip()} s until every "
+        f"task ran again after the broker was back, {outcome.stops} task stops on the "
+        f"{outcome.stayed} workers that stayed"
+    )
+    if outcome.note:
+        print(f"broker outage: {outcome.note}")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from conveyor.runtime.connector_calls import (
     instant,
 )
 from conveyor.runtime.control import CALL, CALL_BEGAN, PRIVATE_METRICS, TargetState
+from conveyor.runtime.status_writes import StatusKey, StatusWrites
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskOwner, TaskSpec
 from conveyor.settings.client_overrides import refuse_unsafe_log_urls
@@ -230,6 +231,7 @@ class Worker:
         self.config = config
         self.runner = runner
         self.status = status
+        self._status_writes = StatusWrites(status)
         self.worker_id = worker_id
         self.providers = ConfigProviders.from_worker_props(config.props)
         self._reconfigure = on_reconfiguration_request
@@ -408,6 +410,7 @@ class Worker:
     def _stop_connector(self, name: str) -> int:
         """Stop the current incarnation and return the epoch of the next (see `supersede`)."""
         epoch = self.supersede(name)
+        self._status_writes.forget(StatusKey(name))
         with self._lock:
             connector = self._connectors.pop(name, None)
             thread = self._threads.pop(name, None) if connector is not None else None
@@ -517,6 +520,7 @@ class Worker:
             running = self._tasks.pop(task, None)
             self._task_states.pop(task, None)
             self._task_versions.pop(task, None)
+        self._status_writes.forget(StatusKey(task.connector, task.task))
         if running is None:
             return
         if running.restart_timer is not None:
@@ -649,8 +653,9 @@ class Worker:
 
     def _watch_tasks(self) -> None:
         """Publish again the state each task last reported, should a report have been missed or its
-        status write have failed."""
+        status write have failed, and write again the statuses whose writes failed."""
         while not self._closed.wait(MONITOR_INTERVAL_S):
+            self._status_writes.retry()
             with self._lock:
                 tasks = list(self._tasks.values())
             for running in tasks:
@@ -695,19 +700,17 @@ class Worker:
         with self._lock:
             self._connector_states[name] = state
             version = self._connector_versions.get(name)
-        self.status.put_connector(
-            name, Status(state.value, self.worker_id, trace, self.generation, version), safe=True
+        self._status_writes.put(
+            StatusKey(name), Status(state.value, self.worker_id, trace, self.generation, version)
         )
 
     def _put_task_status(self, task: TaskId, state: State, trace: str | None = None) -> None:
         with self._lock:
             self._task_states[task] = state
             version = self._task_versions.get(task)
-        self.status.put_task(
-            task.connector,
-            task.task,
+        self._status_writes.put(
+            StatusKey(task.connector, task.task),
             Status(state.value, self.worker_id, trace, self.generation, version),
-            safe=True,
         )
 
     # Metrics.

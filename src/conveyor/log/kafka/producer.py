@@ -254,21 +254,38 @@ class KafkaLogProducer(Producer):
         if self._closed:
             return
         self._closed = True
+        settled = False
         try:
             if self._in_transaction:
                 with contextlib.suppress(KafkaException, LogError):
                     self._producer.abort_transaction(REQUEST_TIMEOUT_S)
                     # As after abort_transaction: once closed, the abort is visible to readers.
                     self._await_markers()
+                    settled = True
             else:
                 undelivered = self._producer.flush(REQUEST_TIMEOUT_S)
                 self._raise_pending()
                 if undelivered:
                     raise LogError(f"Producer closed with {undelivered} records not appended")
+                settled = True
         finally:
-            # Release librdkafka's threads and connections now, not when the object is collected.
-            with contextlib.suppress(KafkaException, RuntimeError):
+            self._release(settled)
+
+    def _release(self, settled: bool) -> None:
+        """Release librdkafka's threads and connections now, not when the object is collected.
+
+        librdkafka's close waits without a bound for what the producer still owes the cluster (records,
+        a transaction's end), so a producer that could not settle (the cluster out of reach) is purged
+        and destroyed without it: otherwise a task closing it in an outage would hang until the cluster
+        is back, never reporting its failure."""
+        with contextlib.suppress(KafkaException, RuntimeError):
+            if settled:
                 self._producer.close()
+                return
+            self._producer.purge()
+            self._producer.flush(0)
+        # The last reference: dropping it destroys the client at once, without waiting on the cluster.
+        del self._producer
 
     def _ensure_open(self) -> None:
         if self._closed:
