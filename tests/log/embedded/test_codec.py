@@ -49,3 +49,10 @@ def test_batch_of_equal_timestamps_stores_one_timestamp() -> None:
     uniform = encode_batch(values, None, [5] * 1000, None)
     varied = encode_batch(values, None, list(range(1000)), None)
     assert len(varied) - len(uniform) == 8 * 1000
+
+
+def test_batch_of_null_keys_stores_no_key_column() -> None:
+    values = [b"x" * 100] * 1000
+    null_keys = encode_batch(values, [None] * 1000, [5] * 1000, None)
+    assert null_keys == encode_batch(values, None, [5] * 1000, None)
+    assert list(decode_batch(null_keys).keys) == [None] * 1000

@@ -58,7 +58,7 @@ def encode_batch(
     value_lengths, value_bytes = _encode_column(values)
     parts.append(value_lengths)
     key_bytes = b""
-    if keys is not None and any(key is not None for key in keys):
+    if keys is not None and keys.count(None) != count:
         flags |= _HAS_KEYS
         key_lengths, key_bytes = _encode_column(keys)
         parts.append(key_lengths)
@@ -113,7 +113,7 @@ def _encode_column(column: Sequence[bytes | None]) -> tuple[bytes, bytes]:
         lengths = array("i", [-1 if item is None else len(item) for item in column])
         return lengths.tobytes(), b"".join(item for item in column if item is not None)
     present: Sequence[bytes] = column  # type: ignore[assignment]
-    return array("i", map(len, present)).tobytes(), b"".join(present)
+    return array("i", list(map(len, present))).tobytes(), b"".join(present)
 
 
 def _read_array(typecode: str, payload: bytes, position: int, count: int) -> tuple[array[int], int]:
