@@ -9,7 +9,8 @@ import sys
 
 def test_listing_every_plugin_imports_no_fastapi() -> None:
     script = (
-        "import sys; from conveyor.plugins import list_plugins; list_plugins(); print('fastapi' in sys.modules)"
+        "import sys; from conveyor.plugins import list_plugins; list_plugins(); "
+        "print('fastapi' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
