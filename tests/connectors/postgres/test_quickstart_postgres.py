@@ -7,21 +7,15 @@ scratch directory, PostgreSQL port and database swapped for the test's own.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import re
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from tests.connectors.postgres.databases import fresh_database
-from tests.test_quickstart_docs import bash_blocks, free_port
 
 from conveyor.connectors.postgres.connection import PostgresAddress
 from conveyor.postgres_server import PostgresServer
+from pasted_docs import bash_blocks, fixed_waits, free_port, run_pasted
 
 PAGE = Path(__file__).parents[3] / "docs" / "postgres.md"
 PAGE_PORT = "127.0.0.1:8083"
@@ -36,7 +30,7 @@ def database(postgres: PostgresServer) -> Iterator[PostgresAddress]:
 
 
 def page_script(scratch: Path, port: int, database: PostgresAddress) -> str:
-    script = "set -e\n" + "\n".join(bash_blocks(PAGE))
+    script = "\n".join(bash_blocks(PAGE))
     return (
         script.replace(PAGE_SCRATCH, str(scratch))
         .replace(PAGE_PORT, f"127.0.0.1:{port}")
@@ -50,34 +44,15 @@ def test_the_postgres_quickstart_leaves_out_only_make_postgres_and_waits_no_fixe
     blocks = bash_blocks(PAGE)
     assert blocks[0].startswith("export PGPASSWORD=conveyor")
     assert blocks[-1].strip() == "kill %1"
-    assert [line for line in "\n".join(blocks).splitlines() if re.match(r"\s*sleep \d", line)] == []
+    assert fixed_waits(blocks) == []
 
 
 @pytest.mark.timeout(BOUND_S + 120)
 def test_the_postgres_quickstart_commands_run_as_pasted(tmp_path: Path, database: PostgresAddress) -> None:
-    clone, scratch, port = tmp_path / "clone", tmp_path / "scratch", free_port()
-    clone.mkdir()
-    (clone / ".venv").symlink_to(Path(sys.executable).parent.parent)
-    env = {**os.environ, "PGPORT": str(database.port)}
-    transcript = tmp_path / "transcript.txt"
-    with transcript.open("w") as out:
-        shell = subprocess.Popen(
-            ["bash", "-c", page_script(scratch, port, database)],
-            cwd=clone,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            shell.wait(timeout=BOUND_S)
-        except subprocess.TimeoutExpired:
-            pass
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(shell.pid, signal.SIGKILL)
-    output = transcript.read_text()
-    assert shell.returncode == 0, f"the quickstart failed (or ran past {BOUND_S} s):\n{output[-4000:]}"
+    scratch, port = tmp_path / "scratch", free_port()
+    ran = run_pasted(page_script(scratch, port, database), tmp_path, {"PGPORT": str(database.port)}, BOUND_S)
+    output = ran.output
+    assert ran.returncode == 0, f"the quickstart failed (or ran past {BOUND_S} s):\n{output[-4000:]}"
     table = [line for line in output.splitlines() if line.startswith("|")]
     ops = [line.split("|")[1].strip() for line in table[1:]]
     assert ops == ["r", "c", "u", "d", "null"] or ops == ["r", "c", "u", "d", "NULL"], output[-4000:]
