@@ -72,15 +72,7 @@ def test_a_transformation_s_and_a_predicate_s_own_metrics_carry_their_aliases(
     client: httpx.Client, tmp_path: Path
 ) -> None:
     name = unique_name("transform-metrics")
-    config = {
-        **file_source_config(tmp_path),
-        "transforms": "count",
-        "transforms.count.type": COUNTING_TRANSFORM,
-        "transforms.count.predicate": "all",
-        "predicates": "all",
-        "predicates.all.type": EVERY_RECORD_PREDICATE,
-    }
-    create_connector(client, name, config)
+    create_connector(client, name, counted_lines_config(tmp_path))
     task = {"connector": name, "task": "0"}
     seen_tags = frozenset({**task, "transformation": "count"}.items())
     seen = ("kafka_connect_plugins_records_seen_total", seen_tags)
@@ -93,15 +85,7 @@ def test_each_transformation_and_predicate_is_published_with_its_class_and_versi
     client: httpx.Client, tmp_path: Path
 ) -> None:
     name = unique_name("chain-labels")
-    config = {
-        **file_source_config(tmp_path),
-        "transforms": "count",
-        "transforms.count.type": COUNTING_TRANSFORM,
-        "transforms.count.predicate": "all",
-        "predicates": "all",
-        "predicates.all.type": EVERY_RECORD_PREDICATE,
-    }
-    create_connector(client, name, config)
+    create_connector(client, name, counted_lines_config(tmp_path))
     wait_for_status(client, name, "RUNNING", ["RUNNING"])
     task = {"connector": name, "task": "0"}
     transform = {**task, "transform": "count", "transform_class": listed(COUNTING_TRANSFORM)}
@@ -116,3 +100,15 @@ def test_each_transformation_and_predicate_is_published_with_its_class_and_versi
 def listed(path: str) -> str:
     """A Python plugin's class as the plugin listing names it: its dotted path."""
     return path.replace(":", ".")
+
+
+def counted_lines_config(directory: Path) -> dict[str, str]:
+    """A FileStreamSource of three lines through a counting transformation under a predicate."""
+    return {
+        **file_source_config(directory),
+        "transforms": "count",
+        "transforms.count.type": COUNTING_TRANSFORM,
+        "transforms.count.predicate": "all",
+        "predicates": "all",
+        "predicates.all.type": EVERY_RECORD_PREDICATE,
+    }
