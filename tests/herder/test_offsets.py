@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -98,6 +99,17 @@ def test_reset_sink_offsets_delete_the_consumer_group(standalone: Standalone, tm
     assert herder.reset_connector_offsets(NAME) == OFFSETS_RESET
     assert herder.connector_offsets(NAME) == []
     assert f"connect-{NAME}" not in standalone.log.admin().list_consumer_groups()
+
+
+def test_a_reset_moves_a_sinks_own_positions_of_every_partition_it_reads_even_with_no_group(
+    standalone: Standalone, tmp_path: Path
+) -> None:
+    herder = standalone.herder
+    stopped_sink(herder, standalone.log, tmp_path)
+    assert f"connect-{NAME}" not in standalone.log.admin().list_consumer_groups()
+    assert herder.reset_connector_offsets(NAME) == OFFSETS_RESET
+    events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert events == [{"event": "alter_offsets", "offsets": {str(TopicPartition("in", 0)): None}}]
 
 
 def test_sink_offsets_without_topic_and_partition_are_a_bad_request(

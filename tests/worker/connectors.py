@@ -173,6 +173,15 @@ class RecordingSinkConnector(SinkConnector):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [{**self._props, "recording.task": str(i)} for i in range(max_tasks)]
 
+    def alter_offsets(
+        self, connector_config: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]
+    ) -> bool:
+        """Log the positions asked for, as a sink that keeps positions of its own would move them."""
+        entry = {"event": "alter_offsets", "offsets": {str(p): o for p, o in sorted(offsets.items())}}
+        with Path(connector_config[EVENTS_FILE_CONFIG]).open("a") as events:
+            events.write(json.dumps(entry) + "\n")
+        return True
+
     def stop(self) -> None:
         pass
 

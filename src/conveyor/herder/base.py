@@ -42,7 +42,7 @@ from conveyor.runtime.control import PRIVATE_METRICS, TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
-from conveyor.settings.connector_config import SourceTransactionSettings
+from conveyor.settings.connector_config import SinkTopics, SourceTransactionSettings
 from conveyor.settings.names import consumer_group, task_transactional_id
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
@@ -380,15 +380,29 @@ class BaseHerder(Herder):
         config = self._require_stopped(name)
         if self._type_of(config) is ConnectorType.SINK:
             admin = self.log.admin()
-            if consumer_group(name) in admin.list_consumer_groups():
-                committed = admin.list_consumer_group_offsets(consumer_group(name))
-                reset: dict[TopicPartition, int | None] = dict.fromkeys(committed)
-                self._sink_connector(config).alter_offsets(config, reset)
+            # Every partition the sink reads, not only those its group committed: a sink that keeps its
+            # own positions (a Spark query's checkpoint, the JDBC sink's offsets table) may be ahead of
+            # a group that has not committed yet, and a reset must move those positions too.
+            reset: dict[TopicPartition, int | None] = dict.fromkeys(self._subscribed_partitions(config))
+            group_exists = consumer_group(name) in admin.list_consumer_groups()
+            if group_exists:
+                reset.update(dict.fromkeys(admin.list_consumer_group_offsets(consumer_group(name))))
+            self._sink_connector(config).alter_offsets(config, reset)
+            if group_exists:
                 admin.delete_consumer_group(consumer_group(name))
         else:
             current = self.connector_offsets(name)
             self._write_offsets(name, config, [ConnectorOffset(o.partition, None) for o in current])
         return OFFSETS_RESET
+
+    def _subscribed_partitions(self, config: Mapping[str, str]) -> list[TopicPartition]:
+        """The partitions of the existing topics a sink connector's `topics` or `topics.regex` names."""
+        subscription = SinkTopics.parse(config)
+        admin = self.log.admin()
+        existing = admin.list_topics()
+        topics = [topic for topic in existing if subscription.includes(topic)]
+        described = admin.describe_topics(topics) if topics else {}
+        return [partition for topic in described.values() for partition in topic.topic_partitions()]
 
     def _write_offsets(self, name: str, config: Mapping[str, str], offsets: list[ConnectorOffset]) -> None:
         klass = connector_class(config)
