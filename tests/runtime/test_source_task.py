@@ -24,7 +24,7 @@ from conveyor.runtime.source_task import SourceTaskLoop
 from conveyor.runtime.task_generation import RevokedTaskError
 from conveyor.runtime.task_spec import TaskOwner
 from conveyor.settings.worker_config import WorkerConfig
-from conveyor.storage import Status
+from conveyor.storage import OffsetStore, Status
 from conveyor.storage.errors import StorageError
 from conveyor.storage.status_store import StatusStore
 from log_backends import BACKENDS, fresh_log_url
@@ -360,3 +360,22 @@ def test_an_exactly_once_task_starts_while_the_worker_that_gave_it_up_is_still_s
     loop, control = owned_exactly_once_loop(log, TaskOwner("new-owner:8083", generation=2))
     with running(loop, control):
         wait_until(lambda: read_values(log, TOPIC) == ["input-0"], "the task's record committed")
+
+
+def test_a_task_with_an_offsets_topic_of_its_own_falls_back_to_the_workers_offsets(log: Log) -> None:
+    worker_store = OffsetStore(log, OFFSETS_TOPIC, partitions=1)
+    worker_store.start()
+    try:
+        worker_store.put(CONNECTOR, [({"file": "input"}, {"position": 7})])
+    finally:
+        worker_store.stop()
+    seen: list[Mapping[str, Any] | None] = []
+
+    def read_offset(task: ScriptedSourceTask, index: int, batch: list[SourceRecord]) -> None:
+        seen.append(task.context.offset_storage_reader().offset({"file": "input"}))
+
+    task = ScriptedSourceTask([records(0, 1)], on_poll=read_offset)
+    loop, control = source_loop(log, task, config={"offsets.storage.topic": "own-offsets"})
+    with running(loop, control):
+        wait_until(lambda: seen, "the task to read its offset")
+    assert seen == [{"position": 7}]

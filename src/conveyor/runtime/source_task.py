@@ -53,7 +53,7 @@ from conveyor.settings.client_overrides import (
 )
 from conveyor.settings.connector_config import SourceTransactionSettings
 from conveyor.settings.names import task_transactional_id
-from conveyor.storage import OffsetStore, StoreOffsetStorageReader
+from conveyor.storage import ConnectorOffsetStore, OffsetStore, StoreOffsetStorageReader
 from conveyor.storage.status_store import StatusStore
 
 logger = logging.getLogger(__name__)
@@ -121,6 +121,20 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             worker.offsets_replication_factor,
             self.offsets_consumer.isolation_level,
             self.offsets_consumer.overrides,
+        )
+        # KIP-618: a connector with an offsets topic of its own still reads the worker's offsets for the
+        # source partitions its own topic has not stored yet (it may have run without one before).
+        self.worker_offsets = (
+            OffsetStore(
+                log,
+                worker.offsets_topic,
+                worker.offsets_partitions,
+                worker.offsets_replication_factor,
+                self.offsets_consumer.isolation_level,
+                self.offsets_consumer.overrides,
+            )
+            if self.offsets_topic != worker.offsets_topic
+            else None
         )
         self.producer: Producer = self._create_producer()
         self.topics = TopicCreator(log, config)
@@ -207,7 +221,13 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
 
     def _initialize_task(self) -> None:
         built_with_overrides(ClientType.CONSUMER, self.offsets_consumer.overrides, self.offsets.start)
-        reader = StoreOffsetStorageReader(self.offsets, self.connector)
+        if self.worker_offsets is not None:
+            built_with_overrides(
+                ClientType.CONSUMER, self.offsets_consumer.overrides, self.worker_offsets.start
+            )
+        reader = StoreOffsetStorageReader(
+            ConnectorOffsetStore(self.offsets, self.worker_offsets), self.connector
+        )
         self.context = RuntimeSourceTaskContext(self.spec.task_config, reader, self.requests)
         self.task.initialize(self.context)
 
@@ -220,6 +240,8 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             super()._close_client()
         finally:
             self.offsets.stop()
+            if self.worker_offsets is not None:
+                self.worker_offsets.stop()
 
     def _loop(self) -> None:
         while True:
