@@ -20,8 +20,9 @@ function formatValue(value) {
   return Number.isInteger(value) ? String(value) : value.toFixed(1);
 }
 
-/** A titled chart; `label` names it for tests and screen readers, `latest` is shown beside the title. */
-export function lineChart({ title, label, unit, points, now = Date.now(), windowMs = WINDOW_MS }) {
+/** A titled chart; `label` names it for tests and screen readers. Beside the title: `current` when given
+ *  (a figure the worker reports now), else the latest point (samples are taken every few seconds). */
+export function lineChart({ title, label, unit, points, current, now = Date.now(), windowMs = WINDOW_MS }) {
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const max = niceMax(Math.max(0, ...points.map((p) => p.value)));
@@ -33,7 +34,8 @@ export function lineChart({ title, label, unit, points, now = Date.now(), window
   ]);
   const line = points.map((p, i) => `${i ? "L" : "M"}${x(p.t).toFixed(1)},${y(p.value).toFixed(1)}`).join(" ");
   const area = points.length > 1 ? `${line} L${x(points.at(-1).t).toFixed(1)},${y(0)} L${x(points[0].t).toFixed(1)},${y(0)} Z` : "";
-  const latest = points.length ? points.at(-1).value : null;
+  const last = points.length ? points.at(-1).value : null;
+  const latest = current ?? last;
   const minutes = Math.round(windowMs / 60000);
   return h(
     "figure",
@@ -47,7 +49,7 @@ export function lineChart({ title, label, unit, points, now = Date.now(), window
       s("text", { x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end", class: "tick" }, "now"),
       area ? s("path", { d: area, class: "area" }) : null,
       line ? s("path", { d: line, class: "line" }) : null,
-      latest === null ? null : s("circle", { cx: x(points.at(-1).t), cy: y(latest), r: 3, class: "dot" }),
+      last === null ? null : s("circle", { cx: x(points.at(-1).t), cy: y(last), r: 3, class: "dot" }),
     ),
   );
 }

@@ -28,6 +28,17 @@ export function taskRecordsMoved(type, task) {
   return sum([task], movedMetric(type, [task]));
 }
 
+// A sink task's records past its position, under the name its loop reports (a Spark sink's query: "lag").
+const LAG = ["records-lag", "lag"];
+
+/** A sink's records past its tasks' positions as its status reports them now; null for a source, or
+ *  while no task reports it. */
+export function recordsLagging(status) {
+  if (status.type !== "sink") return null;
+  const metric = LAG.find((name) => hasMetric(status.tasks, name));
+  return metric === undefined ? null : sum(status.tasks, metric);
+}
+
 /** Records the connector's tasks sent to its dead letter queue. */
 export function deadLettered(status) {
   return sum(status.tasks, "deadletterqueue-produce-requests");

@@ -4,7 +4,7 @@
 import { api } from "../api.js";
 import { lineChart } from "../chart.js";
 import { h, put, stateBadge } from "../dom.js";
-import { deadLettered, recordErrors, taskRecordsMoved } from "../history.js";
+import { deadLettered, recordErrors, recordsLagging, taskRecordsMoved } from "../history.js";
 
 const DLQ_TOPIC = "errors.deadletterqueue.topic.name";
 
@@ -182,7 +182,7 @@ export function connectorView(name, { refresh, notify }) {
       put(charts,
         lineChart({ title: "Records/s", label: "rate", unit: "rec/s", points: history.rate(name) }),
         status.type === "sink"
-          ? lineChart({ title: "Lag", label: "lag", unit: "records", points: history.lag(name) })
+          ? lineChart({ title: "Lag", label: "lag", unit: "records", points: history.lag(name), current: recordsLagging(status) })
           : null,
       );
       const dlqTopic = info.config[DLQ_TOPIC];

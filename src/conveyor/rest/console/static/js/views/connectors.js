@@ -3,7 +3,7 @@
 
 import { lineChart } from "../chart.js";
 import { connectorHref, h, put, stateBadge } from "../dom.js";
-import { deadLettered, recordErrors } from "../history.js";
+import { deadLettered, recordErrors, recordsLagging } from "../history.js";
 
 const TROUBLE = ["FAILED", "RESTARTING"];
 
@@ -79,7 +79,7 @@ export function connectorsView() {
       health: health(status),
       workers: [...new Set([status.connector.worker_id, ...status.tasks.map((t) => t.worker_id)])],
       rate: history.latestRate(name),
-      lag: status.type === "sink" ? history.latestLag(name) : null,
+      lag: recordsLagging(status) ?? (status.type === "sink" ? history.latestLag(name) : null),
     }));
     const failing = all.filter((row) => TROUBLE.includes(row.health));
     const matches = (row) => !filter || [row.name, row.status.type, row.health, row.info?.config?.["connector.class"] ?? "", ...row.workers]
