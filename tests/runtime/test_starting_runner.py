@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conveyor.log import Log
+from conveyor.metrics.worker_usage import SlotUsage
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.worker import Worker
@@ -111,3 +112,30 @@ def test_the_runner_says_what_it_waits_for_until_it_is_built(starting: Starting)
     starting.built.set()
     starting.runner.wait_started(BUILD_TIMEOUT_S)
     wait_until(lambda: starting.runner.waiting_for() is None, "the runner built")
+
+
+class RunnerWithUi(ThreadTaskRunner):
+    def slot_usage(self) -> SlotUsage:
+        return SlotUsage(total=2, in_use=1, waiting_tasks=0)
+
+    def ui_url(self) -> str:
+        return "http://127.0.0.1:4040"
+
+
+def test_the_slots_and_ui_shown_are_the_built_runners_and_none_while_it_is_built() -> None:
+    built, inner = threading.Event(), RunnerWithUi()
+
+    def build() -> TaskRunner:
+        assert built.wait(BUILD_TIMEOUT_S)
+        return inner
+
+    runner = StartingTaskRunner(build)
+    try:
+        assert (runner.slot_usage(), runner.ui_url()) == (None, None)
+        built.set()
+        runner.wait_started(BUILD_TIMEOUT_S)
+        assert runner.slot_usage() == SlotUsage(total=2, in_use=1, waiting_tasks=0)
+        assert runner.ui_url() == "http://127.0.0.1:4040"
+    finally:
+        built.set()
+        runner.close()

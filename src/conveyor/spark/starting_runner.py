@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conveyor.errors import ConnectError
+from conveyor.metrics.worker_usage import SlotUsage
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
@@ -155,6 +156,16 @@ class StartingTaskRunner(TaskRunner):
     def metrics(self, task: TaskId) -> dict[str, Any]:
         runner = self._runner
         return runner.metrics(task) if runner is not None else {}
+
+    def slot_usage(self) -> SlotUsage | None:
+        """The built runner's slots; None while Spark starts."""
+        runner = self._runner
+        return runner.slot_usage() if runner is not None else None
+
+    def ui_url(self) -> str | None:
+        """The built runner's UI (Spark's); None while Spark starts."""
+        runner = self._runner
+        return runner.ui_url() if runner is not None else None
 
     def close(self) -> None:
         with self._lock:
