@@ -44,11 +44,17 @@ def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def spark() -> SparkSession:
-    """The process's SparkSession with the conveyor source registered (never stopped here)."""
-    session = get_or_create_session()
-    register(session)
-    return session
+def spark_session() -> SparkSession:
+    """The process's SparkSession (never stopped here)."""
+    return get_or_create_session()
+
+
+@pytest.fixture
+def spark(spark_session: SparkSession) -> SparkSession:
+    """The process's SparkSession with the conveyor source registered, checked before each test: the
+    workers other tests run in this process share the session."""
+    register(spark_session)
+    return spark_session
 
 
 @pytest.fixture

@@ -20,13 +20,25 @@ _REGISTERED_FLAG = "conveyor.datasource.registered"
 
 
 def register(spark: SparkSession) -> None:
-    """Make ``format("conveyor")`` available in ``spark``; registering twice does nothing more."""
-    if spark.conf.get(_REGISTERED_FLAG, "false") == "true":
+    """Make ``format("conveyor")`` available in ``spark``; registering twice does nothing more.
+
+    The session's own flag is not trusted alone: the session's data source manager is asked too, so a
+    session that carries the flag without the source (its conf outlived it) registers it again.
+    """
+    if spark.conf.get(_REGISTERED_FLAG, "false") == "true" and _known(spark):
         return
     from conveyor.spark.datasource.source import ConveyorDataSource
 
     spark.dataSource.register(ConveyorDataSource)
     spark.conf.set(_REGISTERED_FLAG, "true")
+
+
+def _known(spark: SparkSession) -> bool:
+    """Whether the session's data source manager has ``conveyor`` (False if it cannot be asked)."""
+    try:
+        return bool(spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("conveyor"))
+    except Exception:
+        return False
 
 
 def __getattr__(name: str) -> type[ConveyorDataSource]:
