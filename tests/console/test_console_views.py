@@ -19,6 +19,10 @@ def generator_config(topic: str, **settings: str) -> dict[str, str]:
     return {"connector.class": "GeneratorSourceConnector", "topic": topic, "tasks.max": "1", **settings}
 
 
+LAG_WAIT_S = 120.0
+"""A loaded machine may take long to poll a file and report a lag; the wait only bounds a hang."""
+
+
 def task_metric(client: httpx.Client, name: str, metric: str) -> object:
     """A metric of the connector's first task, once it reports one."""
     tasks = status(client, name)["tasks"]
@@ -120,9 +124,18 @@ def test_lag_chart_shows_the_records_a_paused_sink_has_yet_to_read(
     )
     client.put(f"/connectors/{sink}/pause")
     wait_for_states(client, sink, "PAUSED", ["PAUSED"])
+    # The loop measures time paused only once it has paused its consumer: nothing appended after is read.
+    waiting.wait_until(lambda: float(task_metric(client, sink, "pause-ratio") or 0) > 0, "the loop paused")
     with open(source_config["file"], "a") as lines:
         lines.write("fourth\nfifth\n")
-    waiting.wait_until(lambda: task_metric(client, sink, "records-lag") == 2, "a reported lag of 2")
+    waiting.wait_until(
+        lambda: task_metric(client, source, "source-record-write-total") == 5, "5 lines written", LAG_WAIT_S
+    )
+    try:
+        waiting.wait_until(lambda: task_metric(client, sink, "records-lag") == 2, "a lag of 2", LAG_WAIT_S)
+    except AssertionError as timed_out:
+        reported = status(client, sink)["tasks"]
+        raise AssertionError(f"{timed_out}; the sink's task reports {reported}") from None
     open_connector(page, sink)
     expect(page.locator('figure[data-chart="lag"] .latest')).to_have_text("2 records")
 
