@@ -32,10 +32,10 @@ from connect_vs_kafka_connect import create, group_settings
 from conveyor.kafka_broker import KafkaConnect
 from conveyor.kafka_broker.jvm import free_port
 from conveyor.log import TopicPartition, open_log
+from conveyor.metrics.worker_usage import cpu_seconds, memory_bytes, process_tree
 from kafka_bench import broker
 
 CONVEYOR = Path(sys.executable).parent / "conveyor"
-TICKS = os.sysconf("SC_CLK_TCK")
 DEADLINE_S = 600.0
 RATE = 100
 SETTLE_S = 5.0
@@ -43,61 +43,28 @@ FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 
 
-@dataclass
-class Process:
-    pid: int
-    ppid: int
-    name: str
-    pss_kb: int
-    cpu_s: float
-
-
-def processes() -> dict[int, Process]:
-    """Every process this user can read: its parent, name, PSS and CPU seconds so far."""
-    found: dict[int, Process] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                text = stat.read()
-            with open(f"/proc/{entry}/smaps_rollup") as rollup:
-                pss = next(int(line.split()[1]) for line in rollup if line.startswith("Pss:"))
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                argv = cmdline.read().split(b"\0")
-        except (OSError, StopIteration, ValueError):
-            continue
-        fields = text.rsplit(")", 1)[1].split()
-        name = text[text.index("(") + 1 : text.rindex(")")]
-        label = " ".join(a.decode(errors="replace") for a in argv if a)[:110] or name
-        found[int(entry)] = Process(
-            int(entry), int(fields[1]), label, pss, (int(fields[11]) + int(fields[12])) / TICKS
-        )
-    return found
-
-
-def tree(root: int) -> list[Process]:
-    """`root` and its descendants."""
-    every = processes()
-    members, frontier = [], [root]
-    while frontier:
-        pid = frontier.pop()
-        if pid in every:
-            members.append(every[pid])
-            frontier.extend(p.pid for p in every.values() if p.ppid == pid)
-    return members
-
-
 def pss_mb(root: int) -> float:
-    return sum(p.pss_kb for p in tree(root)) / 1024
+    return sum(memory_bytes(pid) for pid in process_tree(root)) / 2**20
 
 
 def cpu_s(root: int) -> float:
-    return sum(p.cpu_s for p in tree(root))
+    return sum(cpu_seconds(pid) for pid in process_tree(root))
+
+
+def command_line(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            argv = cmdline.read().split(b"\0")
+    except OSError:
+        return "?"
+    return " ".join(a.decode(errors="replace") for a in argv if a)[:110]
 
 
 def census(root: int) -> str:
-    return "\n".join(f"      {p.pid:>8} {p.pss_kb / 1024:8.1f} MB  {p.name}" for p in tree(root))
+    return "\n".join(
+        f"      {pid:>8} {memory_bytes(pid) / 2**20:8.1f} MB  {command_line(pid)}"
+        for pid in process_tree(root)
+    )
 
 
 def wait_for(condition: Callable[[], bool], what: str) -> None:
@@ -198,7 +165,7 @@ def measure(runtime: Runtime, connectors: int, tasks: int, rate_seconds: float, 
         figures.first_record_s = time.monotonic() - started
         time.sleep(SETTLE_S)
         figures.idle_mb = pss_mb(pid)
-        figures.idle_processes = len(tree(pid))
+        figures.idle_processes = len(process_tree(pid))
         if show_census:
             print(f"    {runtime.label}, one connector idle:\n{census(pid)}", flush=True)
         figures.cpu_ms_per_record, figures.cpu_share = rate(source, counter, pid, rate_seconds)

@@ -7,10 +7,11 @@ import os
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def resident_bytes() -> int | None:
-    """This process's resident set size (RSS) in bytes; None where `/proc` does not tell it."""
+def resident_bytes(pid: int | None = None) -> int | None:
+    """The resident set size (RSS) in bytes of `pid` (this process by default); None where `/proc` does
+    not tell it."""
     try:
-        with open("/proc/self/statm", "rb") as statm:
+        with open(f"/proc/{'self' if pid is None else pid}/statm", "rb") as statm:
             return int(statm.read().split()[1]) * _PAGE_BYTES
     except (OSError, ValueError, IndexError):
         return None

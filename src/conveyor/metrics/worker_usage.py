@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conveyor.metrics.process_memory import resident_bytes
+
 PROC = Path("/proc")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 @dataclass(frozen=True)
@@ -106,24 +107,22 @@ def process_tree(root: int) -> list[int]:
     return tree
 
 
-def _cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds `pid` has used, user and system (0 once it is gone)."""
     fields = _stat_fields(pid)
     return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def _memory_bytes(pid: int) -> int:
+def memory_bytes(pid: int) -> int:
     """The process's proportional set size (shared pages split among their sharers), else its resident
-    set where the kernel has no `smaps_rollup`."""
+    set where the kernel has no `smaps_rollup` (0 once it is gone)."""
     try:
         for line in (PROC / str(pid) / "smaps_rollup").read_text().splitlines():
             if line.startswith("Pss:"):
                 return int(line.split()[1]) * 1024
     except (OSError, IndexError, ValueError):
         pass
-    try:
-        return int((PROC / str(pid) / "statm").read_text().split()[1]) * PAGE_BYTES
-    except (OSError, IndexError, ValueError):
-        return 0
+    return resident_bytes(pid) or 0
 
 
 class ProcessTreeUsage:
@@ -139,8 +138,8 @@ class ProcessTreeUsage:
         if not PROC.is_dir():
             return None, None, 1
         pids = process_tree(self.root)
-        memory = sum(_memory_bytes(pid) for pid in pids)
-        cpu = sum(_cpu_seconds(pid) for pid in pids)
+        memory = sum(memory_bytes(pid) for pid in pids)
+        cpu = sum(cpu_seconds(pid) for pid in pids)
         now = time.monotonic()
         with self._lock:
             if self._last is None:
