@@ -12,14 +12,13 @@ from collections.abc import Mapping
 
 from conveyor.log import Log
 from conveyor.log.errors import LogError
+from conveyor.runtime.source_task import EXACTLY_ONCE_PRODUCER_SETTINGS
 from conveyor.settings.client_overrides import ClientType, allowed_overrides, built_with_overrides
 from conveyor.settings.names import task_transactional_id
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import OffsetStore
 from conveyor.storage.errors import StorageError
 from conveyor.storage.offset_store import OffsetUpdates
-
-FORCED_SETTINGS = ("transactional.id", "enable.idempotence")
 
 
 def write_offsets_in_transaction(
@@ -37,7 +36,7 @@ def write_offsets_in_transaction(
         for key, value in allowed_overrides(
             worker.client_override_policy, connector_config, ClientType.PRODUCER
         ).items()
-        if key not in FORCED_SETTINGS
+        if key not in EXACTLY_ONCE_PRODUCER_SETTINGS
     }
     transactional_id = task_transactional_id(worker.group_id, connector, 0)
     producer = built_with_overrides(
