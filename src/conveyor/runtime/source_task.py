@@ -114,27 +114,22 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.offsets_consumer = source_offsets_consumer(
             worker.client_override_policy, config, self.exactly_once
         )
-        self.offsets = OffsetStore(
-            log,
-            self.offsets_topic,
-            worker.offsets_partitions,
-            worker.offsets_replication_factor,
-            self.offsets_consumer.isolation_level,
-            self.offsets_consumer.overrides,
-        )
+        def offsets_of(topic: str) -> OffsetStore:
+            consumer = self.offsets_consumer
+            return OffsetStore(
+                log,
+                topic,
+                worker.offsets_partitions,
+                worker.offsets_replication_factor,
+                consumer.isolation_level,
+                consumer.overrides,
+            )
+
+        self.offsets = offsets_of(self.offsets_topic)
         # KIP-618: a connector with an offsets topic of its own still reads the worker's offsets for the
         # source partitions its own topic has not stored yet (it may have run without one before).
         self.worker_offsets = (
-            OffsetStore(
-                log,
-                worker.offsets_topic,
-                worker.offsets_partitions,
-                worker.offsets_replication_factor,
-                self.offsets_consumer.isolation_level,
-                self.offsets_consumer.overrides,
-            )
-            if self.offsets_topic != worker.offsets_topic
-            else None
+            offsets_of(worker.offsets_topic) if self.offsets_topic != worker.offsets_topic else None
         )
         self.producer: Producer = self._create_producer()
         self.topics = TopicCreator(log, config)
