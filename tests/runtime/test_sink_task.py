@@ -342,6 +342,25 @@ def test_partitions_lost_after_the_session_timed_out_are_closed_without_a_commit
     assert "pre_commit" not in [event.name for event in task.events[:lost_at]]
 
 
+def test_a_paused_task_reads_nothing_from_partitions_a_rebalance_gives_it_again(log: Log) -> None:
+    produce(log, TOPIC, [b"a"])
+    task = RecordingSinkTask()
+    # Heartbeats further apart than the session: the group takes the partition away and gives it back.
+    overrides = {
+        "consumer.override.session.timeout.ms": "100",
+        "consumer.override.heartbeat.interval.ms": "300",
+    }
+    loop, control = sink_loop(log, task, config=overrides)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.put_values() == ["a"], "the record put")
+        handle.set_target(TargetState.PAUSED)
+        handle.wait_for_state("PAUSED")
+        produce(log, TOPIC, [b"b"])
+        opened = len(task.of("open"))
+        wait_until(lambda: len(task.of("open")) >= opened + 2, "the partition given back twice while paused")
+        assert task.put_values() == ["a"]
+
+
 def test_a_sink_without_a_dead_letter_queue_holds_no_producer(log: Log) -> None:
     loop, _ = sink_loop(log, RecordingSinkTask())
     assert loop.dlq_producer is None

@@ -490,6 +490,8 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self.current[partition] = position
             added.append(partition)
         self.context.assigned |= set(added)
+        # As WorkerSinkTask: a paused task fetches nothing from what it is given, not even in this poll.
+        self._apply_pauses()
         if added:
             self.task.open(sorted(added))
             # Offsets given in `start` or `open` apply before the first `put` of these partitions.
