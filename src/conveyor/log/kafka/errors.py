@@ -53,12 +53,14 @@ def log_error(error: KafkaError | KafkaException | BaseException, about: str) ->
 
 
 def leader_moving(error: KafkaException) -> bool:
-    """Whether the error only says that a partition's leader is not settled yet (just created, or moving):
-    worth retrying."""
+    """Whether the error only says that a partition's leader is not settled yet (just created, or moving,
+    or a broker that has not yet learnt the leader's new epoch): worth retrying."""
     cause = error.args[0] if error.args else None
     if not isinstance(cause, KafkaError):
         return False
     return cause.retriable() or cause.code() in (
         KafkaError.NOT_LEADER_FOR_PARTITION,
         KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.UNKNOWN_LEADER_EPOCH,
+        KafkaError.FENCED_LEADER_EPOCH,
     )
