@@ -9,6 +9,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
 from conveyor.log import Log
+from conveyor.spark.datasource import register
 
 from .conftest import on_both_backends
 from .records import aborted, committed, read_committed_values
@@ -103,6 +104,7 @@ def test_a_query_restarted_from_its_checkpoint_continues_where_it_stopped(
     log.admin().create_topic("copied", partitions=2)
 
     def run_copy() -> None:
+        register(spark)  # a stream written to the conveyor format needs the thread's active session
         query = (
             stream(spark, log_url, topic)
             .select("key", "value")

@@ -1,6 +1,6 @@
 """The ``conveyor`` Spark data source: ``spark.read``/``readStream``/``write``/``writeStream`` over the log.
 
-Call ``register(spark)`` once per session (again is harmless), then use ``format("conveyor")``. The data
+Call ``register(spark)`` in the thread that uses ``format("conveyor")`` (again is harmless). The data
 source itself (and pyarrow with it) is imported on first use, so that a worker that only reads this
 package's offsets and options does not hold it.
 """
@@ -20,17 +20,27 @@ _REGISTERED_FLAG = "conveyor.datasource.registered"
 
 
 def register(spark: SparkSession) -> None:
-    """Make ``format("conveyor")`` available in ``spark``; registering twice does nothing more.
+    """Make ``format("conveyor")`` available in ``spark`` to the calling thread; twice does nothing more.
 
-    The session's own flag is not trusted alone: the session's data source manager is asked too, so a
-    session that carries the flag without the source (its conf outlived it) registers it again.
+    Spark looks Python data sources up in the *calling JVM thread's* active session, which a thread that
+    did not create the session has not got: ``spark`` is made that thread's active session first. The
+    session's own flag is not trusted alone: its data source manager is asked too, so a session that
+    carries the flag without the source (its conf outlived it) registers it again.
     """
+    _activate(spark)
     if spark.conf.get(_REGISTERED_FLAG, "false") == "true" and _known(spark):
         return
     from conveyor.spark.datasource.source import ConveyorDataSource
 
     spark.dataSource.register(ConveyorDataSource)
     spark.conf.set(_REGISTERED_FLAG, "true")
+
+
+def _activate(spark: SparkSession) -> None:
+    """Make ``spark`` the active session of the JVM thread that serves the calling Python thread."""
+    jvm = spark._jvm
+    if jvm is not None:
+        jvm.SparkSession.setActiveSession(spark._jsparkSession)
 
 
 def _known(spark: SparkSession) -> bool:
