@@ -29,6 +29,8 @@ def with_test_plugins(env: Mapping[str, str] | None = None) -> dict[str, str]:
     base = dict(os.environ if env is None else env)
     base["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), base.get("PYTHONPATH")]))
     return base
+
+
 EXIT_S = 60.0
 REST_API_LINE = re.compile(r"REST API at (http://\S+)")
 

@@ -114,6 +114,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.offsets_consumer = source_offsets_consumer(
             worker.client_override_policy, config, self.exactly_once
         )
+
         def offsets_of(topic: str) -> OffsetStore:
             consumer = self.offsets_consumer
             return OffsetStore(
