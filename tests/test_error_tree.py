@@ -14,8 +14,8 @@ import conveyor
 from conveyor import api, data, log
 from conveyor.errors import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
 from conveyor.log import open_log
+from conveyor.pipeline.error_handling import ErrorPolicy
 from conveyor.rest.listeners import parse_listeners
-from conveyor.runtime.error_handling import ErrorPolicy
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.datasource.options import parse_read_options
 

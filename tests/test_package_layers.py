@@ -25,6 +25,7 @@ FORBIDDEN = {
     "cli": {"runtime"},
     "settings": {"runtime", "herder", "rest", "cli", "spark", "connectors"},
     "metrics": {"runtime", "herder", "rest", "cli", "spark", "connectors"},
+    "pipeline": {"runtime", "herder", "rest", "cli", "spark", "connectors"},
 }
 
 

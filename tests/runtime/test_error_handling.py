@@ -10,14 +10,14 @@ from conveyor.api import RetriableError
 from conveyor.data import INT32_SCHEMA, ConnectError, SinkRecord, SourceRecord
 from conveyor.data.errors import DataError
 from conveyor.log import ConsumerRecord, Log
-from conveyor.runtime.control import LocalTaskControl
-from conveyor.runtime.error_handling import (
+from conveyor.pipeline.error_handling import (
     ErrorHandler,
     ErrorPolicy,
     FailedRecord,
     Stage,
     ToleranceExceededError,
 )
+from conveyor.runtime.control import LocalTaskControl
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
 

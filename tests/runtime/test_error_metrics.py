@@ -6,8 +6,8 @@ import pytest
 
 from conveyor.api import RetriableError
 from conveyor.log import IllegalStateError, Log
-from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
-from conveyor.runtime.topics import TopicCreator
+from conveyor.pipeline.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
+from conveyor.pipeline.topics import TopicCreator
 
 RECORD = FailedRecord(b"k", b"v", "in", 0, 7, "record in@7")
 

@@ -13,8 +13,8 @@ from conveyor.data import (
     TimestampType,
 )
 from conveyor.log import RecordBatch
-from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
-from conveyor.runtime.pipeline import RecordPipeline
+from conveyor.pipeline.error_handling import ErrorHandler, ErrorPolicy
+from conveyor.pipeline.record_pipeline import RecordPipeline
 from conveyor.settings.worker_config import WorkerConfig
 
 from .support import CONNECTOR, HEADER_CONVERTER, JSON_CONVERTER, STRING_CONVERTER

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conveyor.api import ConfigError, TransactionBoundary
-from conveyor.runtime.error_handling import ErrorPolicy
+from conveyor.pipeline.error_handling import ErrorPolicy
 from conveyor.settings.connector_config import (
     ErrorSettings,
     SinkTopics,

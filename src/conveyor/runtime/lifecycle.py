@@ -10,8 +10,8 @@ from typing import Generic, TypeVar
 
 from conveyor.api import Task
 from conveyor.log.api import Closeable
+from conveyor.pipeline.record_pipeline import RecordPipeline
 from conveyor.runtime.control import TargetState, TaskControl
-from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
 
 logger = logging.getLogger(__name__)

@@ -38,12 +38,12 @@ from conveyor.data import ConnectError, SinkColumns, SinkRecord
 from conveyor.log import Consumer, Log, Producer, RebalanceListener, RecordBatch, TopicPartition
 from conveyor.log.api import Closeable
 from conveyor.metrics.task_metrics import ACTIVE_TOPICS_METRIC, SinkTaskMetrics, with_plugin_metrics
+from conveyor.pipeline.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
+from conveyor.pipeline.record_pipeline import RecordPipeline
+from conveyor.pipeline.topics import TopicCreator
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
-from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
 from conveyor.runtime.lifecycle import TaskLoop
-from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_spec import TaskSpec
-from conveyor.runtime.topics import TopicCreator
 from conveyor.settings.client_overrides import (
     ClientType,
     OverridePolicy,

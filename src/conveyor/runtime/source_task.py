@@ -31,11 +31,12 @@ from conveyor.data import ConnectError, SourceRecord
 from conveyor.log import FlushTimeoutError, Log, Producer
 from conveyor.log.api import Closeable
 from conveyor.metrics.task_metrics import ACTIVE_TOPICS_METRIC, SourceTaskMetrics, with_plugin_metrics
+from conveyor.pipeline.error_handling import ErrorHandler, ErrorPolicy
+from conveyor.pipeline.record_pipeline import RecordPipeline
+from conveyor.pipeline.topics import TopicCreator
 from conveyor.positions import RecordMetadata
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
-from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.runtime.lifecycle import TaskLoop
-from conveyor.runtime.pipeline import RecordPipeline
 from conveyor.runtime.task_generation import (
     RevokedTaskError,
     status_reader,
@@ -43,7 +44,6 @@ from conveyor.runtime.task_generation import (
     verify_task_ownership,
 )
 from conveyor.runtime.task_spec import TaskSpec
-from conveyor.runtime.topics import TopicCreator
 from conveyor.runtime.transactions import TransactionRequests
 from conveyor.settings.client_overrides import (
     ClientType,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import partial
 
 from conveyor.log import RecordBatch
-from conveyor.runtime.error_handling import ErrorHandler, FailedRecord, Stage
+from conveyor.pipeline.error_handling import ErrorHandler, FailedRecord, Stage
 from conveyor.spark.datasource.decoding import ColumnDecoder
 
 

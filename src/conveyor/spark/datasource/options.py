@@ -14,7 +14,7 @@ from typing import Final
 
 from conveyor.errors import ConfigError, ConnectError
 from conveyor.log import IsolationLevel
-from conveyor.runtime.error_handling import ErrorPolicy
+from conveyor.pipeline.error_handling import ErrorPolicy
 
 LOG_URL: Final = "log.url"
 SUBSCRIBE: Final = "subscribe"

@@ -24,7 +24,7 @@ from conveyor.data import DataError
 from conveyor.errors import ConnectError
 from conveyor.log import Consumer, RecordBatch, open_log
 from conveyor.log.columns import BinaryColumn, binary_array
-from conveyor.runtime.error_handling import connector_error_handler
+from conveyor.pipeline.error_handling import connector_error_handler
 from conveyor.spark.datasource.bad_records import decodable
 from conveyor.spark.datasource.columns import arrow_schema, to_arrow
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError

@@ -27,8 +27,8 @@ from pyspark.sql.types import (
 from conveyor.api import HeaderConverter
 from conveyor.data import SinkRecord
 from conveyor.log import Log, RecordBatch, TopicPartition, open_log
-from conveyor.runtime.error_handling import ErrorHandler, ErrorPolicy, connector_error_handler
-from conveyor.runtime.pipeline import RecordPipeline
+from conveyor.pipeline.error_handling import ErrorHandler, ErrorPolicy, connector_error_handler
+from conveyor.pipeline.record_pipeline import RecordPipeline
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.datasource.columns import HEADERS_TYPE, arrow_schema, headers_column
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError, spark_type, to_arrow_column

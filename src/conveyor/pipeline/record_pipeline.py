@@ -27,8 +27,8 @@ from conveyor.data import (
     TimestampType,
 )
 from conveyor.log import RecordBatch
+from conveyor.pipeline.error_handling import ErrorHandler, FailedRecord, Stage
 from conveyor.plugins import load_chain_plugin
-from conveyor.runtime.error_handling import ErrorHandler, FailedRecord, Stage
 from conveyor.settings.converters import build_converter, build_header_converter
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.transforms import TransformationChain

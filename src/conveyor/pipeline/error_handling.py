@@ -18,7 +18,7 @@ from typing import TypeVar
 from conveyor.api.errors import RetriableError
 from conveyor.data import ConnectError
 from conveyor.log import Log, Producer
-from conveyor.runtime.topics import TopicCreator
+from conveyor.pipeline.topics import TopicCreator
 from conveyor.settings.connector_config import ErrorSettings, ToleranceType
 
 logger = logging.getLogger(__name__)
