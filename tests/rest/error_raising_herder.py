@@ -50,6 +50,7 @@ class ErrorRaisingHerder(Herder):
         allow_replace: bool,
         initial_state: str | None = None,
         initial_offsets: list[ConnectorOffset] | None = None,
+        resume_offsets: bool = False,
     ) -> tuple[bool, ConnectorInfo]:
         self._fail()
 

@@ -1,5 +1,6 @@
 """Offsets on create (KIP-995): `initial_offsets` in the `POST /connectors` body, shaped as the
-`PATCH /connectors/{c}/offsets` body, is where a new connector starts."""
+`PATCH /connectors/{c}/offsets` body, is where a new connector starts; one created under the name of a
+deleted one starts afresh unless `?resume_offsets=true` asks for the offsets its namesake left."""
 
 from __future__ import annotations
 
@@ -92,3 +93,59 @@ def test_offsets_the_connector_refuses_undo_the_creation(client: httpx.Client, t
     )
     assert "expected to be a Long value" in response.json()["message"]
     assert client.get(f"/connectors/{name}").status_code == 404
+
+
+def created_again_stopped(client: httpx.Client, name: str, config: dict[str, str], query: str = "") -> Any:
+    """Delete ``name``, create it again STOPPED with the same config, and read its offsets."""
+    assert client.delete(f"/connectors/{name}").status_code == 204
+    body = {"name": name, "config": config, "initial_state": "STOPPED"}
+    assert client.post(f"/connectors{query}", json=body).status_code == 201
+    wait_for_status(client, name, "STOPPED", [])
+    return client.get(f"/connectors/{name}/offsets").json()["offsets"]
+
+
+def test_a_source_created_under_a_deleted_ones_name_starts_afresh(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    config = file_source_config(tmp_path)
+    name = unique_name()
+    offsets = position_offsets(config, AFTER_FIRST_LINE)
+    create_connector(client, name, config, initial_offsets=offsets, initial_state="STOPPED")
+    assert created_again_stopped(client, name, config) == []
+
+
+def test_a_source_created_under_a_deleted_ones_name_resumes_when_asked(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    config = file_source_config(tmp_path)
+    name = unique_name()
+    offsets = position_offsets(config, AFTER_FIRST_LINE)
+    create_connector(client, name, config, initial_offsets=offsets, initial_state="STOPPED")
+    assert created_again_stopped(client, name, config, "?resume_offsets=true") == offsets
+
+
+def sink_offsets(topic: str, offset: int) -> list[dict[str, Any]]:
+    return [{"partition": {"kafka_topic": topic, "kafka_partition": 0}, "offset": {"kafka_offset": offset}}]
+
+
+def test_a_sink_created_under_a_deleted_ones_name_starts_afresh(
+    client: httpx.Client, herder: StandaloneHerder, tmp_path: Path
+) -> None:
+    topic = unique_name("topic")
+    herder.log.admin().create_topic(topic, partitions=1)
+    config = {"connector.class": "FileStreamSink", "topics": topic, "file": str(tmp_path / "out.txt")}
+    name = unique_name()
+    create_connector(client, name, config, initial_offsets=sink_offsets(topic, 0), initial_state="STOPPED")
+    assert client.get(f"/connectors/{name}/offsets").json()["offsets"] == sink_offsets(topic, 0)
+    assert created_again_stopped(client, name, config) == []
+
+
+def test_a_sink_created_under_a_deleted_ones_name_resumes_when_asked(
+    client: httpx.Client, herder: StandaloneHerder, tmp_path: Path
+) -> None:
+    topic = unique_name("topic")
+    herder.log.admin().create_topic(topic, partitions=1)
+    config = {"connector.class": "FileStreamSink", "topics": topic, "file": str(tmp_path / "out.txt")}
+    name = unique_name()
+    create_connector(client, name, config, initial_offsets=sink_offsets(topic, 0), initial_state="STOPPED")
+    assert created_again_stopped(client, name, config, "?resume_offsets=true") == sink_offsets(topic, 0)

@@ -72,9 +72,12 @@ class Herder(ABC):
         allow_replace: bool,
         initial_state: str | None = None,
         initial_offsets: list[ConnectorOffset] | None = None,
+        resume_offsets: bool = False,
     ) -> tuple[bool, ConnectorInfo]:
         """Create or update a connector; returns (created, info). `initial_state` as KIP-980;
-        `initial_offsets` (KIP-995) are written, as an alter would, before a new connector exists."""
+        `initial_offsets` (KIP-995) are written, as an alter would, before a new connector exists. A new
+        connector named as a deleted one starts afresh: the offsets left under its name are reset first,
+        unless `resume_offsets` asks to continue from them (as Kafka Connect always does)."""
 
     @abstractmethod
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:

@@ -336,7 +336,10 @@ class BaseHerder(Herder):
     # Offsets (KIP-875).
 
     def connector_offsets(self, name: str) -> list[ConnectorOffset]:
-        config = self._require(name)
+        return self._offsets_of(name, self._require(name))
+
+    def _offsets_of(self, name: str, config: Mapping[str, str]) -> list[ConnectorOffset]:
+        """The offsets stored under ``name``: its sink group's, or its source offsets in its offsets topic."""
         if self._type_of(config) is ConnectorType.SINK:
             committed = self.log.admin().list_consumer_group_offsets(consumer_group(name))
             return [
@@ -377,7 +380,10 @@ class BaseHerder(Herder):
         return OFFSETS_ALTERED
 
     def _reset_offsets(self, name: str) -> str:
-        config = self._require_stopped(name)
+        self._reset_offsets_of(name, self._require_stopped(name))
+        return OFFSETS_RESET
+
+    def _reset_offsets_of(self, name: str, config: Mapping[str, str]) -> None:
         if self._type_of(config) is ConnectorType.SINK:
             admin = self.log.admin()
             # Every partition the sink reads, not only those its group committed: a sink that keeps its
@@ -391,9 +397,24 @@ class BaseHerder(Herder):
             if group_exists:
                 admin.delete_consumer_group(consumer_group(name))
         else:
-            current = self.connector_offsets(name)
+            current = self._offsets_of(name, config)
             self._write_offsets(name, config, [ConnectorOffset(o.partition, None) for o in current])
-        return OFFSETS_RESET
+
+    def _set_up_offsets_of_new_connector(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        initial_offsets: list[ConnectorOffset] | None,
+        resume_offsets: bool,
+    ) -> None:
+        """Before a new connector's config is written: the offsets a deleted namesake left behind are reset
+        (as DELETE /offsets does) unless the request asked to resume from them, then `initial_offsets`
+        (KIP-995) are written, as an alter would."""
+        if not resume_offsets and self._offsets_of(name, config):
+            logger.info("Connector %s starts afresh: resetting the offsets a deleted namesake left", name)
+            self._reset_offsets_of(name, config)
+        if initial_offsets is not None:
+            self._write_offsets(name, config, initial_offsets)
 
     def _subscribed_partitions(self, config: Mapping[str, str]) -> list[TopicPartition]:
         """The partitions of the existing topics a sink connector's `topics` or `topics.regex` names."""

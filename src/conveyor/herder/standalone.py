@@ -145,6 +145,7 @@ class StandaloneHerder(BaseHerder):
         allow_replace: bool,
         initial_state: str | None = None,
         initial_offsets: list[ConnectorOffset] | None = None,
+        resume_offsets: bool = False,
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
         self._require_ready()
@@ -156,8 +157,8 @@ class StandaloneHerder(BaseHerder):
             if exists and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
             target = self._initial_target(initial_state) if not exists else None
-            if not exists and initial_offsets is not None:
-                self._write_offsets(name, config, initial_offsets)
+            if not exists:
+                self._set_up_offsets_of_new_connector(name, config, initial_offsets, resume_offsets)
             if exists:
                 self.worker.stop_tasks(self.worker.tasks_of(name))
                 self.worker.stop_connector(name)

@@ -6,6 +6,7 @@ import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.herder.distributed.cluster import Member, followers_of, group, leader_of
@@ -193,3 +194,41 @@ def test_a_connector_created_on_a_follower_with_offsets_has_them_on_every_worker
             lambda m=member: m.http("GET", "/connectors/at-offsets/offsets").json().get("offsets") == offsets,
             "the offsets read back from every worker",
         )
+
+
+def test_a_connector_created_again_on_a_follower_resumes_only_when_asked(
+    members: list[Member], tmp_path: Path
+) -> None:
+    follower = followers_of(members)[0]
+    source = tmp_path / "again.txt"
+    offsets = [{"partition": {"filename": str(source)}, "offset": {"position": 6}}]
+    config = {"connector.class": "FileStreamSource", "file": str(source), "topic": "again"}
+
+    def create(query: str, **extra: Any) -> None:
+        body = {"name": "again", "config": config, "initial_state": "STOPPED", **extra}
+        created = wait_until(
+            lambda: (r := follower.http("POST", f"/connectors{query}", body)).status_code != 409 and r,
+            "the create accepted once a pending rebalance is done (409 until then)",
+        )
+        assert created.status_code == 201, created.text
+
+    def offsets_everywhere(expected: list[dict[str, Any]]) -> None:
+        for member in members:
+            wait_until(
+                lambda m=member: m.http("GET", "/connectors/again/offsets").json().get("offsets") == expected,
+                f"the offsets {expected} read back from every worker",
+            )
+
+    def delete() -> None:
+        wait_until(
+            lambda: follower.http("DELETE", "/connectors/again").status_code == 204, "the connector deleted"
+        )
+
+    create("", initial_offsets=offsets)
+    offsets_everywhere(offsets)
+    delete()
+    create("?resume_offsets=true")
+    offsets_everywhere(offsets)
+    delete()
+    create("")
+    offsets_everywhere([])

@@ -1233,6 +1233,7 @@ class DistributedHerder(BaseHerder):
         allow_replace: bool,
         initial_state: str | None = None,
         initial_offsets: list[ConnectorOffset] | None = None,
+        resume_offsets: bool = False,
     ) -> tuple[bool, ConnectorInfo]:
         config = {**config, "name": name}
         self._require_ready()
@@ -1245,8 +1246,8 @@ class DistributedHerder(BaseHerder):
             if exists and not allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
             target = None if exists else self._initial_target(initial_state)
-            if not exists and initial_offsets is not None:
-                self._write_offsets(name, config, initial_offsets)
+            if not exists:
+                self._set_up_offsets_of_new_connector(name, config, initial_offsets, resume_offsets)
             self._write_as_leader(
                 lambda: self.configs.put_connector_config(
                     name, config, None if target is None else target.value

@@ -19,6 +19,14 @@ from conveyor.rest.routes.offsets import requested_offsets
 
 logger = logging.getLogger(__name__)
 
+ResumeOffsets = Annotated[
+    bool,
+    Query(
+        description="A connector created under the name of a deleted one continues from the offsets left "
+        "under that name (as Kafka Connect does); by default they are reset and it starts afresh"
+    ),
+]
+
 TAG = "connectors"
 
 
@@ -40,7 +48,9 @@ def connectors_router(herder: Herder) -> APIRouter:
         responses={**connector_info_body(201, description="Created"), **errors(*BODY_ERRORS, 409)},
     )
     @on_change_threads
-    def create_connector(request: Request, body: CreateConnectorRequest) -> JSONResponse:
+    def create_connector(
+        request: Request, body: CreateConnectorRequest, resume_offsets: ResumeOffsets = False
+    ) -> JSONResponse:
         name = (body.name or "").strip()
         if body.config is None:
             raise BadRequestError("Connector config is missing from the request")
@@ -49,7 +59,12 @@ def connectors_router(herder: Herder) -> APIRouter:
         initial_state = body.initial_state.value if body.initial_state is not None else None
         initial_offsets = None if body.initial_offsets is None else requested_offsets(body.initial_offsets)
         _, info = herder.put_connector_config(
-            name, config, allow_replace=False, initial_state=initial_state, initial_offsets=initial_offsets
+            name,
+            config,
+            allow_replace=False,
+            initial_state=initial_state,
+            initial_offsets=initial_offsets,
+            resume_offsets=resume_offsets,
         )
         return _created(request, name, info)
 
@@ -85,11 +100,16 @@ def connectors_router(herder: Herder) -> APIRouter:
     )
     @on_change_threads
     def put_connector_config(
-        request: Request, connector: str, config: Annotated[ConnectorConfig, Body()]
+        request: Request,
+        connector: str,
+        config: Annotated[ConnectorConfig, Body()],
+        resume_offsets: ResumeOffsets = False,
     ) -> JSONResponse:
         named_config = with_connector_name(connector, config)
         require_connector_class(named_config)
-        created, info = herder.put_connector_config(connector, named_config, allow_replace=True)
+        created, info = herder.put_connector_config(
+            connector, named_config, allow_replace=True, resume_offsets=resume_offsets
+        )
         if not created:
             return JSONResponse(status_code=200, content=info.to_json())
         return _created(request, connector, info)
