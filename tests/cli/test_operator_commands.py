@@ -61,6 +61,22 @@ def test_create_from_a_properties_file_creates_the_connector(
     assert rest.get(f"/connectors/{name}/config").json()["file"] == config["file"]
 
 
+def test_create_with_resume_offsets_carries_on_from_a_deleted_namesakes_offsets(
+    worker: StandaloneWorker, rest: httpx.Client, tmp_path: Path
+) -> None:
+    name = unique("again")
+    config = file_source(tmp_path, name)
+    offsets = [{"partition": {"filename": config["file"]}, "offset": {"position": 7}}]
+    body = {"name": name, "config": config, "initial_state": "STOPPED", "initial_offsets": offsets}
+    assert rest.post("/connectors", json=body).status_code == 201
+    assert rest.delete(f"/connectors/{name}").status_code == 204
+    path = tmp_path / "again.json"
+    path.write_text(json.dumps({"name": name, "config": config}))
+    result = run(worker, "connectors", "create", "-f", str(path), "--resume-offsets")
+    assert result.exit_code == ExitCode.OK, result.output
+    assert rest.get(f"/connectors/{name}/offsets").json()["offsets"] == offsets
+
+
 def test_creating_an_invalid_connector_exits_6_with_the_workers_message(
     worker: StandaloneWorker, rest: httpx.Client, tmp_path: Path
 ) -> None:

@@ -144,11 +144,16 @@ def connector_status(client: ConnectRestClient, output: Output, name: str) -> Ex
 @input_file_option(
     "The connector's config: a .json file ({name, config} or a flat map) or a .properties file."
 )
+@click.option(
+    "--resume-offsets",
+    is_flag=True,
+    help="Carry on from the offsets a deleted connector of the same name left (by default they are reset).",
+)
 @rest_command
-def create_connector(client: ConnectRestClient, output: Output, path: Path) -> ExitCode:
+def create_connector(client: ConnectRestClient, output: Output, path: Path, resume_offsets: bool) -> ExitCode:
     """Create a connector from a config file."""
     name, config = read_connector_file(path)
-    body = client.create(name, config)
+    body = client.create(name, config, resume_offsets=resume_offsets)
     tasks = len(body.get("tasks", []))
     output.show(body, lambda: f"Created connector {name} ({body.get('type', 'unknown')}, {tasks} tasks)")
     return ExitCode.OK

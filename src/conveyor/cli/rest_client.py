@@ -71,14 +71,17 @@ class ConnectRestClient:
         config: dict[str, str],
         initial_state: str | None = None,
         initial_offsets: list[dict[str, Any]] | None = None,
+        resume_offsets: bool = False,
     ) -> dict[str, Any]:
-        """Create a connector, in ``initial_state`` (KIP-980) and at ``initial_offsets`` (KIP-995)."""
+        """Create a connector, in ``initial_state`` (KIP-980) and at ``initial_offsets`` (KIP-995);
+        ``resume_offsets`` carries on from the offsets a deleted namesake left (reset otherwise)."""
         request: dict[str, Any] = {"name": name, "config": config}
         if initial_state is not None:
             request["initial_state"] = initial_state
         if initial_offsets is not None:
             request["initial_offsets"] = initial_offsets
-        body: dict[str, Any] = self._json("POST", "/connectors", json=request)
+        params = {"resume_offsets": "true"} if resume_offsets else None
+        body: dict[str, Any] = self._json("POST", "/connectors", json=request, params=params)
         return body
 
     def exists(self, name: str) -> bool:
