@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from conveyor.convert import JsonConverter
-from conveyor.data import DataError
+from conveyor.data import DataError, StructColumn
 
 SCHEMA = {
     "type": "struct",
@@ -61,6 +61,7 @@ def as_columns(values: list[bytes]) -> list[Any]:
         '{"id":7.0,"age":1,"amount":0.1,"name":"no active"}',
         '{"id":7,"age":1,"amount":"NaN","active":true,"name":"x"}',
         '{"id":7,"age":1,"amount":1.000000000000000000001,"active":true,"name":"x"}',
+        '{"id":7,"age":1,"amount":1,"active":true,"name":"lone \\ud800 surrogate"}',
     ],
 )
 def test_a_batch_of_envelopes_decodes_to_the_structs_of_one_by_one(payload: str) -> None:
@@ -76,6 +77,7 @@ def test_a_batch_of_envelopes_decodes_to_the_structs_of_one_by_one(payload: str)
     ("payload", "reason"),
     [
         ('{"id":7,"age":128,"amount":1,"active":true,"name":"x"}', "out of range for INT8"),
+        ('{"id":1180591620717411303424,"age":1,"amount":1,"active":true,"name":"x"}', "range for INT64"),
         ('{"id":null,"age":1,"amount":1,"active":true,"name":"x"}', "Invalid null value for required INT64"),
         ('{"id":7,"age":1,"amount":NaN,"active":true,"name":"x"}', "Expected a number"),
         ('{"id":7,"age":1,"amount":1,"active":1,"name":"x"}', "Expected a boolean"),
@@ -91,3 +93,14 @@ def test_a_batch_with_a_value_that_does_not_fit_fails_as_one_by_one(payload: str
 
     with pytest.raises(DataError, match=reason):
         as_columns(values)
+
+
+def test_a_decoded_batch_gives_its_field_columns_without_building_structs() -> None:
+    values = batch(json.dumps(GOOD))
+    json_converter = converter()
+    json_converter.to_connect_data("t", values[0])
+
+    _, decoded = json_converter.to_connect_columns("t", values)
+
+    assert isinstance(decoded, StructColumn)
+    assert decoded.field_columns() == [[1] * 3, [30] * 3, [2.5] * 3, [False] * 3, ["ann"] * 3]

@@ -6,6 +6,7 @@ import pytest
 from conveyor.data import (
     INT8_SCHEMA,
     INT32_SCHEMA,
+    INT64_SCHEMA,
     OPTIONAL_STRING_SCHEMA,
     STRING_SCHEMA,
     DataError,
@@ -13,6 +14,7 @@ from conveyor.data import (
     Decimal,
     SchemaBuilder,
     Struct,
+    StructColumn,
     Timestamp,
     validate_value,
 )
@@ -125,3 +127,31 @@ def test_unchecked_many_refuses_a_list_of_another_width() -> None:
     schema = SchemaBuilder.struct().field("id", INT32_SCHEMA).build()
     with pytest.raises(DataError, match="Expected 1 values"):
         Struct.unchecked_many(schema, [[1, "extra"]])
+
+
+ID_NAME = SchemaBuilder.struct().field("id", INT64_SCHEMA).field("name", STRING_SCHEMA).build()
+
+
+def test_a_struct_column_reads_as_the_structs_of_its_rows() -> None:
+    column = StructColumn(ID_NAME, [[1, 2], ["a", "b"]])
+    assert [(s.get("id"), s.get("name")) for s in column] == [(1, "a"), (2, "b")]
+    rows = [Struct(ID_NAME).put("id", 1).put("name", "a"), Struct(ID_NAME).put("id", 2).put("name", "b")]
+    assert column == rows
+
+
+def test_a_slice_of_a_struct_column_is_a_column_of_those_rows() -> None:
+    column = StructColumn(ID_NAME, [[1, 2, 3], ["a", "b", "c"]])
+    tail = column[1:]
+    assert isinstance(tail, StructColumn)
+    assert tail.field_columns() == [[2, 3], ["b", "c"]]
+
+
+def test_a_struct_columns_fields_follow_a_struct_changed_after_it_was_read() -> None:
+    column = StructColumn(ID_NAME, [[1, 2], ["a", "b"]])
+    column[0].put("name", "changed")
+    assert [list(field) for field in column.field_columns()] == [[1, 2], ["changed", "b"]]
+
+
+def test_a_struct_column_refuses_columns_that_do_not_fit_its_schema() -> None:
+    with pytest.raises(DataError, match="Expected 2 columns"):
+        StructColumn(ID_NAME, [[1, 2]])

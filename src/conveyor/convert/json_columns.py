@@ -1,25 +1,30 @@
 """Decoding a batch of JSON struct payloads column by column, for structs of plain primitive fields.
 
 Checking one field's values across the batch at once (their set of types, their range) costs a few C calls
-where decoding record by record costs several Python calls per value. The payloads are parsed with plain
-floats (``scan_payload``): a float read through ``decimal.Decimal`` and then converted, as the record by
-record decoder does, is the same float. Whatever these checks do not vouch for (a non-finite literal, an
-integral ``1.0`` for an integer field, a null in a required field, a value out of range) makes the whole
-batch go back to the record by record decoder, which gives the same values or the same error.
+where decoding record by record costs several Python calls per value. The payloads are parsed by orjson
+(``parse_payload``), with plain floats: a float read through ``decimal.Decimal`` and then converted, as
+the record by record decoder does, is the same float. Whatever orjson refuses (a non-finite literal, an
+integer beyond 64 bits, a lone surrogate) or these checks do not vouch for (an integral ``1.0`` for an
+integer field, a null in a required field, a value out of range) makes the whole batch go back to the
+record by record decoder, which gives the same values or the same error. The structs are not built: the
+batch is a ``StructColumn`` of the decoded columns.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
-from json.scanner import make_scanner
 from typing import Any, Final
 
-from conveyor.convert.json_options import JsonOptions
-from conveyor.data import Schema, Struct, Type
+import orjson
 
-ColumnsDecoder = Callable[[Sequence[Any]], "list[Struct] | None"]
+from conveyor.convert.json_options import JsonOptions
+from conveyor.data import Schema, StructColumn, Type
+
+ColumnsDecoder = Callable[[Sequence[Any]], "StructColumn | None"]
 """Structs of parsed payloads, or None when the batch needs the record by record decoder."""
+
+parse_payload: Final[Callable[[bytes | bytearray | memoryview | str], Any]] = orjson.loads
+"""A JSON text's value; raises ``orjson.JSONDecodeError`` (a ``ValueError``) on what it refuses."""
 
 _Column = Callable[[list[Any]], "list[Any] | None"]
 
@@ -30,19 +35,6 @@ _INTEGER_BOUNDS: Final = {
     Type.INT64: (-(2**63), 2**63 - 1),
 }
 _NONE: Final = type(None)
-
-
-class _NonFinite:
-    """A ``NaN`` or ``Infinity`` literal: left to the record by record decoder, which rejects it."""
-
-    def __init__(self, literal: str) -> None:
-        self.literal = literal
-
-
-scan_payload: Final[Callable[[str, int], tuple[Any, int]]] = make_scanner(
-    json.JSONDecoder(parse_constant=_NonFinite)  # type: ignore[arg-type]
-)
-"""The JSON value at a position of a text and where it ends; ``StopIteration`` or ``ValueError`` if none."""
 
 
 def compile_columns_decoder(schema: Schema, options: JsonOptions) -> ColumnsDecoder | None:
@@ -56,7 +48,7 @@ def compile_columns_decoder(schema: Schema, options: JsonOptions) -> ColumnsDeco
             return None
         columns.append((field.name, column))
 
-    def decode(nodes: Sequence[Any]) -> list[Struct] | None:
+    def decode(nodes: Sequence[Any]) -> StructColumn | None:
         if set(map(type, nodes)) != {dict}:
             return None
         decoded: list[list[Any]] = []
@@ -65,7 +57,7 @@ def compile_columns_decoder(schema: Schema, options: JsonOptions) -> ColumnsDeco
             if values is None:
                 return None
             decoded.append(values)
-        return Struct.unchecked_many(schema, map(list, zip(*decoded, strict=True)))
+        return StructColumn(schema, decoded)
 
     return decode
 

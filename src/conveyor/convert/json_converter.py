@@ -20,13 +20,13 @@ from conveyor.api import CaseInsensitiveValidString, ConfigDef, ConfigType, Impo
 from conveyor.api import Range as ConfigRange
 from conveyor.convert.configured_converter import ConfiguredConverter
 from conveyor.convert.converter_type import define_converter_type
-from conveyor.convert.json_columns import ColumnsDecoder, compile_columns_decoder, scan_payload
+from conveyor.convert.json_columns import ColumnsDecoder, compile_columns_decoder, parse_payload
 from conveyor.convert.json_decode import ValueDecoder, compile_decoder, decode_schemaless
 from conveyor.convert.json_encode import ValueEncoder, compile_encoder, finish_json
 from conveyor.convert.json_options import DecimalFormat, JsonOptions
 from conveyor.convert.json_schema import connect_schema, json_schema_text
 from conveyor.convert.lru import LruCache
-from conveyor.data import DataError, Headers, Schema, SchemaAndValue
+from conveyor.data import DataError, Headers, Schema, SchemaAndValue, StructColumn
 from conveyor.errors import ConfigError
 
 SCHEMAS_ENABLE_CONFIG: Final = "schemas.enable"
@@ -201,7 +201,7 @@ class JsonConverter(ConfiguredConverter):
         converted = self._one_by_one(topic, values)
         return [item.schema for item in converted], [item.value for item in converted]
 
-    def _known_columns(self, values: Sequence[bytes | None]) -> tuple[Schema, list[Any]] | None:
+    def _known_columns(self, values: Sequence[bytes | None]) -> tuple[Schema, StructColumn] | None:
         """A batch of envelopes that all start as the last one read, with a struct payload decoded column by
         column (see ``json_columns``); None when any value needs the record by record path."""
         known = self._known_envelope
@@ -209,19 +209,15 @@ class JsonConverter(ConfiguredConverter):
             return None
         prefix = known.prefix.encode("utf-8")
         start = len(prefix)
-        scan = scan_payload
+        parse = parse_payload
         nodes: list[Any] = []
         append = nodes.append
         try:
             for value in values:
-                if value[:start] != prefix:  # type: ignore[index]
+                if value[:start] != prefix or value[-1:] != b"}":  # type: ignore[index]
                     return None
-                text = str(value[start:], "utf-8")  # type: ignore[index]
-                node, end = scan(text, 0)
-                if text[end:] != "}":
-                    return None
-                append(node)
-        except (TypeError, ValueError, StopIteration):
+                append(parse(value[start:-1]))  # type: ignore[index]
+        except (TypeError, ValueError):
             return None
         structs = known.columns(nodes)
         return None if structs is None else (known.decoding.schema, structs)

@@ -34,7 +34,7 @@ from conveyor.data.schema import (
     Type,
 )
 from conveyor.data.sink_columns import SinkColumns
-from conveyor.data.struct import Struct, validate_value
+from conveyor.data.struct import Struct, StructColumn, validate_value
 
 __all__ = [
     "BOOLEAN_SCHEMA",
@@ -71,6 +71,7 @@ __all__ = [
     "SinkRecord",
     "SourceRecord",
     "Struct",
+    "StructColumn",
     "Time",
     "Timestamp",
     "TimestampType",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
-from typing import Any, Final
+from typing import Any, Final, overload
 
 from conveyor.data.errors import DataError
 from conveyor.data.logical import LOGICAL_PYTHON_TYPES
@@ -219,3 +219,72 @@ def _hashable(value: Any) -> Any:
 
 
 _VALUES: Final = attrgetter("_values")
+
+
+class StructColumn(Sequence[Struct]):
+    """Structs of one schema held a field at a time, as a converter decoded a batch of them.
+
+    It reads as a sequence of ``Struct``s, built when one is first read; ``field_columns()`` gives each
+    field's values without building any, which is what a sink writing a batch a column at a time wants::
+
+        def put_columns(self, batch: SinkColumns) -> None:
+            if isinstance(batch.values, StructColumn):
+                ids, names = batch.values.field_columns()  # no Struct built
+    """
+
+    __slots__ = ("_columns", "_schema", "_structs")
+
+    def __init__(self, schema: Schema, columns: Sequence[Sequence[Any]]) -> None:
+        """``columns`` holds one sequence per field of ``schema``, in field order, already checked
+        against it (as ``Struct.unchecked`` takes values)."""
+        if len(columns) != len(schema.fields) or len({len(column) for column in columns}) > 1:
+            raise DataError(f"Expected {len(schema.fields)} columns of one length for {schema!r}")
+        self._schema = schema
+        self._columns = columns
+        self._structs: list[Struct] | None = None
+
+    @property
+    def schema(self) -> Schema:
+        return self._schema
+
+    def field_columns(self) -> list[Sequence[Any]]:
+        """Each field's values, in field order; as the structs now hold them once any was read."""
+        if self._structs is None:
+            return list(self._columns)
+        return list(Struct.columns(self._structs))
+
+    def _built(self) -> list[Struct]:
+        if self._structs is None:
+            self._structs = Struct.unchecked_many(self._schema, map(list, zip(*self._columns, strict=True)))
+        return self._structs
+
+    def __len__(self) -> int:
+        return len(self._columns[0]) if self._columns else 0
+
+    @overload
+    def __getitem__(self, index: int) -> Struct: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Struct]: ...
+
+    def __getitem__(self, index: int | slice) -> Struct | Sequence[Struct]:
+        if isinstance(index, slice):
+            if self._structs is None:
+                return StructColumn(self._schema, [column[index] for column in self._columns])
+            return self._structs[index]
+        return self._built()[index]
+
+    def __iter__(self) -> Iterator[Struct]:
+        return iter(self._built())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StructColumn):
+            return list(self) == list(other)
+        if isinstance(other, list):
+            return list(self) == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"StructColumn({self._schema!r}, {len(self)} structs)"

@@ -39,7 +39,7 @@ from conveyor.connectors.postgres.sink_fields import Layouts, RecordLayout, Reco
 from conveyor.connectors.postgres.sink_offsets import FencedError, OffsetsTable
 from conveyor.connectors.postgres.sink_tables import TableInfo, TableName, Tables
 from conveyor.connectors.postgres.sink_writer import ROW_ERRORS, BadRecordError, Writer
-from conveyor.data import SinkColumns, SinkRecord, Struct
+from conveyor.data import SinkColumns, SinkRecord, Struct, StructColumn
 
 logger = logging.getLogger(__name__)
 
@@ -252,7 +252,7 @@ class JdbcSinkTask(ColumnSinkTask):
         values = batch.values[start:]
         value_schema, key_schema = batch.value_schemas[start], batch.key_schemas[start]
         if (
-            set(map(type, values)) != {Struct}
+            (not isinstance(values, StructColumn) and set(map(type, values)) != {Struct})
             or batch.value_schemas.count(value_schema) != len(batch)
             or batch.key_schemas.count(key_schema) != len(batch)
         ):
@@ -276,7 +276,7 @@ class JdbcSinkTask(ColumnSinkTask):
         if positions is None:
             return None
         try:
-            fields = Struct.columns(values)
+            fields = values.field_columns() if isinstance(values, StructColumn) else Struct.columns(values)
             columns = [
                 fields[index] if default is None else [default if v is None else v for v in fields[index]]
                 for index, default in positions
