@@ -128,24 +128,29 @@ def sink_offsets(topic: str, offset: int) -> list[dict[str, Any]]:
     return [{"partition": {"kafka_topic": topic, "kafka_partition": 0}, "offset": {"kafka_offset": offset}}]
 
 
-def test_a_sink_created_under_a_deleted_ones_name_starts_afresh(
+def stopped_sink_with_offsets(
     client: httpx.Client, herder: StandaloneHerder, tmp_path: Path
-) -> None:
+) -> tuple[str, dict[str, str], list[dict[str, Any]]]:
+    """A STOPPED file sink created at offset 0 of a new topic: its name, config and offsets."""
     topic = unique_name("topic")
     herder.log.admin().create_topic(topic, partitions=1)
     config = {"connector.class": "FileStreamSink", "topics": topic, "file": str(tmp_path / "out.txt")}
     name = unique_name()
-    create_connector(client, name, config, initial_offsets=sink_offsets(topic, 0), initial_state="STOPPED")
-    assert client.get(f"/connectors/{name}/offsets").json()["offsets"] == sink_offsets(topic, 0)
+    offsets = sink_offsets(topic, 0)
+    create_connector(client, name, config, initial_offsets=offsets, initial_state="STOPPED")
+    assert client.get(f"/connectors/{name}/offsets").json()["offsets"] == offsets
+    return name, config, offsets
+
+
+def test_a_sink_created_under_a_deleted_ones_name_starts_afresh(
+    client: httpx.Client, herder: StandaloneHerder, tmp_path: Path
+) -> None:
+    name, config, _ = stopped_sink_with_offsets(client, herder, tmp_path)
     assert created_again_stopped(client, name, config) == []
 
 
 def test_a_sink_created_under_a_deleted_ones_name_resumes_when_asked(
     client: httpx.Client, herder: StandaloneHerder, tmp_path: Path
 ) -> None:
-    topic = unique_name("topic")
-    herder.log.admin().create_topic(topic, partitions=1)
-    config = {"connector.class": "FileStreamSink", "topics": topic, "file": str(tmp_path / "out.txt")}
-    name = unique_name()
-    create_connector(client, name, config, initial_offsets=sink_offsets(topic, 0), initial_state="STOPPED")
-    assert created_again_stopped(client, name, config, "?resume_offsets=true") == sink_offsets(topic, 0)
+    name, config, offsets = stopped_sink_with_offsets(client, herder, tmp_path)
+    assert created_again_stopped(client, name, config, "?resume_offsets=true") == offsets

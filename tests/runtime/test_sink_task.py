@@ -46,6 +46,12 @@ def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 TOPIC = "in"
 PARTITION = ApiPartition(TOPIC, 0)
 GROUP = consumer_group(CONNECTOR)
+EVICTED_AT_EACH_HEARTBEAT = {
+    "consumer.override.session.timeout.ms": "100",
+    "consumer.override.heartbeat.interval.ms": "300",
+}
+"""Heartbeats further apart than the session: the group takes the task's partitions away at each heartbeat
+and gives them back."""
 
 
 def sink_loop(
@@ -328,12 +334,7 @@ def test_partitions_revoked_by_a_joining_task_are_committed_through_a_closing_pr
 def test_partitions_lost_after_the_session_timed_out_are_closed_without_a_commit(log: Log) -> None:
     produce(log, TOPIC, [b"a"])
     task = RecordingSinkTask()
-    # Heartbeats further apart than the session: the group evicts the task at its first heartbeat.
-    overrides = {
-        "consumer.override.session.timeout.ms": "100",
-        "consumer.override.heartbeat.interval.ms": "300",
-    }
-    loop, control = sink_loop(log, task, config=overrides)
+    loop, control = sink_loop(log, task, config=EVICTED_AT_EACH_HEARTBEAT)
     with running(loop, control):
         wait_until(lambda: task.put_values() == ["a"], "the record put")
         wait_until(lambda: len(task.of("open")) == 2, "the partition lost and assigned again")
@@ -345,12 +346,7 @@ def test_partitions_lost_after_the_session_timed_out_are_closed_without_a_commit
 def test_a_paused_task_reads_nothing_from_partitions_a_rebalance_gives_it_again(log: Log) -> None:
     produce(log, TOPIC, [b"a"])
     task = RecordingSinkTask()
-    # Heartbeats further apart than the session: the group takes the partition away and gives it back.
-    overrides = {
-        "consumer.override.session.timeout.ms": "100",
-        "consumer.override.heartbeat.interval.ms": "300",
-    }
-    loop, control = sink_loop(log, task, config=overrides)
+    loop, control = sink_loop(log, task, config=EVICTED_AT_EACH_HEARTBEAT)
     with running(loop, control) as handle:
         wait_until(lambda: task.put_values() == ["a"], "the record put")
         handle.set_target(TargetState.PAUSED)
