@@ -65,7 +65,7 @@ def _compact(
     conn: sqlite3.Connection, partition: TopicPartition, tombstone_cutoff_ms: int
 ) -> tuple[int, int]:
     bounds = partition_bounds(conn, partition)
-    stored = read_batches(conn, partition, 0, bounds.last_stable_offset, _ALL_BATCHES)
+    stored = list(read_batches(conn, partition, 0, bounds.last_stable_offset, _ALL_BATCHES))
     latest: dict[bytes | None, int] = {}
     decoded: list[tuple[int, int, DecodedBatch | None]] = []
     for batch in stored:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from conveyor.log.embedded import transactions
@@ -73,16 +74,21 @@ def partition_bounds(conn: sqlite3.Connection, partition: TopicPartition) -> Par
 
 def read_batches(
     conn: sqlite3.Connection, partition: TopicPartition, from_offset: int, end_offset: int, limit: int
-) -> list[StoredBatch]:
-    """Batches holding offsets in ``[from_offset, end_offset)``, in offset order, at most ``limit``."""
-    rows = conn.execute(
+) -> Iterator[StoredBatch]:
+    """Batches holding offsets in ``[from_offset, end_offset)``, in offset order, at most ``limit``.
+
+    Rows are read as the caller iterates: a reader that stops early (its poll is full) never reads the
+    payloads of the batches after, which may each be megabytes. Consume or close the iterator inside the
+    read transaction."""
+    cursor = conn.execute(
         "SELECT b.id, b.base_offset, b.last_offset, t.state, b.payload FROM batches AS b"
         " LEFT JOIN txns AS t ON t.id = b.txn_id"
         " WHERE b.topic = ? AND b.partition = ? AND b.last_offset >= ? AND b.base_offset < ?"
         " ORDER BY b.last_offset LIMIT ?",
         (partition.topic, partition.partition, from_offset, end_offset, limit),
-    ).fetchall()
-    return [
-        StoredBatch(row_id, base, last, state == transactions.ABORTED, payload)
-        for row_id, base, last, state, payload in rows
-    ]
+    )
+    try:
+        for row_id, base, last, state, payload in cursor:
+            yield StoredBatch(row_id, base, last, state == transactions.ABORTED, payload)
+    finally:
+        cursor.close()
