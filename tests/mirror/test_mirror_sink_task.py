@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conveyor.api import ConnectError
 from conveyor.connectors.mirror import MirrorSinkTask
 from conveyor.connectors.mirror.offset_syncs import OffsetSync
 from conveyor.connectors.mirror.sink import transactional_id
 from conveyor.data import OPTIONAL_BYTES_SCHEMA, Header, SinkRecord
-from conveyor.log import Log, OffsetAndMetadata, Producer, ProducerFencedError, TopicPartition
+from conveyor.log import Log, OffsetAndMetadata, Producer, ProducerFencedError, TopicPartition, open_log
 from conveyor.runtime.sink_task import RuntimeSinkTaskContext
 
 from .replication import BYTES_CONVERTERS, produce, read_partition
@@ -427,3 +431,40 @@ def test_a_new_incarnation_aborts_the_open_spanning_transaction_of_a_frozen_one(
         assert cluster_b.admin().list_consumer_group_offsets(GROUP) == {}
     finally:
         newer.task.stop()
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    batches=st.lists(st.tuples(st.integers(1, 40), st.booleans()), min_size=1, max_size=12),
+    max_records=st.integers(1, 120),
+)
+def test_spanning_transactions_commit_records_and_offsets_together_whatever_the_bound_and_batch_sizes(
+    tmp_path: Path, batches: list[tuple[int, bool]], max_records: int
+) -> None:
+    """Each batch is put, then pre_commit runs when the flag says so: at every step B holds exactly the
+    records below the offset committed on B, and the transactions are the ones the bound makes."""
+    with tempfile.TemporaryDirectory(dir=tmp_path) as root:
+        a, b = open_log(f"embedded:{root}/a"), open_log(f"embedded:{root}/b")
+        a.admin().create_topic(TOPIC, partitions=1)
+        produce(a, TOPIC, partitions=1, start=0, count=sum(size for size, _ in batches))
+        records = sink_records(a, TOPIC, 0)
+        running = Started(MirrorSinkTask(), spanning(a, b, records=max_records))
+        expected_transactions, open_records, put = 0, 0, 0
+        try:
+            for size, commit in batches:
+                running.put(records[put : put + size])
+                put, open_records = put + size, open_records + size
+                if open_records >= max_records or (commit and open_records):
+                    expected_transactions, open_records = expected_transactions + 1, 0
+                if commit:
+                    running.task.pre_commit({PARTITION: put})
+                committed = b.admin().list_consumer_group_offsets(GROUP).get(PARTITION)
+                copied = [r.value for r in read_partition(b, REMOTE, 0)]
+                assert copied == [r.value for r in records[: committed.offset if committed else 0]]
+            running.task.pre_commit({PARTITION: put})
+            assert [r.value for r in read_partition(b, REMOTE, 0)] == [r.value for r in records]
+            assert running.task.transactions_committed == expected_transactions + (open_records > 0)
+        finally:
+            running.task.stop()
+            a.close()
+            b.close()
