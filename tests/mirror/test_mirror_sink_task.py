@@ -12,10 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conveyor.api import ConnectError
-from conveyor.connectors.mirror import MirrorSinkTask
+from conveyor.connectors.mirror import MirrorSinkConnector, MirrorSinkTask
 from conveyor.connectors.mirror.offset_syncs import OffsetSync
 from conveyor.connectors.mirror.sink import transactional_id
 from conveyor.data import OPTIONAL_BYTES_SCHEMA, Header, SinkRecord
+from conveyor.errors import ConfigError
 from conveyor.log import Log, OffsetAndMetadata, Producer, ProducerFencedError, TopicPartition, open_log
 from conveyor.runtime.sink_task import RuntimeSinkTaskContext
 
@@ -468,3 +469,12 @@ def test_spanning_transactions_commit_records_and_offsets_together_whatever_the_
             running.task.stop()
             a.close()
             b.close()
+
+
+def test_the_sink_design_refuses_the_connector_transaction_boundary_naming_the_key(
+    cluster_a: Log, cluster_b: Log
+) -> None:
+    with pytest.raises(ConfigError, match="transaction.boundary"):
+        MirrorSinkConnector().start(
+            task_config(cluster_a, cluster_b, **{"transaction.boundary": "connector"})
+        )
