@@ -474,7 +474,7 @@ def test_spanning_transactions_commit_records_and_offsets_together_whatever_the_
 def test_the_sink_design_refuses_the_connector_transaction_boundary_naming_the_key(
     cluster_a: Log, cluster_b: Log
 ) -> None:
-    with pytest.raises(ConfigError, match="transaction.boundary"):
+    with pytest.raises(ConfigError, match=r"transaction\.boundary"):
         MirrorSinkConnector().start(
             task_config(cluster_a, cluster_b, **{"transaction.boundary": "connector"})
         )
