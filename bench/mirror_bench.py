@@ -238,7 +238,7 @@ def timed(label: str, records: int, run: Callable[[], float | None]) -> Rate:
     start = time.perf_counter()
     steady = run()
     rate = Rate(records / (time.perf_counter() - start), steady)
-    print(f"{label:<62} {show(rate)}", flush=True)
+    print(f"{label:<66} {show(rate)}", flush=True)
     return rate
 
 
@@ -272,7 +272,7 @@ def best_of_rounds(
             best[label] = Rate(max(known.overall, rate.overall), max(steadies) if steadies else None)
     print(f"best of {rounds} rounds:")
     for label, rate in best.items():
-        print(f"{label:<62} {show(rate)}")
+        print(f"{label:<66} {show(rate)}")
     return best
 
 
