@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import tempfile
+import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conveyor.api import ConnectError
-from conveyor.connectors.mirror import MirrorSinkTask
+from conveyor.connectors.mirror import MirrorSinkConnector, MirrorSinkTask
 from conveyor.connectors.mirror.offset_syncs import OffsetSync
 from conveyor.connectors.mirror.sink import transactional_id
 from conveyor.data import OPTIONAL_BYTES_SCHEMA, Header, SinkRecord
-from conveyor.log import Log, OffsetAndMetadata, Producer, ProducerFencedError, TopicPartition
+from conveyor.errors import ConfigError
+from conveyor.log import Log, OffsetAndMetadata, Producer, ProducerFencedError, TopicPartition, open_log
 from conveyor.runtime.sink_task import RuntimeSinkTaskContext
 
 from .replication import BYTES_CONVERTERS, produce, read_partition
@@ -280,3 +286,197 @@ def test_without_transactions_closed_partitions_take_the_producer_and_the_next_p
     assert started.task._producer is not None and started.task._producer is not first
     assert len(read_partition(cluster_b, REMOTE, 0)) == 10
     started.task.stop()
+
+
+def spanning(a: Log, b: Log, records: int = 1_000, interval_ms: int = 60_000) -> dict[str, str]:
+    """The interval boundary, with a record bound and an interval the test chooses."""
+    return task_config(
+        a,
+        b,
+        **{
+            "transaction.boundary": "interval",
+            "transaction.boundary.max.records": str(records),
+            "transaction.boundary.interval.ms": str(interval_ms),
+        },
+    )
+
+
+@pytest.fixture
+def spanning_task(cluster_a: Log, cluster_b: Log, source_topic: str) -> Iterator[Started]:
+    running = Started(MirrorSinkTask(), spanning(cluster_a, cluster_b))
+    yield running
+    running.task.stop()
+
+
+def test_with_the_interval_boundary_consecutive_batches_share_one_transaction_until_pre_commit(
+    cluster_a: Log, cluster_b: Log, spanning_task: Started
+) -> None:
+    records = sink_records(cluster_a, TOPIC, 0)
+    spanning_task.put(records[:4])
+    spanning_task.put(records[4:])
+    assert read_partition(cluster_b, REMOTE, 0) == []
+    assert spanning_task.task.pre_commit({PARTITION: 10}) == {}
+    assert len(read_partition(cluster_b, REMOTE, 0)) == 10
+    assert cluster_b.admin().list_consumer_group_offsets(GROUP) == {PARTITION: OffsetAndMetadata(10)}
+    assert spanning_task.task.transactions_committed == 1
+
+
+def test_with_the_interval_boundary_a_transaction_commits_in_the_put_that_reaches_its_record_bound(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(MirrorSinkTask(), spanning(cluster_a, cluster_b, records=6))
+    try:
+        records = sink_records(cluster_a, TOPIC, 0)
+        running.put(records[:4])
+        assert running.task.transactions_committed == 0
+        running.put(records[4:7])
+        assert running.task.transactions_committed == 1
+        assert cluster_b.admin().list_consumer_group_offsets(GROUP) == {PARTITION: OffsetAndMetadata(7)}
+        assert len(read_partition(cluster_b, REMOTE, 0)) == 7
+    finally:
+        running.task.stop()
+
+
+def test_opening_a_spanning_transaction_asks_the_loop_for_a_commit_within_the_interval(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(MirrorSinkTask(), spanning(cluster_a, cluster_b, interval_ms=50_000))
+    try:
+        assert running.context.commit_deadline is None
+        before = time.monotonic()
+        running.put(sink_records(cluster_a, TOPIC, 0)[:3])
+        after = time.monotonic()
+        deadline = running.context.commit_deadline
+        assert deadline is not None and before + 50 <= deadline <= after + 50
+    finally:
+        running.task.stop()
+
+
+def test_the_poll_boundary_commits_every_put_and_asks_the_loop_for_nothing(
+    cluster_a: Log, cluster_b: Log, started: Started
+) -> None:
+    records = sink_records(cluster_a, TOPIC, 0)
+    started.put(records[:4])
+    started.put(records[4:])
+    assert started.task.transactions_committed == 2
+    assert started.context.commit_deadline is None and not started.context.commit_requested
+
+
+class FailingLaterProducer(FailingOnceProducer):
+    """A real producer whose ``send`` fails once, after ``sends_before`` successful ones."""
+
+    def __init__(self, producer: Producer, sends_before: int) -> None:
+        super().__init__(producer)
+        self.sends_before = sends_before
+
+    def send(self, topic, value, key=None, partition=None, headers=None, timestamp=None, on_delivery=None):  # type: ignore[no-untyped-def]
+        if self.sends_before:
+            self.sends_before -= 1
+            self.inner.send(topic, value, key, partition, headers, timestamp, on_delivery)
+            return
+        super().send(topic, value, key, partition, headers, timestamp, on_delivery)
+
+
+class FailingInSecondPutMirrorSinkTask(MirrorSinkTask):
+    def _new_producer(self) -> Producer:
+        return FailingLaterProducer(super()._new_producer(), sends_before=1)
+
+
+def test_a_failed_send_aborts_the_spanning_transaction_and_sends_every_batch_it_held_again(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(FailingInSecondPutMirrorSinkTask(), spanning(cluster_a, cluster_b))
+    try:
+        records = sink_records(cluster_a, TOPIC, 0)
+        running.put(records[:4])
+        running.put(records[4:])
+        assert running.task.transactions_aborted == 1
+        running.task.pre_commit({PARTITION: 10})
+        assert [r.value for r in read_partition(cluster_b, REMOTE, 0)] == [r.value for r in records]
+        assert cluster_b.admin().list_consumer_group_offsets(GROUP) == {PARTITION: OffsetAndMetadata(10)}
+    finally:
+        running.task.stop()
+
+
+def test_partitions_lost_with_a_transaction_open_abort_it_and_the_kept_ones_are_consumed_again(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    other = TopicPartition(TOPIC, 1)
+    running = Started(MirrorSinkTask(), spanning(cluster_a, cluster_b))
+    try:
+        running.context.assigned |= {PARTITION, other}
+        running.task.open([other])
+        running.context.rewinds.clear()
+        running.put(sink_records(cluster_a, TOPIC, 0, start=2))
+        running.put(sink_records(cluster_a, TOPIC, 1, start=3))
+        running.context.assigned.discard(other)
+        running.task.close([other])
+        assert running.task.transactions_aborted == 1
+        assert running.context.rewinds == {PARTITION: 2}
+        assert read_partition(cluster_b, REMOTE, 0) == []
+        assert cluster_b.admin().list_consumer_group_offsets(GROUP) == {}
+    finally:
+        running.task.stop()
+
+
+def test_a_new_incarnation_aborts_the_open_spanning_transaction_of_a_frozen_one(
+    cluster_a: Log, cluster_b: Log, spanning_task: Started
+) -> None:
+    records = sink_records(cluster_a, TOPIC, 0)
+    spanning_task.put(records[:6])
+    newer = Started(MirrorSinkTask(), spanning(cluster_a, cluster_b))
+    try:
+        assert newer.context.rewinds == {}
+        with pytest.raises(ConnectError):
+            spanning_task.put(records[6:])
+            spanning_task.task.pre_commit({PARTITION: 10})
+        assert read_partition(cluster_b, REMOTE, 0) == []
+        assert cluster_b.admin().list_consumer_group_offsets(GROUP) == {}
+    finally:
+        newer.task.stop()
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    batches=st.lists(st.tuples(st.integers(1, 40), st.booleans()), min_size=1, max_size=12),
+    max_records=st.integers(1, 120),
+)
+def test_spanning_transactions_commit_records_and_offsets_together_whatever_the_bound_and_batch_sizes(
+    tmp_path: Path, batches: list[tuple[int, bool]], max_records: int
+) -> None:
+    """Each batch is put, then pre_commit runs when the flag says so: at every step B holds exactly the
+    records below the offset committed on B, and the transactions are the ones the bound makes."""
+    with tempfile.TemporaryDirectory(dir=tmp_path) as root:
+        a, b = open_log(f"embedded:{root}/a"), open_log(f"embedded:{root}/b")
+        a.admin().create_topic(TOPIC, partitions=1)
+        produce(a, TOPIC, partitions=1, start=0, count=sum(size for size, _ in batches))
+        records = sink_records(a, TOPIC, 0)
+        running = Started(MirrorSinkTask(), spanning(a, b, records=max_records))
+        expected_transactions, open_records, put = 0, 0, 0
+        try:
+            for size, commit in batches:
+                running.put(records[put : put + size])
+                put, open_records = put + size, open_records + size
+                if open_records >= max_records or (commit and open_records):
+                    expected_transactions, open_records = expected_transactions + 1, 0
+                if commit:
+                    running.task.pre_commit({PARTITION: put})
+                committed = b.admin().list_consumer_group_offsets(GROUP).get(PARTITION)
+                copied = [r.value for r in read_partition(b, REMOTE, 0)]
+                assert copied == [r.value for r in records[: committed.offset if committed else 0]]
+            running.task.pre_commit({PARTITION: put})
+            assert [r.value for r in read_partition(b, REMOTE, 0)] == [r.value for r in records]
+            assert running.task.transactions_committed == expected_transactions + (open_records > 0)
+        finally:
+            running.task.stop()
+            a.close()
+            b.close()
+
+
+def test_the_sink_design_refuses_the_connector_transaction_boundary_naming_the_key(
+    cluster_a: Log, cluster_b: Log
+) -> None:
+    with pytest.raises(ConfigError, match=r"transaction\.boundary"):
+        MirrorSinkConnector().start(
+            task_config(cluster_a, cluster_b, **{"transaction.boundary": "connector"})
+        )

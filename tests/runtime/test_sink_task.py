@@ -195,6 +195,19 @@ def test_request_commit_commits_before_the_flush_interval(log: Log) -> None:
         wait_until(lambda: committed(log) == 2, "offset 2 committed on request")
 
 
+def test_a_commit_asked_for_within_an_interval_runs_before_the_flush_interval_though_no_record_comes(
+    log: Log,
+) -> None:
+    def ask_for_commit_soon(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        task.context.request_commit_within(50)
+
+    produce(log, TOPIC, [b"a", b"b"])
+    task = RecordingSinkTask(on_put=ask_for_commit_soon)
+    loop, control = sink_loop(log, task, **{"offset.flush.interval.ms": NEVER_MS})
+    with running(loop, control):
+        wait_until(lambda: committed(log) == 2, "offset 2 committed within the interval asked for")
+
+
 def test_a_rewind_through_the_context_redelivers_from_that_offset(log: Log) -> None:
     rewound: list[Any] = []
 

@@ -78,6 +78,16 @@ class SinkTaskContext(PluginMetricsHolder, abc.ABC):
     def request_commit(self) -> None:
         """Ask for an offset commit soon: it runs, ``pre_commit`` first, at the loop's next turn."""
 
+    def request_commit_within(self, timeout_ms: int) -> None:
+        """Ask for an offset commit, ``pre_commit`` first, within ``timeout_ms`` (Conveyor's own).
+
+        The earliest request wins, and a commit for any reason fulfils it; the loop waits no longer
+        than that for records, so a task that holds something open (a transaction spanning several
+        ``put`` calls) gets its ``pre_commit`` in time even when no record comes.
+        By default the commit is asked for at the loop's next turn, sooner than needed.
+        """
+        self.request_commit()
+
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         """Present when the connector has a dead letter queue or error logging configured."""
         return None

@@ -102,6 +102,7 @@ class RuntimeSinkTaskContext(SinkTaskContext):
         self.rewinds: dict[TopicPartition, int] = {}
         self.timeout_ms: int | None = None
         self.commit_requested = False
+        self.commit_deadline: float | None = None
         self.closing = False
 
     def configs(self) -> Mapping[str, str]:
@@ -133,6 +134,12 @@ class RuntimeSinkTaskContext(SinkTaskContext):
 
     def request_commit(self) -> None:
         self.commit_requested = True
+
+    def request_commit_within(self, timeout_ms: int) -> None:
+        deadline = time.monotonic() + max(0, timeout_ms) / 1000
+        self.commit_deadline = (
+            deadline if self.commit_deadline is None else min(self.commit_deadline, deadline)
+        )
 
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         return self._reporter
@@ -245,6 +252,9 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             now = time.monotonic()
             if now >= self.next_topic_refresh:
                 self._follow_topics()
+            if self.context.commit_deadline is not None:
+                self.next_commit = min(self.next_commit, self.context.commit_deadline)
+                self.context.commit_deadline = None
             if self.context.commit_requested or now >= self.next_commit:
                 self._commit(closing=False)
             if target is TargetState.PAUSED and self.state is TargetState.STARTED:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from conveyor.api import ConfigDef, ConfigType, Importance, LambdaValidator, Range
+from conveyor.api import (
+    CaseInsensitiveValidString,
+    ConfigDef,
+    ConfigType,
+    Importance,
+    LambdaValidator,
+    Range,
+)
 from conveyor.connectors.mirror.clusters import (
     SOURCE_PREFIX,
     TARGET_PREFIX,
@@ -44,6 +51,11 @@ EMIT_CHECKPOINTS_CONFIG = "emit.checkpoints.enabled"
 OFFSET_LAG_MAX_CONFIG = "offset.lag.max"
 CONSUMER_ISOLATION_CONFIG = "consumer.isolation.level"
 TRANSACTIONAL_PRODUCER_CONFIG = "transactional.producer"
+TRANSACTION_BOUNDARY_CONFIG = "transaction.boundary"
+TRANSACTION_BOUNDARY_INTERVAL_CONFIG = "transaction.boundary.interval.ms"
+TRANSACTION_BOUNDARY_RECORDS_CONFIG = "transaction.boundary.max.records"
+POLL_BOUNDARY = "poll"
+INTERVAL_BOUNDARY = "interval"
 TASK_PARTITIONS_CONFIG = "task.assigned.partitions"
 HEARTBEATS_REPLICATION_CONFIG = "heartbeats.replication.enabled"
 
@@ -180,14 +192,64 @@ SOURCE_CONFIG_DEF = (
     )
 )
 
-SINK_CONFIG_DEF = ConfigDef(MIRROR_CONFIG_DEF).define(
-    TRANSACTIONAL_PRODUCER_CONFIG,
-    ConfigType.BOOLEAN,
-    default=True,
-    importance=Importance.HIGH,
-    documentation="KIP-656: write each batch and the source consumer offsets in one transaction on the "
-    "target cluster (exactly once); false writes plainly and commits offsets on the source (at least once).",
+SINK_CONFIG_DEF = (
+    ConfigDef(MIRROR_CONFIG_DEF)
+    .define(
+        TRANSACTIONAL_PRODUCER_CONFIG,
+        ConfigType.BOOLEAN,
+        default=True,
+        importance=Importance.HIGH,
+        documentation="KIP-656: write the batches and the source consumer offsets in transactions on the "
+        "target cluster (exactly once); false writes plainly and commits offsets on the source "
+        "(at least once).",
+    )
+    .define(
+        TRANSACTION_BOUNDARY_CONFIG,
+        ConfigType.STRING,
+        default=POLL_BOUNDARY,
+        validator=CaseInsensitiveValidString.in_(POLL_BOUNDARY, INTERVAL_BOUNDARY),
+        importance=Importance.MEDIUM,
+        documentation="Where a transaction of the sink design ends: 'poll' commits one per polled batch; "
+        "'interval' lets one transaction cover consecutive batches until it holds "
+        f"{TRANSACTION_BOUNDARY_RECORDS_CONFIG} records or is {TRANSACTION_BOUNDARY_INTERVAL_CONFIG} old.",
+    )
+    .define(
+        TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
+        ConfigType.LONG,
+        default=100,
+        validator=Range.at_least(0),
+        importance=Importance.LOW,
+        documentation="With transaction.boundary=interval, the longest a transaction stays open (ms) "
+        "before it commits, records or not.",
+    )
+    .define(
+        TRANSACTION_BOUNDARY_RECORDS_CONFIG,
+        ConfigType.INT,
+        default=10_000,
+        validator=Range.at_least(1),
+        importance=Importance.LOW,
+        documentation="With transaction.boundary=interval, a transaction commits once it holds this many "
+        "records (the batches of an open transaction stay in memory, to be sent again should it abort).",
+    )
 )
+
+
+@dataclass(frozen=True)
+class SinkTransactionBoundary:
+    """When the sink design commits: after every batch, or after ``max_records`` or ``interval_ms``."""
+
+    spans_batches: bool
+    interval_ms: int
+    max_records: int
+
+    @classmethod
+    def parse(cls, props: Mapping[str, str]) -> SinkTransactionBoundary:
+        values = SINK_CONFIG_DEF.parse(props)
+        return cls(
+            str(values[TRANSACTION_BOUNDARY_CONFIG]).lower() == INTERVAL_BOUNDARY,
+            int(values[TRANSACTION_BOUNDARY_INTERVAL_CONFIG]),
+            int(values[TRANSACTION_BOUNDARY_RECORDS_CONFIG]),
+        )
 
 
 @dataclass(frozen=True)

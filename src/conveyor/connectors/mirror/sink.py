@@ -13,8 +13,9 @@ takes the consumed batches as the log's columns (``BatchSinkTask``), so no recor
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from conveyor import __version__
@@ -25,6 +26,7 @@ from conveyor.connectors.mirror.config import (
     SINK_CONFIG_DEF,
     TRANSACTIONAL_PRODUCER_CONFIG,
     MirrorSettings,
+    SinkTransactionBoundary,
 )
 from conveyor.connectors.mirror.offset_syncs import OFFSET_SYNCS_TOPIC_CONFIG, OffsetSync, OffsetSyncEmitter
 from conveyor.connectors.mirror.remote_topics import create_remote_topics
@@ -78,6 +80,8 @@ class MirrorSinkTask(BatchSinkTask):
         self._producer: Producer | None = None
         self._syncs: OffsetSyncEmitter | None = None
         self._ready_topics: set[str] = set()
+        self._boundary = SinkTransactionBoundary(False, 0, 1)
+        self._open: OpenTransaction | None = None
         self.transactions_committed = 0
         self.transactions_aborted = 0
 
@@ -90,6 +94,7 @@ class MirrorSinkTask(BatchSinkTask):
         starts where the last commit ended."""
         settings = self._settings = MirrorSettings.parse(props, SINK_CONFIG_DEF)
         self._transactional = SINK_CONFIG_DEF.parse(props)[TRANSACTIONAL_PRODUCER_CONFIG]
+        self._boundary = SinkTransactionBoundary.parse(props)
         connector = props[NAME_CONFIG]
         self._group = consumer_group(connector)
         if self._transactional:
@@ -146,7 +151,12 @@ class MirrorSinkTask(BatchSinkTask):
 
     def close(self, partitions: Collection[TopicPartition]) -> None:
         """Partitions taken away: a plain producer goes with them (the next ``put`` takes a new one); the
-        transactional one stays, nothing is open between two puts and only ``start`` claims the id."""
+        transactional one stays, as only ``start`` claims the id. A transaction still open here (the
+        partitions were lost to another task, with no ``pre_commit`` before, or its commit failed) is
+        aborted, and the partitions kept are consumed again from its first records: committing it
+        could write records the new owner of the lost partitions writes too."""
+        if self._transactional and self._open is not None:
+            self._abort_and_rewind()
         if not self._transactional and self._producer is not None:
             self._producer.close()
             self._producer = None
@@ -168,23 +178,37 @@ class MirrorSinkTask(BatchSinkTask):
         if len(batch):
             self._replicate([batch])
 
-    def _replicate(self, runs: Sequence[Run]) -> None:
-        """Send the runs; a failed send aborts the transaction and sends them all again. A fenced task
-        fails: a newer incarnation owns the transactional id and the offsets, and claiming the id back
-        would fence it, then send from offsets it has moved since."""
+    def _replicate(self, runs: Sequence[Run], commit: bool = False) -> None:
+        """Send the runs in the open transaction (beginning one if none is), and commit it when the
+        boundary is reached or ``commit`` asks. A failure aborts the transaction and sends everything it
+        held again in a fresh one. A fenced task fails: a newer incarnation owns the transactional id and
+        the offsets, and claiming the id back would fence it, then send from offsets it has moved since."""
         for attempt in range(1, SEND_ATTEMPTS + 1):
             try:
-                self._send_runs(runs)
+                if runs:
+                    self._send_runs(runs)
+                if self._open is not None and (commit or self._boundary_reached(self._open)):
+                    self._commit_open()
                 return
             except ProducerFencedError as fenced:
+                self._open = None
                 raise ConnectError(
                     f"{self._transactional_id} was fenced by a newer incarnation of this task"
                 ) from fenced
             except Exception as error:
-                self._abort()
+                runs = self._abort()
                 if attempt == SEND_ATTEMPTS:
                     raise ConnectError(f"Could not replicate a batch after {attempt} attempts") from error
                 logger.warning("Sending a batch failed (attempt %d); sending it again: %s", attempt, error)
+
+    def _boundary_reached(self, transaction: OpenTransaction) -> bool:
+        boundary = self._boundary
+        if not (self._transactional and boundary.spans_batches):
+            return True
+        return (
+            transaction.records >= boundary.max_records
+            or time.monotonic() - transaction.started >= boundary.interval_ms / 1000
+        )
 
     def _send_runs(self, runs: Sequence[Run]) -> None:
         assert self._settings is not None
@@ -193,11 +217,16 @@ class MirrorSinkTask(BatchSinkTask):
                 raise ConnectError(f"{self._transactional_id}: the task has no producer (it was stopped)")
             self._producer = self._new_producer()
         producer, settings = self._producer, self._settings
-        if self._transactional:
-            producer.begin_transaction()
-        next_offsets: dict[TopicPartition, int] = {}
-        delivered: list[tuple[TopicPartition, int, RecordMetadata]] = []
+        transaction = self._open
+        if transaction is None:
+            if self._transactional:
+                producer.begin_transaction()
+            transaction = self._open = OpenTransaction(time.monotonic())
+            if self._transactional and self._boundary.spans_batches:
+                self.context.request_commit_within(self._boundary.interval_ms)
         for run in runs:
+            transaction.runs.append(run)
+            transaction.records += len(run)
             source = TopicPartition(run.topic, run.partition)
             self._ensure_remote_topics({source.topic})
             remote, last = settings.remote_topic(source.topic), len(run) - 1
@@ -218,45 +247,94 @@ class MirrorSinkTask(BatchSinkTask):
                 partition=source.partition,
                 headers=run.headers[last] or None,
                 timestamp=run.timestamps[last],
-                on_delivery=partial(_delivered, delivered, source, upstream),
+                on_delivery=partial(_delivered, transaction.delivered, source, upstream),
             )
-            next_offsets[source] = max(next_offsets.get(source, 0), upstream + 1)
+            transaction.next_offsets[source] = max(transaction.next_offsets.get(source, 0), upstream + 1)
+
+    def _commit_open(self) -> None:
+        """The open transaction's offset syncs, then the source offsets, then the commit (records first:
+        the syncs need the offsets the records got on the target)."""
+        transaction, producer = self._open, self._producer
+        assert transaction is not None and producer is not None
         if self._syncs is not None:
             producer.flush()
-            for source, upstream, metadata in delivered:
+            for source, upstream, metadata in transaction.delivered:
                 self._syncs.send(producer, OffsetSync(source, upstream, metadata.offset))
         if self._transactional:
             # One past the last record: the committed offset is the next one to read (KIP-656's code
             # commits the record's own offset, which would replicate that record again).
-            producer.send_offsets_to_transaction(next_offsets, self._group)
+            producer.send_offsets_to_transaction(transaction.next_offsets, self._group)
             producer.commit_transaction()
             self.transactions_committed += 1
+        self._open = None
 
-    def _abort(self) -> None:
+    def _abort(self) -> list[Run]:
+        """Abort the open transaction; what it held, to be sent again."""
+        transaction, self._open = self._open, None
         if self._syncs is not None:
             self._syncs.forget()
-        if not self._transactional or self._producer is None:
-            return
+        if not self._transactional or self._producer is None or transaction is None:
+            return transaction.runs if transaction is not None else []
         try:
             self._producer.abort_transaction()
         except Exception as error:
             raise ConnectError(f"{self._transactional_id}: aborting a transaction failed") from error
         self.transactions_aborted += 1
+        return transaction.runs
+
+    def _abort_and_rewind(self) -> None:
+        """Abort the open transaction and consume its records again: each partition it held restarts at
+        its first record in it, which is where the last committed transaction ended."""
+        runs = self._abort()
+        rewinds: dict[TopicPartition, int] = {}
+        for run in runs:
+            partition = TopicPartition(run.topic, run.partition)
+            rewinds[partition] = min(rewinds.get(partition, run.offsets[0]), run.offsets[0])
+        assigned = self.context.assignment()
+        self.context.offset({p: o for p, o in rewinds.items() if p in assigned})
 
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
-        """Transactional: nothing, the offsets were committed with the records on the target. Otherwise
-        the records sent are flushed and their offsets committed on the source, as any sink does."""
-        if self._transactional:
-            return {}
-        if self._producer is not None:
-            self._producer.flush()
-        return dict(current_offsets)
+        """Transactional: commit the open transaction, if any, and return nothing, the offsets being
+        committed with the records on the target; should the commit keep failing, the transaction is
+        aborted and its records consumed again. Otherwise the records sent are flushed and their offsets
+        committed on the source, as any sink does."""
+        if not self._transactional:
+            if self._producer is not None:
+                self._producer.flush()
+            return dict(current_offsets)
+        if self._open is not None:
+            try:
+                self._replicate([], commit=True)
+            except ConnectError as error:
+                if isinstance(error.__cause__, ProducerFencedError):
+                    raise
+                logger.error("%s: committing a transaction failed; consuming its records again: %s",
+                             self._transactional_id, error)  # fmt: skip
+                self._abort_and_rewind()
+        return {}
 
     def stop(self) -> None:
+        if self._open is not None and self._producer is not None:
+            try:
+                self._abort()
+            except ConnectError as error:
+                logger.warning("%s", error)
         for closeable in (self._producer, self._target, self._source):
             if closeable is not None:
                 closeable.close()
         self._producer = None
+
+
+@dataclass
+class OpenTransaction:
+    """What the transaction open on the target holds: its runs (to send again should it abort), the
+    next source offset of each partition, and where the last record of each run landed."""
+
+    started: float
+    records: int = 0
+    runs: list[Run] = field(default_factory=list)
+    next_offsets: dict[TopicPartition, int] = field(default_factory=dict)
+    delivered: list[tuple[TopicPartition, int, RecordMetadata]] = field(default_factory=list)
 
 
 def _delivered(
