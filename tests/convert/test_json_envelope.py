@@ -305,3 +305,31 @@ def test_batch_read_equals_single_record_read_across_schemas() -> None:
 def test_envelope_written_with_spaces_is_read_like_the_compact_one() -> None:
     spaced = json.dumps({"schema": {"type": "int32", "optional": False}, "payload": 5}).encode()
     assert converter().to_connect_data("t", spaced) == SchemaAndValue(INT32_SCHEMA, 5)
+
+
+def test_a_struct_shared_by_a_batch_is_written_with_the_values_it_holds_each_time() -> None:
+    source = SchemaBuilder.struct().field("db", STRING_SCHEMA).field("lsn", INT64_SCHEMA).build()
+    envelope = SchemaBuilder.struct().field("id", INT32_SCHEMA).field("source", source).build()
+    shared = Struct(source).put("db", "shop").put("lsn", 1)
+    values = [Struct(envelope).put("id", n).put("source", shared) for n in range(2)]
+    json_converter = converter()
+
+    first = json_converter.from_connect_batch("t", envelope, values)
+    shared.put("lsn", 2)
+    again = json_converter.from_connect_batch("t", envelope, values[:1])
+
+    payloads = [json.loads(text)["payload"]["source"]["lsn"] for text in [*first, *again]]
+    assert payloads == [1, 1, 2]
+
+
+def test_bytes_changed_in_place_are_written_as_they_are_now() -> None:
+    schema = SchemaBuilder.struct().field("data", BYTES_SCHEMA).build()
+    data = bytearray(b"a")
+    value = Struct(schema).put("data", data)
+    json_converter = converter()
+
+    before = json_converter.from_connect_data("t", schema, value)
+    data[0] = ord("b")
+    after = json_converter.from_connect_data("t", schema, value)
+
+    assert json.loads(before)["payload"]["data"] != json.loads(after)["payload"]["data"]

@@ -188,13 +188,19 @@ def _struct_mismatch(value: Any) -> DataError:
 
 
 def _compile_struct(schema: Schema, options: JsonOptions) -> ValueEncoder:
-    """Generate ``encode_struct(value)`` writing every field through one f-string."""
+    """Generate ``encode_struct(value)`` writing every field through one f-string.
+
+    When every field holds immutable values (primitives other than bytes, logical types), the text of the
+    last struct written is kept with its values: the same struct holding the same values again (the
+    ``source`` block that a batch of change events shares) is written once. The entry is one tuple,
+    replaced whole, so that threads sharing the encoder never mix two entries."""
     namespace: dict[str, Any] = {
         "Struct": Struct,
         "schema": schema,
         "mismatch": _struct_mismatch,
         "required": _required_null_error,
         "S": encode_basestring,
+        "last": [(None, None, "")],
     }
     pieces: list[str] = []
     for field in schema.fields:
@@ -212,13 +218,41 @@ def _compile_struct(schema: Schema, options: JsonOptions) -> ValueEncoder:
             "        value.schema is not schema and value.schema != schema",
             "    ):",
             "        raise mismatch(value)",
-            f"    ({unpack}) = value.raw_values()" if schema.fields else "    pass",
-            '    return f"""' + "".join(pieces) + '}}"""',
+            *(
+                [
+                    "    values = value.raw_values()",
+                    "    kept = last[0]",
+                    "    if kept[0] is value and kept[1] == values:",
+                    "        return kept[2]",
+                ]
+                if _immutable_fields(schema)
+                else ["    values = value.raw_values()"]
+            ),
+            f"    ({unpack}) = values" if schema.fields else "    pass",
+            '    text = f"""' + "".join(pieces) + '}}"""',
+            "    last[0] = (value, values, text)" if _immutable_fields(schema) else "    pass",
+            "    return text",
         ]
     )
     exec(compile(source, f"<json encoder for {schema!r}>", "exec"), namespace)
     encoder: ValueEncoder = namespace["encode_struct"]
     return encoder
+
+
+_IMMUTABLE_TYPES: Final = frozenset(
+    {Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64, Type.BOOLEAN, Type.STRING}
+)
+
+
+def _immutable_fields(schema: Schema) -> bool:
+    """Whether every field of ``schema`` holds values that cannot change in place (no bytes, no nested
+    struct, array or map), so that equal values mean equal text."""
+    return bool(schema.fields) and all(
+        field.schema.type in _IMMUTABLE_TYPES
+        or field.schema.name
+        in (Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME, Decimal.LOGICAL_NAME)
+        for field in schema.fields
+    )
 
 
 _COMPOSITE_ENCODERS: Final[Mapping[Type, Callable[[Schema, JsonOptions], ValueEncoder]]] = {
