@@ -213,3 +213,24 @@ def test_for_values_of_a_subclass_builds_each_record_with_its_constructor() -> N
     records = CountedSourceRecord.for_values("lines", ["one", "two"], [None, None])
     assert CountedSourceRecord.built == 2
     assert [type(record) for record in records] == [CountedSourceRecord, CountedSourceRecord]
+
+
+def test_source_records_built_for_values_carry_each_values_key() -> None:
+    key_schema = INT32_SCHEMA
+    records = SourceRecord.for_values(
+        "t", ["a", "b"], [{"n": 1}, {"n": 2}], key_schema=key_schema, keys=[1, 2], value_schema=STRING_SCHEMA
+    )
+    expected = [
+        SourceRecord(
+            "t", source_offset={"n": n}, key_schema=key_schema, key=n, value_schema=STRING_SCHEMA, value=v
+        )
+        for n, v in ((1, "a"), (2, "b"))
+    ]
+    assert [(r.key_schema, r.key, r.value, r.source_offset) for r in records] == [
+        (r.key_schema, r.key, r.value, r.source_offset) for r in expected
+    ]
+
+
+def test_source_records_for_values_refuse_keys_of_another_count() -> None:
+    with pytest.raises(ValueError, match="2 values but 1 keys"):
+        SourceRecord.for_values("t", ["a", "b"], [None, None], keys=[1])

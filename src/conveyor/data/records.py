@@ -217,37 +217,45 @@ class SourceRecord(ConnectRecord):
         source_partition: Mapping[str, Any] | None = None,
         value_schema: Schema | None = None,
         timestamp: int | None = None,
+        key_schema: Schema | None = None,
+        keys: Sequence[Any] | None = None,
     ) -> list[Self]:
-        """One record per value and its source offset, alike in every other field (no key, no headers).
+        """One record per value and its source offset (and its key, when ``keys`` are given), alike in
+        every other field (no headers).
 
         The same records as ``SourceRecord(topic, source_partition=..., source_offset=offset,
-        value_schema=..., value=value, timestamp=...)`` for each pair, built without a call with
-        keywords per record: a source reading lines or rows builds them by the thousand. A subclass with
-        an ``__init__`` of its own gets its records from that ``__init__``.
+        key_schema=..., key=key, value_schema=..., value=value, timestamp=...)`` for each value, built
+        without a call with keywords per record: a source reading lines or rows builds them by the
+        thousand. A subclass with an ``__init__`` of its own gets its records from that ``__init__``.
         """
         if len(values) != len(source_offsets):
             raise ValueError(f"{len(values)} values but {len(source_offsets)} source offsets")
+        if keys is not None and len(keys) != len(values):
+            raise ValueError(f"{len(values)} values but {len(keys)} keys")
+        each_key: Sequence[Any] = keys if keys is not None else [None] * len(values)
         if cls.__init__ is not SourceRecord.__init__:
             return [
                 cls(
                     topic,
                     source_partition=source_partition,
                     source_offset=offset,
+                    key_schema=key_schema,
+                    key=key,
                     value_schema=value_schema,
                     value=value,
                     timestamp=timestamp,
                 )
-                for value, offset in zip(values, source_offsets, strict=True)
+                for value, offset, key in zip(values, source_offsets, each_key, strict=True)
             ]
         records: list[Self] = []
         append = records.append
         new = object.__new__
-        for value, offset in zip(values, source_offsets, strict=True):
+        for value, offset, key in zip(values, source_offsets, each_key, strict=True):
             record = new(cls)
             record.topic = topic
             record.kafka_partition = None
-            record.key_schema = None
-            record.key = None
+            record.key_schema = key_schema
+            record.key = key
             record.value_schema = value_schema
             record.value = value
             record.timestamp = timestamp

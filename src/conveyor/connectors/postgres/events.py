@@ -253,29 +253,29 @@ class TableEvents:
         now_ns = time.time_ns()
         times = (now_ns // 1_000_000, now_ns // 1_000, now_ns)
         sources: dict[str, Struct] = {}
-        envelope_schema, row_schema, key_indexes = self.envelope_schema, self.row_schema, self.key_indexes
-        key_schema, topic = self.key_schema, self.topic
-        records = []
-        for row, marker, offset in zip(rows, markers, offsets, strict=True):
-            source = sources.get(marker)
-            if source is None:
-                source = sources[marker] = self.source(replace(position, snapshot=marker))
-            envelope = Struct.unchecked(
-                envelope_schema, [None, Struct.unchecked(row_schema, row), source, None, "r", *times]
-            )
-            key = None if key_schema is None else Struct.unchecked(key_schema, [row[i] for i in key_indexes])
-            records.append(
-                SourceRecord(
-                    topic,
-                    source_partition=partition,
-                    source_offset=offset,
-                    key_schema=key_schema,
-                    key=key,
-                    value_schema=envelope_schema,
-                    value=envelope,
-                )
-            )
-        return records
+        for marker in set(markers):
+            sources[marker] = self.source(replace(position, snapshot=marker))
+        after = Struct.unchecked_many(self.row_schema, rows)
+        envelopes = Struct.unchecked_many(
+            self.envelope_schema,
+            [
+                [None, row, sources[marker], None, "r", *times]
+                for row, marker in zip(after, markers, strict=True)
+            ],
+        )
+        keys = None
+        if self.key_schema is not None:
+            indexes = self.key_indexes
+            keys = Struct.unchecked_many(self.key_schema, [[row[i] for i in indexes] for row in rows])
+        return SourceRecord.for_values(
+            self.topic,
+            envelopes,
+            offsets,
+            source_partition=partition,
+            value_schema=self.envelope_schema,
+            key_schema=self.key_schema,
+            keys=keys,
+        )
 
     def truncate(
         self, position: Position, offset: Mapping[str, Any], partition: Mapping[str, Any]
