@@ -103,29 +103,16 @@ class GeneratorSourceTask(SourceTask):
         settings = self._require_settings()
         partition, topic, template = self._partition, settings.topic, self._template
         cardinality = settings.key_cardinality
-        if cardinality:
-            return [
-                SourceRecord(
-                    topic,
-                    source_partition=partition,
-                    source_offset={SEQNO_FIELD: n},
-                    key_schema=STRING_SCHEMA,
-                    key=KEY_TEMPLATE % (n % cardinality),
-                    value_schema=STRING_SCHEMA,
-                    value=template % n,
-                )
-                for n in range(start, stop)
-            ]
-        return [
-            SourceRecord(
-                topic,
-                source_partition=partition,
-                source_offset={SEQNO_FIELD: n},
-                value_schema=STRING_SCHEMA,
-                value=template % n,
-            )
-            for n in range(start, stop)
-        ]
+        numbers = range(start, stop)
+        return SourceRecord.for_values(
+            topic,
+            [template % n for n in numbers],
+            [{SEQNO_FIELD: n} for n in numbers],
+            source_partition=partition,
+            value_schema=STRING_SCHEMA,
+            key_schema=STRING_SCHEMA if cardinality else None,
+            keys=[KEY_TEMPLATE % (n % cardinality) for n in numbers] if cardinality else None,
+        )
 
     def _request_commits(self, start: int, records: list[SourceRecord]) -> None:
         """Ask for a commit after every ``transaction.records`` records and after the very last one."""
