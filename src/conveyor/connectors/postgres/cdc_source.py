@@ -245,8 +245,9 @@ class PostgresCdcSourceTask(SourceTask):
         self, offset: Mapping[str, Any] | None, slot: catalog.SlotInfo | None
     ) -> SnapshotPlan | None:
         """The committed plan of a snapshot that never completed, if the slot it began is still at its
-        consistent point (so the slot streams every change since)."""
-        if slot is None or _snapshot_completed(offset):
+        consistent point (so the slot streams every change since); ``snapshot.mode=always`` snapshots anew
+        at every start."""
+        if slot is None or _snapshot_completed(offset) or self.settings.snapshot_mode is SnapshotMode.ALWAYS:
             return None
         plan = SnapshotPlan.from_offset(
             self.context.offset_storage_reader().offset(plan_partition(self.settings.topic_prefix))
