@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +74,7 @@ from conveyor.connectors.postgres.snapshot_plan import (
     chunk_partition,
     plan_partition,
 )
+from conveyor.connectors.postgres.snapshot_resume import ReadLater
 from conveyor.connectors.postgres.types import (
     PgType,
     UnsupportedTypeError,
@@ -130,7 +132,8 @@ class PostgresCdcSourceTask(SourceTask):
 
     Task 0 creates the slot, exports its snapshot and plans the chunks (a plan record commits the plan);
     every task reads its share of the chunks in that snapshot; task 0 streams once every chunk is
-    committed. The other tasks only read chunks."""
+    committed. The other tasks only read chunks. A task 0 that finds its plan unfinished and the slot
+    unmoved resumes it in a newer snapshot (:mod:`snapshot_resume`)."""
 
     def __init__(self) -> None:
         self._settings: CdcSettings | None = None
@@ -139,6 +142,10 @@ class PostgresCdcSourceTask(SourceTask):
         self._snapshot: Iterator[list[SourceRecord]] | None = None
         self._reader: SnapshotReader | None = None
         self._plan: SnapshotPlan | None = None
+        self._reading_slot: ReplicationStream | None = None
+        """A resumed snapshot's temporary slot, whose connection keeps its exported snapshot alive."""
+        self._read_later: ReadLater | None = None
+        self._relation_columns: dict[int, tuple[str, ...]] = {}
         self._pending: list[SourceRecord] = []
         self._index = 0
         self._task_count = 1
@@ -178,11 +185,25 @@ class PostgresCdcSourceTask(SourceTask):
         offset = self.context.offset_storage_reader().offset(settings.source_partition)
         slot = self._usable_slot(cursor)
         if self._needs_snapshot(offset, slot is not None):
+            plan = self._unfinished_plan(offset, slot)
+            if plan is not None:
+                self._resume_snapshot(plan, tables)
+                return
             if slot is not None:
                 catalog.drop_slot(cursor, settings.slot_name)
             self._begin_snapshot(tables)
             return
         self._resume = ResumePoint.from_offset(offset)
+        plan = SnapshotPlan.from_offset(
+            self.context.offset_storage_reader().offset(plan_partition(settings.topic_prefix))
+        )
+        if (
+            slot is not None
+            and plan is not None
+            and plan.reading_lsn is not None
+            and (self._resume is None or self._resume.commit_lsn < plan.reading_lsn)
+        ):
+            self._read_later = self._load_read_later(plan, tables)
         if slot is None:
             if offset:
                 logger.warning(
@@ -211,9 +232,7 @@ class PostgresCdcSourceTask(SourceTask):
 
     def _needs_snapshot(self, offset: Mapping[str, Any] | None, slot_exists: bool) -> bool:
         mode = self.settings.snapshot_mode
-        completed = bool(offset) and not (
-            offset is not None and offset.get("snapshot") and not offset.get("last_snapshot_record")
-        )
+        completed = _snapshot_completed(offset)
         if mode is SnapshotMode.ALWAYS:
             return True
         if mode is SnapshotMode.NO_DATA:
@@ -221,6 +240,67 @@ class PostgresCdcSourceTask(SourceTask):
         if mode is SnapshotMode.WHEN_NEEDED:
             return not completed or not slot_exists
         return not completed
+
+    def _unfinished_plan(
+        self, offset: Mapping[str, Any] | None, slot: catalog.SlotInfo | None
+    ) -> SnapshotPlan | None:
+        """The committed plan of a snapshot that never completed, if the slot it began is still at its
+        consistent point (so the slot streams every change since); ``snapshot.mode=always`` snapshots anew
+        at every start."""
+        if slot is None or _snapshot_completed(offset) or self.settings.snapshot_mode is SnapshotMode.ALWAYS:
+            return None
+        plan = SnapshotPlan.from_offset(
+            self.context.offset_storage_reader().offset(plan_partition(self.settings.topic_prefix))
+        )
+        if plan is None or slot.confirmed_flush_lsn != plan.lsn:
+            return None
+        return plan
+
+    def _resume_snapshot(self, plan: SnapshotPlan, tables: list[TableInfo]) -> None:
+        """Go on with an interrupted snapshot: its chunks not yet written are read in the snapshot a new
+        temporary slot exports, then the slot streams from the plan's consistent point."""
+        settings = self.settings
+        self._plan = plan
+        self._start_lsn = plan.lsn
+        committed = self._chunk_progress(plan, plan.chunks)
+        if all(progress.done for _, progress in committed):
+            logger.info("Every chunk of snapshot %s is written; completing it", plan.id)
+            self._snapshot = iter(())
+            return
+        name = f"{settings.slot_name[:40]}_resume_{uuid.uuid4().hex[:8]}"
+        self._reading_slot = ReplicationStream(
+            settings.address, name, settings.publication_name, settings.status_update_interval_ms / 1000
+        )
+        created = self._reading_slot.create_slot(export_snapshot=True, temporary=True)
+        assert created.snapshot is not None
+        plan = plan.read_in(created.snapshot, created.consistent_point)
+        self._plan = plan
+        self._reader = SnapshotReader(settings.address, created.snapshot, settings.snapshot_fetch_size)
+        logger.info(
+            "Resuming snapshot %s: its chunks not yet written are read in a snapshot consistent at %s; "
+            "the stream from %s skips the changes that snapshot already shows",
+            plan.id,
+            format_lsn(created.consistent_point),
+            format_lsn(plan.lsn),
+        )
+        self._pending = [self._bookkeeping_record(plan_partition(settings.topic_prefix), plan.to_offset())]
+        self._snapshot = self._chunk_records(plan, self._reader, {table.id: table for table in tables})
+
+    def _chunk_progress(
+        self, plan: SnapshotPlan, chunks: Sequence[Chunk]
+    ) -> list[tuple[Chunk, ChunkProgress]]:
+        prefix = self.settings.topic_prefix
+        committed = self.context.offset_storage_reader().offsets(
+            [chunk_partition(prefix, chunk.index) for chunk in chunks]
+        )
+        return [
+            (chunk, ChunkProgress.from_offset(plan, offset))
+            for chunk, (_, offset) in zip(chunks, committed, strict=True)
+        ]
+
+    def _load_read_later(self, plan: SnapshotPlan, tables: Sequence[TableInfo]) -> ReadLater | None:
+        keys = {table.id: table.primary_key for table in tables}
+        return ReadLater.of(plan, self._chunk_progress(plan, plan.chunks), keys)
 
     def _open_stream(self) -> ReplicationStream:
         settings = self.settings
@@ -263,12 +343,9 @@ class PostgresCdcSourceTask(SourceTask):
         """This task's chunks not yet written, as batches of ``op`` r records; a chunk's last record
         marks it done. The chunks of a table share one set of schemas, so converters see them as one."""
         settings = self.settings
-        mine = plan.chunks_of(self._index, self._task_count)
-        partitions = [chunk_partition(settings.topic_prefix, chunk.index) for chunk in mine]
-        committed = self.context.offset_storage_reader().offsets(partitions)
         described: dict[TableId, TableEvents | None] = {}
-        for chunk, partition, (_, offset) in zip(mine, partitions, committed, strict=True):
-            progress = ChunkProgress.from_offset(plan, offset)
+        for chunk, progress in self._chunk_progress(plan, plan.chunks_of(self._index, self._task_count)):
+            partition = chunk_partition(settings.topic_prefix, chunk.index)
             table = tables.get(chunk.table)
             if progress.done or table is None:
                 continue
@@ -292,10 +369,14 @@ class PostgresCdcSourceTask(SourceTask):
     ) -> Iterator[list[SourceRecord]]:
         names = [column.name for column in table.columns]
         key_positions = [names.index(name) for name in table.primary_key]
-        position = Position(plan.lsn, plan.lsn, 0, plan.xid, plan.started_us, "true")
+        position = Position(plan.read_lsn, plan.read_lsn, 0, plan.xid, plan.started_us, "true")
         size = self.settings.max_batch_size
+        switches = progress.reading_in(plan)
         batches = _batched(reader.chunk_rows(table, names, chunk, progress.after), size)
         batch = next(batches, None)
+        if batch is None:
+            yield [self._bookkeeping_record(partition, chunk_offset(plan, progress.after, True, switches))]
+            return
         first = progress.after is None
         while batch is not None:
             following = next(batches, None)
@@ -305,7 +386,9 @@ class PostgresCdcSourceTask(SourceTask):
             if following is None and chunk.last:
                 markers[-1] = "last" if chunk.index == len(plan.chunks) - 1 else "last_in_data_collection"
             offsets = [
-                chunk_offset(plan, [row[p] for p in key_positions] if key_positions else None, False)
+                chunk_offset(
+                    plan, [row[p] for p in key_positions] if key_positions else None, False, switches
+                )
                 for row in batch
             ]
             if following is None:
@@ -399,6 +482,9 @@ class PostgresCdcSourceTask(SourceTask):
                 time.sleep(min(PLAN_CHECK_INTERVAL_S, self.settings.poll_interval_ms / 1000))
             return pending or None
         self._finish_reading(plan)
+        if plan.reading_lsn is not None:
+            tables = catalog.captured_tables(self._catalog.cursor(), self.settings.filters)
+            self._read_later = self._load_read_later(plan, tables)
         logger.info("Snapshot done; streaming from %s", format_lsn(self._start_lsn))
         if self.settings.snapshot_mode is SnapshotMode.INITIAL_ONLY:
             self._streaming_done = True
@@ -408,10 +494,13 @@ class PostgresCdcSourceTask(SourceTask):
 
     def _finish_reading(self, plan: SnapshotPlan) -> None:
         self._snapshot = None
-        self._finished_plans.add(plan.id)
+        self._finished_plans.add(plan.reading_id)
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+        if self._reading_slot is not None:
+            self._reading_slot.close()
+            self._reading_slot = None
 
     def _others_done(self, plan: SnapshotPlan) -> bool:
         """Whether the other tasks' chunks are all committed (read at most every second)."""
@@ -438,28 +527,28 @@ class PostgresCdcSourceTask(SourceTask):
         settings = self.settings
         reader = self.context.offset_storage_reader()
         plan = SnapshotPlan.from_offset(reader.offset(plan_partition(settings.topic_prefix)))
-        if plan is None or plan.id in self._finished_plans:
+        if plan is None or plan.reading_id in self._finished_plans:
             return None
         mine = plan.chunks_of(self._index, self._task_count)
-        committed = reader.offsets([chunk_partition(settings.topic_prefix, chunk.index) for chunk in mine])
-        if all(ChunkProgress.from_offset(plan, offset).done for _, offset in committed):
-            self._finished_plans.add(plan.id)
+        if all(progress.done for _, progress in self._chunk_progress(plan, mine)):
+            self._finished_plans.add(plan.reading_id)
             return None
         try:
-            self._reader = SnapshotReader(settings.address, plan.snapshot, settings.snapshot_fetch_size)
+            self._reader = SnapshotReader(settings.address, plan.read_snapshot, settings.snapshot_fetch_size)
         except CaptureError as error:
             logger.warning(
-                "Task %d cannot join snapshot %s (%s): its exporter is gone; task 0 plans the snapshot again",
+                "Task %d cannot join snapshot %s (%s): its exporter is gone; task 0 resumes the snapshot "
+                "in a newer one",
                 self._index,
-                plan.snapshot,
+                plan.read_snapshot,
                 error,
             )
-            self._finished_plans.add(plan.id)
+            self._finished_plans.add(plan.reading_id)
             return None
         self._plan = plan
         tables = catalog.captured_tables(self._catalog.cursor(), settings.filters)
         self._snapshot = self._chunk_records(plan, self._reader, {table.id: table for table in tables})
-        logger.info("Task %d reads %d chunks of snapshot %s", self._index, len(mine), plan.snapshot)
+        logger.info("Task %d reads %d chunks of snapshot %s", self._index, len(mine), plan.read_snapshot)
         return self._poll_snapshot()
 
     def _lost_connection(self, error: BaseException) -> None:
@@ -525,6 +614,7 @@ class PostgresCdcSourceTask(SourceTask):
             self._transaction = None
         elif isinstance(message, Relation):
             self._tables[message.oid] = self._relation_events(message)
+            self._relation_columns[message.oid] = tuple(column.name for column in message.columns)
         elif isinstance(message, TypeMessage):
             self._types = load_types(self._catalog.cursor())
         elif isinstance(message, Insert | Update | Delete):
@@ -559,12 +649,67 @@ class PostgresCdcSourceTask(SourceTask):
             previous_commit_end=transaction.previous_commit_end,
         )
 
+    def _read_later_covers(self, oid: int, position: Position, values: Sequence[Any] | None) -> bool:
+        """Whether a resumed snapshot read this tuple's key after the change committed (so its read
+        already shows the change)."""
+        events = self._tables.get(oid)
+        if self._read_later is None or events is None or values is None:
+            return False
+        names = self._relation_columns.get(oid, ())
+        texts = {
+            name: value
+            for name, value in zip(names, values, strict=False)
+            if value is None or isinstance(value, str)
+        }
+        return self._read_later.covers(self._catalog.cursor(), events.table, position.commit_lsn, texts)
+
     def _change(self, lsn: int, message: Insert | Update | Delete, records: list[SourceRecord]) -> None:
         position = self._next_position(lsn)
         events = self._tables.get(message.relation_oid)
         if position is None or events is None:
             return
         self._resume = ResumePoint(position.commit_lsn, position.event, lsn)
+        if self._read_later is not None and position.commit_lsn < self._read_later.horizon:
+            self._change_read_later(message, position, events, records)
+            return
+        self._emit_change(message, position, events, records)
+
+    def _change_read_later(
+        self,
+        message: Insert | Update | Delete,
+        position: Position,
+        events: TableEvents,
+        records: list[SourceRecord],
+    ) -> None:
+        """A change committed before a resumed snapshot's consistent point: passed for the keys that
+        snapshot did not read. A key-changing update is a delete and an insert, each placed by its key."""
+        oid = message.relation_oid
+        if isinstance(message, Delete):
+            if not self._read_later_covers(oid, position, message.old):
+                self._emit_change(message, position, events, records)
+            return
+        new_covered = self._read_later_covers(oid, position, message.new)
+        if isinstance(message, Insert) or message.old is None or not message.old_is_key:
+            if not new_covered:
+                self._emit_change(message, position, events, records)
+            return
+        before, after = events.row(message.old), events.row(message.new)
+        if events.key(before) == events.key(after):
+            if not new_covered:
+                self._emit_change(message, position, events, records)
+            return
+        if not self._read_later_covers(oid, position, message.old):
+            self._emit_change(Delete(oid, message.old, True), position, events, records)
+        if not new_covered:
+            self._emit_change(Insert(oid, message.new), position, events, records)
+
+    def _emit_change(
+        self,
+        message: Insert | Update | Delete,
+        position: Position,
+        events: TableEvents,
+        records: list[SourceRecord],
+    ) -> None:
         skipped = self.settings.skipped_operations
         offset = source_offset(position)
         partition = self.settings.source_partition
@@ -606,6 +751,8 @@ class PostgresCdcSourceTask(SourceTask):
         if position is None or events is None:
             return
         self._resume = ResumePoint(position.commit_lsn, position.event, lsn)
+        if self._read_later is not None:
+            self._read_later.forget(events.table)
         if "t" not in self.settings.skipped_operations:
             offset = source_offset(position)
             records.append(events.truncate(position, offset, self.settings.source_partition))
@@ -651,6 +798,9 @@ class PostgresCdcSourceTask(SourceTask):
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+        if self._reading_slot is not None:
+            self._reading_slot.close()
+            self._reading_slot = None
         if self._stream is not None:
             self._stream.close()
             self._stream = None
@@ -770,6 +920,13 @@ def _check_database(settings: CdcSettings) -> None:
             raise _KeyedError(TABLE_INCLUDE_CONFIG, str(error)) from None
     finally:
         connection.close()
+
+
+def _snapshot_completed(offset: Mapping[str, Any] | None) -> bool:
+    """Whether the stored offset is past a completed snapshot (a change streamed, or the snapshot's end)."""
+    return bool(offset) and not (
+        offset is not None and offset.get("snapshot") and not offset.get("last_snapshot_record")
+    )
 
 
 def _batched(rows: Iterable[tuple[str | None, ...]], size: int) -> Iterator[list[tuple[str | None, ...]]]:

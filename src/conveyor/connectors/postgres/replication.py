@@ -44,11 +44,13 @@ class ReplicationStream:
         self._started = False
         self.flushed_lsn = 0
 
-    def create_slot(self, *, export_snapshot: bool) -> CreatedSlot:
+    def create_slot(self, *, export_snapshot: bool, temporary: bool = False) -> CreatedSlot:
         """Create the slot; with ``export_snapshot`` the snapshot stays importable until the next command
-        on this connection (so import it before :meth:`start`)."""
+        on this connection (so import it before :meth:`start`). A ``temporary`` slot goes with the
+        connection."""
         mode = "EXPORT_SNAPSHOT" if export_snapshot else "NOEXPORT_SNAPSHOT"
-        command = sql.SQL("CREATE_REPLICATION_SLOT {} LOGICAL pgoutput " + mode).format(
+        kind = "TEMPORARY LOGICAL" if temporary else "LOGICAL"
+        command = sql.SQL(f"CREATE_REPLICATION_SLOT {{}} {kind} pgoutput {mode}").format(
             sql.Identifier(self.slot)
         )
         try:

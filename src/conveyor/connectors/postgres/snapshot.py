@@ -30,13 +30,18 @@ class SnapshotReader:
             self._connection.set_session(isolation_level="REPEATABLE READ")
             with self._connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION SNAPSHOT %s", (snapshot_name,))
-                cursor.execute("SELECT txid_current(), (extract(epoch FROM now()) * 1000000)::bigint")
+                cursor.execute(
+                    "SELECT txid_snapshot_xmax(txid_current_snapshot()), "
+                    "(extract(epoch FROM now()) * 1000000)::bigint"
+                )
                 row = cursor.fetchone()
         except psycopg2.Error as error:
             self.close()
             raise CaptureError(f"Could not start the snapshot: {first_line(error)}") from error
         assert row is not None
         self.xid: int = row[0]
+        """The snapshot's first unassigned transaction id: the reader takes none of its own, as a
+        transaction holding one would hold up the creation of a slot (a resumed snapshot's)."""
         self.started_us: int = row[1]
 
     def chunks(self, tables: Sequence[TableInfo], chunk_size: int) -> list[Chunk]:
