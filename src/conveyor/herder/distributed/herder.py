@@ -1220,6 +1220,9 @@ class DistributedHerder(BaseHerder):
         return result
 
     def _check_rebalance_needed(self) -> None:
+        """Reads and restarts wait for an expected rebalance (a 409); writes of connector configs,
+        deletions and stops do not, so a burst of them is applied in one rebalance (as Kafka's
+        `checkRebalanceNeeded` callers are)."""
         with self._changes.lock:
             if self._changes.needs_rebalance:
                 raise RebalanceNeededError()
@@ -1239,7 +1242,6 @@ class DistributedHerder(BaseHerder):
         self._raise_on_invalid(config)
 
         def write() -> tuple[bool, ConnectorInfo]:
-            self._check_rebalance_needed()
             self._require_leader("create or reconfigure connectors")
             exists = self.configs.snapshot().contains(name)
             if exists and not allow_replace:
@@ -1262,7 +1264,6 @@ class DistributedHerder(BaseHerder):
 
     def delete_connector(self, name: str) -> None:
         def delete() -> None:
-            self._check_rebalance_needed()
             self._require_leader("delete connectors")
             self._require(name)
             self._write_as_leader(lambda: self.configs.remove_connector_config(name))
@@ -1317,7 +1318,6 @@ class DistributedHerder(BaseHerder):
         def write() -> None:
             self._require(name)
             if target is TargetState.STOPPED:
-                self._check_rebalance_needed()
                 self._require_leader("stop connectors")
                 self._write_as_leader(lambda: self.configs.put_task_configs(name, []))
             self.configs.put_target_state(name, target.value)
