@@ -1432,8 +1432,8 @@ class DistributedHerder(BaseHerder):
         if not self.config.exactly_once_source_enabled:
             super()._put_source_offsets(name, config, offsets)
             return
-        store = self._source_offsets(config)
-        write_offsets_in_transaction(self.log, store, self.config, config, name, offsets)
+        with self._source_offsets(config) as store:
+            write_offsets_in_transaction(self.log, store, self.config, config, name, offsets)
 
     # Reads: answered from this worker's view of the shared topics.
 
