@@ -26,7 +26,10 @@ class ConsumerKeepingLog(EmbeddedLog):
         self.consumers: list[Consumer] = []
 
     def consumer(
-        self, group_id: str | None = None, isolation_level: IsolationLevel = "read_committed", **config: object
+        self,
+        group_id: str | None = None,
+        isolation_level: IsolationLevel = "read_committed",
+        **config: object,
     ) -> Consumer:
         consumer = super().consumer(group_id, isolation_level, **config)
         self.consumers.append(consumer)

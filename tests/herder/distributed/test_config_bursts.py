@@ -16,6 +16,7 @@ from tests.waiting import wait_until
 from conveyor.herder.distributed.herder import DistributedHerder
 
 BURST = 5
+Call = Callable[..., Future[Any]]
 
 
 def quiet_generator() -> dict[str, str]:
@@ -23,7 +24,7 @@ def quiet_generator() -> dict[str, str]:
 
 
 @contextmanager
-def work_thread_held(herder: DistributedHerder, queued: int) -> Iterator[Callable[[Callable[[], Any]], Future[Any]]]:
+def work_thread_held(herder: DistributedHerder, queued: int) -> Iterator[Call]:
     """Hold the herder's work thread in a request until `queued` more requests wait behind it, so that they
     all run in one tick; yields how to call into the herder meanwhile."""
     gate = threading.Event()
