@@ -48,6 +48,7 @@ from conveyor.rest import RestServer, create_app
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_runner import SparkTaskRunner
+from conveyor.storage import StatusStore
 from rebalance_bench import COMMANDS, WorkerProcess, free_port, wait_for
 
 SLOW_STOP_CONNECTOR = "SlowStopConnector"
@@ -203,20 +204,13 @@ def send_until_done(
         time.sleep(RETRY_PAUSE_S)
 
 
-def all_running(client: httpx.Client, names: list[str]) -> bool:
-    """Every connector of `names` RUNNING with one task, RUNNING."""
-    try:
-        response = client.get("/connectors", params={"expand": "status"})
-    except httpx.HTTPError:
-        return False
-    if response.status_code != 200:
-        return False
-    listed = response.json()
+def all_running(statuses: StatusStore, names: list[str]) -> bool:
+    """Every connector of `names` and its one task last written RUNNING in the status topic (read directly:
+    a listing with `?expand=status` asks every worker for its tasks' metrics, connector by connector)."""
+    statuses.read_to_end()
     for name in names:
-        status = listed.get(name, {}).get("status")
-        if status is None or status["connector"]["state"] != "RUNNING":
-            return False
-        if [task["state"] for task in status["tasks"]] != ["RUNNING"]:
+        connector, task = statuses.connector(name), statuses.task(name, 0)
+        if connector is None or task is None or (connector.state, task.state) != ("RUNNING", "RUNNING"):
             return False
     return True
 
@@ -252,6 +246,7 @@ def run_group(connectors: int, runner: str, root: Path) -> None:
         ]
         limits = httpx.Limits(max_connections=connectors + 10, max_keepalive_connections=connectors + 10)
         clients = [httpx.Client(base_url=w.url, timeout=GET_TIMEOUT_S, limits=limits) for w in workers]
+        log = open_log(f"kafka://{broker.bootstrap_servers}")
         try:
             for worker in workers:
                 worker.start()
@@ -265,6 +260,8 @@ def run_group(connectors: int, runner: str, root: Path) -> None:
                 "tasks.max": "1",
                 "rate": str(GROUP_RATE),
             }
+            statuses = StatusStore(log, create_missing=False)
+            statuses.start()
             creates = Answers()
             began = time.monotonic()
             deadline = began + SETTLE_LIMIT_S
@@ -283,7 +280,8 @@ def run_group(connectors: int, runner: str, root: Path) -> None:
                     )
                 )
             answered_s = time.monotonic() - began
-            created_s = settle(lambda: all_running(clients[0], names), began)
+            created_s = settle(lambda: all_running(statuses, names), began)
+            statuses.stop()
 
             deletes = Answers()
             listing = Answers()
@@ -324,6 +322,7 @@ def run_group(connectors: int, runner: str, root: Path) -> None:
         finally:
             for client in clients:
                 client.close()
+            log.close()
             with ThreadPoolExecutor(len(workers)) as pool:
                 list(pool.map(WorkerProcess.stop, workers))
     print(

@@ -66,3 +66,27 @@ def test_deletions_queued_together_are_all_written(tmp_path: Path) -> None:
 def leader_lists(leader: Member) -> list[str]:
     response = leader.http("GET", "/connectors")
     return sorted(response.json()) if response.status_code == 200 else []
+
+
+def test_a_followers_task_configs_for_many_connectors_reach_the_leader_together(tmp_path: Path) -> None:
+    """Each waits for the leader's work thread on its own, so they are written in one tick and call for one
+    rebalance, instead of being sent one after the other, a rebalance each."""
+    with group(tmp_path, 2) as members:
+        leader = next(m for m in members if m.herder.is_leader()).herder
+        follower = next(m for m in members if not m.herder.is_leader()).herder
+        names = [f"burst-{index}" for index in range(BURST)]
+        for name in names:
+            leader.put_connector_config(name, quiet_generator(), False, initial_state="PAUSED")
+        wait_until(
+            lambda: all(follower.configs.snapshot().contains(name) for name in names),
+            "the follower to read every connector",
+        )
+        task_configs = [{"topic": "burst"}]
+        with work_thread_held(leader, BURST) as call:
+            for name in names:
+                config = follower.configs.snapshot().connector_config(name) or {}
+                call(follower._write_task_configs, name, config, task_configs, lambda error: None)
+        wait_until(
+            lambda: all(leader.configs.snapshot().task_configs(name) == task_configs for name in names),
+            "every connector's task configs written",
+        )

@@ -214,7 +214,9 @@ class DistributedHerder(BaseHerder):
         self._pool = ThreadPoolExecutor(START_STOP_THREADS, thread_name_prefix="herder-start-stop")
         self._lanes = ConnectorLanes()
         """Where connector code is called: off the work thread, in order per connector."""
-        self._forwarding = ThreadPoolExecutor(1, thread_name_prefix="herder-forward")
+        self._forwarding = ConnectorLanes()
+        """Where a follower sends task configs to the leader: in order per connector, connectors side by
+        side, so that a burst of them reaches the leader together and is applied in one rebalance."""
         self._member = GroupMember(
             log.group_coordinator(),
             config.group_id,
@@ -328,7 +330,6 @@ class DistributedHerder(BaseHerder):
             self._member.close,
             lambda: self._requests.fail_all(ConnectError(SHUTTING_DOWN)),
             lambda: self._pool.shutdown(wait=True),
-            lambda: self._forwarding.shutdown(wait=False),
             self.peers.close,
             self._stop_topic_tracking,
             self.worker.close,
@@ -1026,7 +1027,7 @@ class DistributedHerder(BaseHerder):
             except Exception as error:
                 on_error(error)
 
-        self._forwarding.submit(forward)
+        self._forwarding.submit(name, forward)
 
     # Leadership.
 
