@@ -719,8 +719,8 @@ class DistributedHerder(BaseHerder):
         if work.tasks:
             jobs.append(self._pool.submit(self._stop_tasks, list(work.tasks)))
         futures.wait(jobs)
-        for name in work.connectors:
-            self.statuses.put_connector(name, self._status(State.UNASSIGNED), safe=True)
+        unassigned = self._status(State.UNASSIGNED)
+        self.statuses.put_all_safe([(name, None, unassigned) for name in work.connectors])
 
     def _stop_connector(self, name: str) -> None:
         with self._stages.stage(f"stopping connector {name}"):
@@ -733,8 +733,8 @@ class DistributedHerder(BaseHerder):
             return
         with self._stages.stage(f"stopping tasks {', '.join(sorted(str(t) for t in tasks))}"):
             self.worker.stop_tasks(tasks)
-        for task in tasks:
-            self.statuses.put_task(task.connector, task.task, self._status(State.UNASSIGNED), safe=True)
+        unassigned = self._status(State.UNASSIGNED)
+        self.statuses.put_all_safe([(task.connector, task.task, unassigned) for task in tasks])
 
     def _status(self, state: State, trace: str | None = None) -> Status:
         return Status(state.value, self.worker_id, trace, self._generation)
