@@ -720,7 +720,7 @@ class DistributedHerder(BaseHerder):
             jobs.append(self._pool.submit(self._stop_tasks, list(work.tasks)))
         futures.wait(jobs)
         unassigned = self._status(State.UNASSIGNED)
-        self.statuses.put_all_safe([(name, None, unassigned) for name in work.connectors])
+        self._put_statuses([(name, None, unassigned) for name in work.connectors])
 
     def _stop_connector(self, name: str) -> None:
         with self._stages.stage(f"stopping connector {name}"):
@@ -734,7 +734,17 @@ class DistributedHerder(BaseHerder):
         with self._stages.stage(f"stopping tasks {', '.join(sorted(str(t) for t in tasks))}"):
             self.worker.stop_tasks(tasks)
         unassigned = self._status(State.UNASSIGNED)
-        self.statuses.put_all_safe([(task.connector, task.task, unassigned) for task in tasks])
+        self._put_statuses([(task.connector, task.task, unassigned) for task in tasks])
+
+    def _put_statuses(self, statuses: list[tuple[str, int | None, Status]]) -> None:
+        """Write statuses the herder decides (UNASSIGNED after a stop); if the status topic is out of reach,
+        the worker writes them again with its own once it answers, and the herder goes on."""
+        try:
+            self.statuses.put_all_safe(statuses)
+        except StorageError as error:
+            logger.warning("Could not write %d statuses; writing them again later: %s", len(statuses), error)
+            for connector, task, status in statuses:
+                self.worker.keep_status(connector, task, status)
 
     def _status(self, state: State, trace: str | None = None) -> Status:
         return Status(state.value, self.worker_id, trace, self._generation)
