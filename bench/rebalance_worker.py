@@ -22,13 +22,20 @@ from conveyor.log import open_log
 from conveyor.settings.worker_config import WorkerConfig
 
 
+class StartedThreadTaskRunner(ThreadTaskRunner):
+    """A `ThreadTaskRunner` is ready at once: nothing to wait for where a worker waits for Spark."""
+
+    def wait_started(self, timeout_s: float | None = None) -> StartedThreadTaskRunner:
+        return self
+
+
 class ThreadedDistributedWorker(DistributedWorker):
     """`DistributedWorker` with a `ThreadTaskRunner`: no SparkSession is started."""
 
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
         self.log = open_log(config.log_url)
-        self.runner = ThreadTaskRunner()  # type: ignore[assignment]
+        self.runner = StartedThreadTaskRunner()  # type: ignore[assignment]
         self.server = None
         self.herder = None
 

@@ -168,6 +168,24 @@ def test_a_safe_write_overwrites_an_older_generation(store: StatusStore) -> None
     assert store.connector("orders") == Status("UNASSIGNED", "w1", generation=5)
 
 
+def test_safe_writes_together_skip_only_the_statuses_newer_from_another_worker(
+    log_url: str, store: StatusStore
+) -> None:
+    with open_log(log_url) as other_log:
+        other = StatusStore(other_log)
+        other.start()
+        other.put_task("orders", 1, Status("RUNNING", "w2", generation=5))
+        other.stop()
+    unassigned = Status("UNASSIGNED", "w1", generation=4)
+    store.put_all_safe([("orders", None, unassigned), ("orders", 0, unassigned), ("orders", 1, unassigned)])
+    with open_log(log_url) as reader_log:
+        reader = StatusStore(reader_log)
+        reader.start()
+        written = [reader.connector("orders"), reader.task("orders", 0), reader.task("orders", 1)]
+        reader.stop()
+    assert written == [unassigned, unassigned, Status("RUNNING", "w2", generation=5)]
+
+
 def test_concurrent_writers_lose_no_status(log_url: str, store: StatusStore) -> None:
     def report(task: int) -> None:
         for generation in range(10):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from conveyor.api import SinkConnector, SourceConnector
@@ -348,22 +349,27 @@ class BaseHerder(Herder):
                 )
                 for tp, meta in sorted(committed.items())
             ]
-        store = self._source_offsets(config)
-        return [
-            ConnectorOffset(dict(entry.partition), dict(entry.offset))
-            for entry in store.offsets(name).values()
-        ]
+        with self._source_offsets(config) as store:
+            return [
+                ConnectorOffset(dict(entry.partition), dict(entry.offset))
+                for entry in store.offsets(name).values()
+            ]
 
-    def _source_offsets(self, config: Mapping[str, str]) -> OffsetStore:
+    @contextmanager
+    def _source_offsets(self, config: Mapping[str, str]) -> Iterator[OffsetStore]:
+        """The store of the connector's offsets, read to its end: the worker's, or one opened on the
+        connector's own `offsets.storage.topic` for this use and stopped after it."""
         topic = SourceTransactionSettings.parse(config).offsets_topic
-        store = (
-            self.offsets if not topic or topic == self.config.offsets_topic else OffsetStore(self.log, topic)
-        )
-        if store is not self.offsets:
+        if not topic or topic == self.config.offsets_topic:
+            self.offsets.read_to_end()
+            yield self.offsets
+            return
+        store = OffsetStore(self.log, topic)
+        try:
             store.start()
-        else:
-            store.read_to_end()
-        return store
+            yield store
+        finally:
+            store.stop()
 
     def _require_stopped(self, name: str) -> dict[str, str]:
         config = self._require(name)
@@ -446,7 +452,8 @@ class BaseHerder(Herder):
 
     def _put_source_offsets(self, name: str, config: Mapping[str, str], offsets: OffsetUpdates) -> None:
         """Write a source connector's offsets to its offsets topic."""
-        self._source_offsets(config).put(name, offsets)
+        with self._source_offsets(config) as store:
+            store.put(name, offsets)
 
     @staticmethod
     def _sink_connector(config: Mapping[str, str]) -> SinkConnector:

@@ -44,6 +44,11 @@ class StatusWrites:
             self._unwritten.pop(key, None)
             self._write(key, status)
 
+    def keep(self, key: StatusKey, status: Status) -> None:
+        """Keep a status another writer could not write, for `retry` (unless a newer one is kept)."""
+        with self._lock:
+            self._unwritten.setdefault(key, status)
+
     def forget(self, key: StatusKey) -> None:
         """Drop the status of `key` that waits to be written: its work stopped here."""
         with self._lock:

@@ -515,6 +515,11 @@ class Worker:
         if target is not TargetState.STARTED:
             self.runner.set_target(spec.id, target)
 
+    def keep_status(self, connector: str, task: int | None, status: Status) -> None:
+        """A status the herder could not write (the status topic out of reach): written again with the
+        worker's own that failed, once the topic answers."""
+        self._status_writes.keep(StatusKey(connector, task), status)
+
     def stop_task(self, task: TaskId) -> None:
         with self._lock:
             running = self._tasks.pop(task, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 
 from conveyor.log.api import ConsumerRecord, Log
 from conveyor.log.errors import LogError
@@ -80,6 +81,34 @@ class StatusStore(CachedTopic):
             self._send(status_records.task_status_key(connector, task), status_records.status_value(status))
             with self._cache_lock:
                 self._tasks.setdefault(connector, {})[task] = status
+
+    def put_all_safe(self, statuses: Sequence[tuple[str, int | None, Status]]) -> None:
+        """Write several statuses of (connector, task or None for the connector's own) as `put_connector`
+        and `put_task` with ``safe`` do, reading the topic to its end once and flushing once: the
+        UNASSIGNED statuses of everything a rebalance stopped, which one at a time took a read each."""
+        if not statuses:
+            return
+        with self._write_lock:
+            self.read_to_end()
+            for connector, task, status in statuses:
+                current = self.connector(connector) if task is None else self.task(connector, task)
+                if not _can_overwrite(current, status):
+                    continue
+                key = (
+                    status_records.connector_status_key(connector)
+                    if task is None
+                    else status_records.task_status_key(connector, task)
+                )
+                self._send(key, status_records.status_value(status), flush=False)
+                with self._cache_lock:
+                    if task is None:
+                        self._connectors[connector] = status
+                    else:
+                        self._tasks.setdefault(connector, {})[task] = status
+            try:
+                self._own_producer().flush()
+            except LogError as error:
+                raise StorageError(f"Failed to write statuses to {self._topic}: {error}") from error
 
     def delete_connector(self, connector: str) -> None:
         """Tombstone the statuses of a connector, of every task of it and of every topic it used that

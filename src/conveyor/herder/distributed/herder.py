@@ -214,7 +214,9 @@ class DistributedHerder(BaseHerder):
         self._pool = ThreadPoolExecutor(START_STOP_THREADS, thread_name_prefix="herder-start-stop")
         self._lanes = ConnectorLanes()
         """Where connector code is called: off the work thread, in order per connector."""
-        self._forwarding = ThreadPoolExecutor(1, thread_name_prefix="herder-forward")
+        self._forwarding = ConnectorLanes()
+        """Where a follower sends task configs to the leader: in order per connector, connectors side by
+        side, so that a burst of them reaches the leader together and is applied in one rebalance."""
         self._member = GroupMember(
             log.group_coordinator(),
             config.group_id,
@@ -328,7 +330,6 @@ class DistributedHerder(BaseHerder):
             self._member.close,
             lambda: self._requests.fail_all(ConnectError(SHUTTING_DOWN)),
             lambda: self._pool.shutdown(wait=True),
-            lambda: self._forwarding.shutdown(wait=False),
             self.peers.close,
             self._stop_topic_tracking,
             self.worker.close,
@@ -718,8 +719,8 @@ class DistributedHerder(BaseHerder):
         if work.tasks:
             jobs.append(self._pool.submit(self._stop_tasks, list(work.tasks)))
         futures.wait(jobs)
-        for name in work.connectors:
-            self.statuses.put_connector(name, self._status(State.UNASSIGNED), safe=True)
+        unassigned = self._status(State.UNASSIGNED)
+        self._put_statuses([(name, None, unassigned) for name in work.connectors])
 
     def _stop_connector(self, name: str) -> None:
         with self._stages.stage(f"stopping connector {name}"):
@@ -732,8 +733,18 @@ class DistributedHerder(BaseHerder):
             return
         with self._stages.stage(f"stopping tasks {', '.join(sorted(str(t) for t in tasks))}"):
             self.worker.stop_tasks(tasks)
-        for task in tasks:
-            self.statuses.put_task(task.connector, task.task, self._status(State.UNASSIGNED), safe=True)
+        unassigned = self._status(State.UNASSIGNED)
+        self._put_statuses([(task.connector, task.task, unassigned) for task in tasks])
+
+    def _put_statuses(self, statuses: list[tuple[str, int | None, Status]]) -> None:
+        """Write statuses the herder decides (UNASSIGNED after a stop); if the status topic is out of reach,
+        the worker writes them again with its own once it answers, and the herder goes on."""
+        try:
+            self.statuses.put_all_safe(statuses)
+        except StorageError as error:
+            logger.warning("Could not write %d statuses; writing them again later: %s", len(statuses), error)
+            for connector, task, status in statuses:
+                self.worker.keep_status(connector, task, status)
 
     def _status(self, state: State, trace: str | None = None) -> Status:
         return Status(state.value, self.worker_id, trace, self._generation)
@@ -1026,7 +1037,7 @@ class DistributedHerder(BaseHerder):
             except Exception as error:
                 on_error(error)
 
-        self._forwarding.submit(forward)
+        self._forwarding.submit(name, forward)
 
     # Leadership.
 
@@ -1220,6 +1231,9 @@ class DistributedHerder(BaseHerder):
         return result
 
     def _check_rebalance_needed(self) -> None:
+        """Reads and restarts wait for an expected rebalance (a 409); writes of connector configs,
+        deletions and stops do not, so a burst of them is applied in one rebalance (as Kafka's
+        `checkRebalanceNeeded` callers are)."""
         with self._changes.lock:
             if self._changes.needs_rebalance:
                 raise RebalanceNeededError()
@@ -1240,7 +1254,6 @@ class DistributedHerder(BaseHerder):
         self._raise_on_invalid(config)
 
         def write() -> tuple[bool, ConnectorInfo]:
-            self._check_rebalance_needed()
             self._require_leader("create or reconfigure connectors")
             exists = self.configs.snapshot().contains(name)
             if exists and not allow_replace:
@@ -1263,7 +1276,6 @@ class DistributedHerder(BaseHerder):
 
     def delete_connector(self, name: str) -> None:
         def delete() -> None:
-            self._check_rebalance_needed()
             self._require_leader("delete connectors")
             self._require(name)
             self._write_as_leader(lambda: self.configs.remove_connector_config(name))
@@ -1318,7 +1330,6 @@ class DistributedHerder(BaseHerder):
         def write() -> None:
             self._require(name)
             if target is TargetState.STOPPED:
-                self._check_rebalance_needed()
                 self._require_leader("stop connectors")
                 self._write_as_leader(lambda: self.configs.put_task_configs(name, []))
             self.configs.put_target_state(name, target.value)
@@ -1433,8 +1444,8 @@ class DistributedHerder(BaseHerder):
         if not self.config.exactly_once_source_enabled:
             super()._put_source_offsets(name, config, offsets)
             return
-        store = self._source_offsets(config)
-        write_offsets_in_transaction(self.log, store, self.config, config, name, offsets)
+        with self._source_offsets(config) as store:
+            write_offsets_in_transaction(self.log, store, self.config, config, name, offsets)
 
     # Reads: answered from this worker's view of the shared topics.
 

@@ -47,6 +47,10 @@ class RequestQueue:
             self._requests.sort()
             return request, self._requests[0] is request
 
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._requests)
+
     def pop_due(self, now: float) -> HerderRequest | None:
         with self._lock:
             if self._requests and self._requests[0].at <= now:
