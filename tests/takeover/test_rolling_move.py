@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.distributed.worker_group import WorkerGroup, worker_group
+from tests.distributed.worker_group import WorkerGroup, generator, worker_group
 from tests.waiting import wait_until
 
 from conveyor.kafka_broker import KafkaConnect
@@ -230,3 +230,29 @@ def test_conveyor_workers_are_replaced_one_by_one_by_kafka_connect_with_every_li
         assert not group.conveyor.live() and len(group.kafka_connect) == WORKERS
         total = appender.stop()
         check_every_line_once(kafka_bootstrap, topic, sink, total)
+
+
+def test_a_conveyor_leader_keeps_a_python_connector_on_conveyor_workers_of_a_mixed_group(
+    tmp_path: Path, kafka_bootstrap: str
+) -> None:
+    settings = rolling_settings(kafka_bootstrap)
+    topic = f"generated-{uuid.uuid4().hex[:8]}"
+    create_topic(kafka_bootstrap, topic)
+    tasks = 3
+
+    with mixed_group(tmp_path, settings) as group:
+        leader = group.conveyor.add_worker()
+        group.add_kafka_connect()
+        created = group.conveyor.request(
+            leader, "POST", "/connectors", {"name": "python-gen", "config": generator(topic, tasks, 10**9, 5)}
+        )
+        assert created.status_code == 201, created.text
+
+        def running_on_conveyor() -> bool:
+            status = group.conveyor.status("python-gen", leader)
+            units = [status.get("connector", {}), *status.get("tasks", [])]
+            return len(units) == tasks + 1 and all(
+                unit.get("state") == "RUNNING" and unit.get("worker_id") == leader.worker_id for unit in units
+            )
+
+        wait_until(running_on_conveyor, "the Python connector's work running on Conveyor", SETTLE_S, 1.0)
