@@ -33,6 +33,7 @@ SOURCE = "file-source"
 SINK = "file-sink"
 WORKERS = 3
 SETTLE_S = 240.0
+JVM_STARTUP_S = 300.0
 LINES_PER_APPEND = 200
 
 
@@ -111,7 +112,7 @@ class MixedGroup:
 
     def add_kafka_connect(self) -> KafkaConnect:
         worker = KafkaConnect(self.directory / f"kafka-connect-{uuid.uuid4().hex[:6]}", self.settings)
-        worker.start()
+        worker.start(JVM_STARTUP_S)
         self.kafka_connect.append(worker)
         return worker
 
