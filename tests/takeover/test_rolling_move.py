@@ -25,7 +25,7 @@ from tests.waiting import wait_until
 from conveyor.kafka_broker import KafkaConnect
 
 from .test_kafka_connect_takeover import group_settings
-from .topics import LineTally, append_lines, create_topic, line, tally_lines
+from .topics import LineTally, append_lines, committed_position, create_topic, line, tally_lines
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -162,13 +162,20 @@ def create_connectors(group: MixedGroup, configs: dict[str, dict[str, str]]) -> 
     wait_until(group.settled, "both connectors running", SETTLE_S, every_s=1.0)
 
 
-def roll(group: MixedGroup, join: Callable[[], object], leave: Callable[[], None]) -> None:
-    """One step of the move: a worker of the new runtime joins, then one of the old one leaves, and the
-    group runs both connectors again."""
+def roll(group: MixedGroup, join: Callable[[], object], leave: Callable[[], None], source: Path) -> None:
+    """One step of the move: a worker of the new runtime joins, then one of the old one leaves, the
+    group runs both connectors again, and the source commits past where it was before the step."""
+    before = source_position(group, source)
     join()
     wait_until(group.settled, "both connectors running after a worker joined", SETTLE_S, every_s=1.0)
     leave()
     wait_until(group.settled, "both connectors running after a worker left", SETTLE_S, every_s=1.0)
+    wait_until(lambda: source_position(group, source) > before, "the source to commit further", SETTLE_S, 1.0)
+
+
+def source_position(group: MixedGroup, source: Path) -> int:
+    bootstrap, offsets = group.settings["bootstrap.servers"], group.settings["offset.storage.topic"]
+    return committed_position(bootstrap, offsets, SOURCE, str(source)) or 0
 
 
 def every_line_arrived(bootstrap: str, topic: str, total: int) -> LineTally | None:
@@ -202,7 +209,12 @@ def test_kafka_connect_workers_are_replaced_one_by_one_by_conveyor_with_every_li
             group.add_kafka_connect()
         create_connectors(group, connector_configs(source, sink, topic))
         for _ in range(WORKERS):
-            roll(group, group.conveyor.add_worker, lambda: group.stop_kafka_connect(group.kafka_connect[0]))
+            roll(
+                group,
+                group.conveyor.add_worker,
+                lambda: group.stop_kafka_connect(group.kafka_connect[0]),
+                source,
+            )
         assert not group.kafka_connect and len(group.conveyor.live()) == WORKERS
         total = appender.stop()
         check_every_line_once(kafka_bootstrap, topic, sink, total)
@@ -227,7 +239,7 @@ def test_conveyor_workers_are_replaced_one_by_one_by_kafka_connect_with_every_li
             group.conveyor.add_worker()
         create_connectors(group, connector_configs(source, sink, topic))
         for _ in range(WORKERS):
-            roll(group, group.add_kafka_connect, stop_a_conveyor_worker)
+            roll(group, group.add_kafka_connect, stop_a_conveyor_worker, source)
         assert not group.conveyor.live() and len(group.kafka_connect) == WORKERS
         total = appender.stop()
         check_every_line_once(kafka_bootstrap, topic, sink, total)
