@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -213,3 +214,42 @@ def test_malformed_status_records_are_ignored(log: Log, store: StatusStore) -> N
     store.read_to_end()
     assert store.connector("orders") is None
     assert store.tasks("orders") == {}
+
+
+class _FlushThenAnotherWorkerWrites:
+    """A producer whose flush, once this store's record is in the topic, lets another worker write a newer
+    status of the same task and this store's reader apply both, before the flush returns."""
+
+    def __init__(self, producer: Any, meanwhile: Callable[[], None]) -> None:
+        self._producer = producer
+        self._meanwhile = meanwhile
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._producer, name)
+
+    def flush(self, *args: Any, **kwargs: Any) -> Any:
+        flushed = self._producer.flush(*args, **kwargs)
+        self._meanwhile()
+        return flushed
+
+
+def test_a_status_written_while_the_reader_passes_a_newer_one_leaves_the_newer_one_cached(
+    log_url: str, store: StatusStore
+) -> None:
+    newer = Status("RUNNING", "worker-2:8083", generation=5)
+    with open_log(log_url) as second_log:
+        other_worker = StatusStore(second_log)
+        other_worker.start()
+
+        def other_worker_writes_and_this_store_reads() -> None:
+            other_worker.put_task("orders", 0, newer)
+            store.read_to_end()
+
+        with store._write_lock:
+            store._producer = _FlushThenAnotherWorkerWrites(
+                store._own_producer(), other_worker_writes_and_this_store_reads
+            )
+        store.put_task("orders", 0, Status("UNASSIGNED", "worker-1:8083", generation=4))
+        other_worker.stop()
+
+    assert store.task("orders", 0) == newer

@@ -18,7 +18,8 @@ def create_topic(bootstrap: str, topic: str) -> None:
 
 
 def committed_records(bootstrap: str, topic: str) -> Iterator[tuple[bytes | None, bytes | None]]:
-    """(key, value) of every committed record of partition 0, oldest first, up to the stable end."""
+    """(key, value) of every committed record of partition 0, oldest first, up to the end it had when
+    asked (a topic still being written to is read to that point, not for as long as records arrive)."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -28,11 +29,15 @@ def committed_records(bootstrap: str, topic: str) -> Iterator[tuple[bytes | None
         }
     )
     try:
-        consumer.assign([TopicPartition(topic, 0, 0)])
+        partition = TopicPartition(topic, 0, 0)
+        consumer.assign([partition])
+        _, end = consumer.get_watermark_offsets(partition, timeout=30)
         while messages := consumer.consume(10_000, 2.0):
             for message in messages:
                 if message.error() is None:
                     yield message.key(), message.value()
+            if consumer.position([partition])[0].offset >= end:
+                break
     finally:
         consumer.close()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from typing import TypeVar
 
 from conveyor.log.api import ConsumerRecord, Log
 from conveyor.log.errors import LogError
@@ -15,6 +16,8 @@ from conveyor.storage.json_values import from_json_bytes
 from conveyor.storage.status_records import Status, TopicStatus
 
 logger = logging.getLogger(__name__)
+
+K = TypeVar("K", str, int)
 
 DEFAULT_STATUS_TOPIC = "connect-status"
 DEFAULT_STATUS_PARTITIONS = 5
@@ -65,9 +68,13 @@ class StatusStore(CachedTopic):
             if safe and not _can_overwrite(self.connector(connector), status):
                 logger.debug("Not overwriting newer status of connector %s with %s", connector, status)
                 return
-            self._send(status_records.connector_status_key(connector), status_records.status_value(status))
-            with self._cache_lock:
-                self._connectors[connector] = status
+            self._send_cached(
+                status_records.connector_status_key(connector),
+                status_records.status_value(status),
+                self._connectors,
+                connector,
+                status,
+            )
 
     def put_task(self, connector: str, task: int, status: Status, *, safe: bool = False) -> None:
         """Write a task's status; with ``safe``, never over a newer generation's from another worker
@@ -78,9 +85,15 @@ class StatusStore(CachedTopic):
             if safe and not _can_overwrite(self.task(connector, task), status):
                 logger.debug("Not overwriting newer status of task %s-%d with %s", connector, task, status)
                 return
-            self._send(status_records.task_status_key(connector, task), status_records.status_value(status))
             with self._cache_lock:
-                self._tasks.setdefault(connector, {})[task] = status
+                statuses = self._tasks.setdefault(connector, {})
+            self._send_cached(
+                status_records.task_status_key(connector, task),
+                status_records.status_value(status),
+                statuses,
+                task,
+                status,
+            )
 
     def put_all_safe(self, statuses: Sequence[tuple[str, int | None, Status]]) -> None:
         """Write several statuses of (connector, task or None for the connector's own) as `put_connector`
@@ -94,17 +107,23 @@ class StatusStore(CachedTopic):
                 current = self.connector(connector) if task is None else self.task(connector, task)
                 if not _can_overwrite(current, status):
                     continue
-                key = (
-                    status_records.connector_status_key(connector)
-                    if task is None
-                    else status_records.task_status_key(connector, task)
-                )
-                self._send(key, status_records.status_value(status), flush=False)
-                with self._cache_lock:
-                    if task is None:
-                        self._connectors[connector] = status
-                    else:
-                        self._tasks.setdefault(connector, {})[task] = status
+                if task is None:
+                    key = status_records.connector_status_key(connector)
+                    self._send_cached(
+                        key,
+                        status_records.status_value(status),
+                        self._connectors,
+                        connector,
+                        status,
+                        flush=False,
+                    )
+                else:
+                    with self._cache_lock:
+                        tasks = self._tasks.setdefault(connector, {})
+                    key = status_records.task_status_key(connector, task)
+                    self._send_cached(
+                        key, status_records.status_value(status), tasks, task, status, flush=False
+                    )
             try:
                 self._own_producer().flush()
             except LogError as error:
@@ -173,6 +192,26 @@ class StatusStore(CachedTopic):
         """Connectors with a status, sorted."""
         with self._cache_lock:
             return sorted(self._connectors)
+
+    def _send_cached(
+        self, key: bytes, value: bytes, cache: dict[K, Status], entry: K, status: Status, flush: bool = True
+    ) -> None:
+        """Cache ``status`` and then write it: the reader, which may apply this record and newer ones
+        before the write returns, then leaves the cache as the topic orders them. A failed write puts
+        back what was cached before."""
+        with self._cache_lock:
+            previous = cache.get(entry)
+            cache[entry] = status
+        try:
+            self._send(key, value, flush)
+        except StorageError:
+            with self._cache_lock:
+                if cache.get(entry) is status:
+                    if previous is None:
+                        cache.pop(entry, None)
+                    else:
+                        cache[entry] = previous
+            raise
 
     def _send(self, key: bytes, value: bytes | None, flush: bool = True) -> None:
         producer = self._own_producer()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from conveyor.herder.distributed.internal_client import InternalRequestError
 from conveyor.herder.distributed.peer_views import PeerViews, WorkerView
 from conveyor.metrics.worker_usage import SlotUsage, WorkerUsage
 from conveyor.runtime.task_spec import TaskId
@@ -75,3 +76,14 @@ def test_a_body_that_is_not_a_view_is_a_failure_naming_the_peer() -> None:
     views = PeerViews(lambda url, timeout_s: {"unexpected": True})
     answer = views.view(URL)
     assert answer.view is None and URL in str(answer.error)
+
+
+def test_a_peer_without_a_worker_view_is_reported_as_a_kafka_connect_worker() -> None:
+    peer = Peer()
+    peer.error = InternalRequestError("HTTP 404: Not Found", 404)
+    answer = PeerViews(peer).view(URL)
+    assert answer.view is None
+    assert (
+        answer.error
+        == f"{URL} serves no Conveyor worker view: a Kafka Connect worker keeps its task metrics in JMX"
+    )

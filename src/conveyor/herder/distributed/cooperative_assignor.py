@@ -23,10 +23,13 @@ from conveyor.herder.distributed.assignment import (
     leader_snapshot,
 )
 from conveyor.herder.distributed.protocol import NO_ERROR, ConnectAssignment, WorkerMetadata
+from conveyor.herder.distributed.runtimes import ALL_RUNTIMES, Placement, Runtime, runtimes_of
 from conveyor.runtime.task_spec import TaskId
 from conveyor.storage.cluster_config_state import ClusterConfigState
 
 T = TypeVar("T")
+
+NO_PLACEMENT = Placement()
 
 BACKOFF_MULTIPLIER = 40
 """Consecutive revoking rebalances are spaced by 1 ms, 40 ms, 1.6 s, ... up to the maximum delay."""
@@ -87,8 +90,13 @@ def perform_task_assignment(
     generation: int,
     now_ms: int,
     max_delay_ms: int,
+    placement: Placement = NO_PLACEMENT,
 ) -> tuple[ClusterAssignment, CooperativeState]:
     """One round of Kafka's `performTaskAssignment`, from what is configured and what members run.
+
+    With a `placement` (a group of two runtimes), work of a pinned connector running on a member that
+    cannot run it is revoked, is never revoked for balance, and new work of it goes to the least loaded
+    member that can run it.
 
     1. Start from the previous assignment P; forget it if the leader missed the last generation.
        If work revoked last round is still running (a member did not stop it), P is what runs now.
@@ -122,7 +130,11 @@ def perform_task_assignment(
     current = {m: (set(member_assignments[m].connectors), set(member_assignments[m].tasks)) for m in members}
     to_revoke = {
         m: ConnectorsAndTasks.union(
-            [member_assignments[m].intersection(deleted), member_assignments[m].intersection(duplicated)]
+            [
+                member_assignments[m].intersection(deleted),
+                member_assignments[m].intersection(duplicated),
+                _misplaced(m, member_assignments[m], placement),
+            ]
         )
         for m in members
     }
@@ -138,7 +150,7 @@ def perform_task_assignment(
     if state.delay_ms == 0:
         state, balancing = _balancing_revocations(state, configured, loads, now_ms, max_delay_ms)
         for load in loads:
-            revoked = balancing.get(load.worker, ConnectorsAndTasks())
+            revoked = _unpinned(balancing.get(load.worker, ConnectorsAndTasks()), placement)
             to_revoke[load.worker] = ConnectorsAndTasks.union([to_revoke[load.worker], revoked])
             load.remove(revoked)
     else:
@@ -147,6 +159,7 @@ def perform_task_assignment(
     to_assign = ConnectorsAndTasks.union([created, lost_to_reassign])
     _assign_connectors(loads, to_assign.connectors)
     _assign_tasks(loads, to_assign.tasks)
+    _move_misplaced_new_work(loads, current, placement)
     # 7.
     after = {load.worker: load.work() for load in loads}
     assigned = {
@@ -167,6 +180,48 @@ def perform_task_assignment(
         previous_members=frozenset(members),
     )
     return ClusterAssignment(assigned, {m: to_revoke[m] for m in members}, after), state
+
+
+def _misplaced(member: str, work: ConnectorsAndTasks, placement: Placement) -> ConnectorsAndTasks:
+    return ConnectorsAndTasks.of(
+        (c for c in work.connectors if not placement.can_run(member, c)),
+        (t for t in work.tasks if not placement.can_run(member, t.connector)),
+    )
+
+
+def _unpinned(work: ConnectorsAndTasks, placement: Placement) -> ConnectorsAndTasks:
+    return ConnectorsAndTasks(
+        tuple(c for c in work.connectors if not placement.pinned(c)),
+        tuple(t for t in work.tasks if not placement.pinned(t.connector)),
+    )
+
+
+def _move_misplaced_new_work(
+    loads: list[_WorkerLoad], current: Mapping[str, tuple[set[str], set[TaskId]]], placement: Placement
+) -> None:
+    """Hand each newly assigned connector or task that its member cannot run to the least loaded member
+    that can (by count, then id, as the round-robin deals)."""
+    if not placement.allowed:
+        return
+    for load in list(loads):
+        running_connectors, running_tasks = current[load.worker]
+        for connector in [c for c in load.connectors if c not in running_connectors]:
+            if not placement.can_run(load.worker, connector):
+                load.connectors.remove(connector)
+                _least_loaded(loads, connector, placement, lambda other: other.connectors).connectors.append(
+                    connector
+                )
+        for task in [t for t in load.tasks if t not in running_tasks]:
+            if not placement.can_run(load.worker, task.connector):
+                load.tasks.remove(task)
+                _least_loaded(loads, task.connector, placement, lambda other: other.tasks).tasks.append(task)
+
+
+def _least_loaded(
+    loads: list[_WorkerLoad], connector: str, placement: Placement, held: Callable[[_WorkerLoad], list[T]]
+) -> _WorkerLoad:
+    able = [load for load in loads if placement.can_run(load.worker, connector)]
+    return min(able, key=lambda load: (len(held(load)), java_order(load.worker)))
 
 
 def _overlaps(one: ConnectorsAndTasks, other: ConnectorsAndTasks) -> bool:
@@ -337,9 +392,12 @@ class IncrementalCooperativeAssignor:
         last_completed_generation: int,
         generation: int,
         read_fresh_config: Callable[[], ClusterConfigState] | None = None,
+        member_runtimes: Callable[[], Mapping[str, Runtime]] | None = None,
     ) -> GroupAssignment:
         """Kafka's `performAssignment`: catch the leader's config up to the newest member offset (else
-        CONFIG_MISMATCH for all), then one round of `perform_task_assignment`."""
+        CONFIG_MISMATCH for all), then one round of `perform_task_assignment`, keeping work on members
+        whose runtime (`member_runtimes()`, by member id, asked only when some connector is not runnable
+        by both runtimes) can run it."""
         leader = leader_snapshot(leader_id, members, config, read_fresh_config)
         if isinstance(leader, GroupAssignment):
             return leader
@@ -352,6 +410,7 @@ class IncrementalCooperativeAssignor:
             generation,
             self._clock_ms(),
             self.max_delay_ms,
+            _placement(snapshot, member_runtimes),
         )
         assignments = {
             m: ConnectAssignment(
@@ -368,3 +427,17 @@ class IncrementalCooperativeAssignor:
             for m in members
         }
         return GroupAssignment(assignments, config=snapshot, all_assigned=cluster.all_assigned)
+
+
+def _placement(
+    snapshot: ClusterConfigState, member_runtimes: Callable[[], Mapping[str, Runtime]] | None
+) -> Placement:
+    if member_runtimes is None:
+        return NO_PLACEMENT
+    classes = {
+        name: (snapshot.connector_config(name) or {}).get("connector.class", "")
+        for name in snapshot.connectors()
+    }
+    if all(runtimes_of(connector_class) == ALL_RUNTIMES for connector_class in classes.values()):
+        return NO_PLACEMENT
+    return Placement.of(member_runtimes(), classes.items())

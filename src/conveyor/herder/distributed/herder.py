@@ -52,6 +52,7 @@ from conveyor.herder.distributed.protocol import (
     join_protocols,
 )
 from conveyor.herder.distributed.request_queue import RequestQueue
+from conveyor.herder.distributed.runtimes import MemberRuntimes
 from conveyor.herder.distributed.session_keys import SessionKeyRotation
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -239,6 +240,7 @@ class DistributedHerder(BaseHerder):
             self.session_key, config.signature_algorithm, verify=inter_worker_tls or True
         )
         self.peers = PeerViews(self.internal.worker_view)
+        self._runtimes = MemberRuntimes(self.internal, url)
         self._member_urls: tuple[str, ...] = ()
         """The URLs of the group's members, as the last assignment this worker made as leader saw them."""
         # State of the work thread; other threads read it only as a whole value.
@@ -596,6 +598,7 @@ class DistributedHerder(BaseHerder):
                 last_completed_generation=self._generation,
                 generation=joined.generation,
                 read_fresh_config=fresh,
+                member_runtimes=lambda: {member: self._runtimes.of(m.url) for member, m in members.items()},
             )
         owners: dict[str | TaskId, str] = {}
         for member, work in result.all_assigned.items():

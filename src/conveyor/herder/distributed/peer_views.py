@@ -17,8 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from conveyor.herder.distributed.internal_client import InternalRequestError
 from conveyor.metrics.worker_usage import WorkerUsage
 from conveyor.runtime.task_spec import TaskId
+
+NOT_FOUND = 404
+KAFKA_CONNECT_PEER = "serves no Conveyor worker view: a Kafka Connect worker keeps its task metrics in JMX"
+"""Why a member of a group shared with Kafka Connect has no view: it answers 404 to the request."""
 
 PEER_TIMEOUT_S = 2.0
 FRESH_S = 1.0
@@ -116,6 +121,10 @@ class PeerViews:
             view = WorkerView.from_json(self._fetch(url, self.timeout_s))
         except (KeyError, TypeError, ValueError) as error:
             return PeerAnswer(None, f"{url} sent no worker view: {error!r}", self._clock())
+        except InternalRequestError as error:
+            if error.status != NOT_FOUND:
+                return PeerAnswer(None, str(error), self._clock())
+            return PeerAnswer(None, f"{url} {KAFKA_CONNECT_PEER}", self._clock())
         except Exception as error:
             return PeerAnswer(None, str(error), self._clock())
         return PeerAnswer(view, None, self._clock())
