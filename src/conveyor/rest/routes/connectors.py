@@ -45,7 +45,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         "",
         status_code=201,
         summary="Create a connector",
-        responses={**connector_info_body(201, description="Created"), **errors(*BODY_ERRORS, 409)},
+        responses={**connector_info_body(201, description="Created"), **errors(*BODY_ERRORS, 404, 409)},
     )
     @on_change_threads
     def create_connector(
@@ -95,7 +95,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         responses={
             **connector_info_body(200, description="Replaced"),
             **connector_info_body(201, description="Created"),
-            **errors(*BODY_ERRORS, 409),
+            **errors(*BODY_ERRORS, 404, 409),
         },
     )
     @on_change_threads
