@@ -389,7 +389,10 @@ class BaseHerder(Herder):
         self._reset_offsets_of(name, self._require_stopped(name))
         return OFFSETS_RESET
 
-    def _reset_offsets_of(self, name: str, config: Mapping[str, str]) -> None:
+    def _reset_offsets_of(
+        self, name: str, config: Mapping[str, str], current: list[ConnectorOffset] | None = None
+    ) -> None:
+        """Reset the connector's offsets; a source's ``current`` ones, when the caller has read them."""
         if self._type_of(config) is ConnectorType.SINK:
             admin = self.log.admin()
             # Every partition the sink reads, not only those its group committed: a sink that keeps its
@@ -403,7 +406,8 @@ class BaseHerder(Herder):
             if group_exists:
                 admin.delete_consumer_group(consumer_group(name))
         else:
-            current = self._offsets_of(name, config)
+            if current is None:
+                current = self._offsets_of(name, config)
             self._write_offsets(name, config, [ConnectorOffset(o.partition, None) for o in current])
 
     def _set_up_offsets_of_new_connector(
@@ -416,9 +420,10 @@ class BaseHerder(Herder):
         """Before a new connector's config is written: the offsets a deleted namesake left behind are reset
         (as DELETE /offsets does) unless the request asked to resume from them, then `initial_offsets`
         (KIP-995) are written, as an alter would."""
-        if not resume_offsets and self._offsets_of(name, config):
+        left = [] if resume_offsets else self._offsets_of(name, config)
+        if left:
             logger.info("Connector %s starts afresh: resetting the offsets a deleted namesake left", name)
-            self._reset_offsets_of(name, config)
+            self._reset_offsets_of(name, config, left)
         if initial_offsets is not None:
             self._write_offsets(name, config, initial_offsets)
 

@@ -62,38 +62,25 @@ class StatusStore(CachedTopic):
     def put_connector(self, connector: str, status: Status, *, safe: bool = False) -> None:
         """Write a connector's status; with ``safe``, never over a newer generation's from another worker
         (read first, so that a worker waking from a pause sees what others wrote meanwhile)."""
-        with self._write_lock:
-            if safe:
-                self.read_to_end()
-            if safe and not _can_overwrite(self.connector(connector), status):
-                logger.debug("Not overwriting newer status of connector %s with %s", connector, status)
-                return
-            self._send_cached(
-                status_records.connector_status_key(connector),
-                status_records.status_value(status),
-                self._connectors,
-                connector,
-                status,
-            )
+        self._put(connector, None, status, safe)
 
     def put_task(self, connector: str, task: int, status: Status, *, safe: bool = False) -> None:
         """Write a task's status; with ``safe``, never over a newer generation's from another worker
         (read first, as for a connector's)."""
+        self._put(connector, task, status, safe)
+
+    def _put(self, connector: str, task: int | None, status: Status, safe: bool) -> None:
         with self._write_lock:
             if safe:
                 self.read_to_end()
-            if safe and not _can_overwrite(self.task(connector, task), status):
-                logger.debug("Not overwriting newer status of task %s-%d with %s", connector, task, status)
-                return
-            with self._cache_lock:
-                statuses = self._tasks.setdefault(connector, {})
-            self._send_cached(
-                status_records.task_status_key(connector, task),
-                status_records.status_value(status),
-                statuses,
-                task,
-                status,
-            )
+                if not _can_overwrite(self._cached(connector, task), status):
+                    unit = connector if task is None else f"{connector}-{task}"
+                    logger.debug("Not overwriting newer status of %s with %s", unit, status)
+                    return
+            self._write(connector, task, status)
+
+    def _cached(self, connector: str, task: int | None) -> Status | None:
+        return self.connector(connector) if task is None else self.task(connector, task)
 
     def put_all_safe(self, statuses: Sequence[tuple[str, int | None, Status]]) -> None:
         """Write several statuses of (connector, task or None for the connector's own) as `put_connector`
@@ -104,26 +91,9 @@ class StatusStore(CachedTopic):
         with self._write_lock:
             self.read_to_end()
             for connector, task, status in statuses:
-                current = self.connector(connector) if task is None else self.task(connector, task)
-                if not _can_overwrite(current, status):
+                if not _can_overwrite(self._cached(connector, task), status):
                     continue
-                if task is None:
-                    key = status_records.connector_status_key(connector)
-                    self._send_cached(
-                        key,
-                        status_records.status_value(status),
-                        self._connectors,
-                        connector,
-                        status,
-                        flush=False,
-                    )
-                else:
-                    with self._cache_lock:
-                        tasks = self._tasks.setdefault(connector, {})
-                    key = status_records.task_status_key(connector, task)
-                    self._send_cached(
-                        key, status_records.status_value(status), tasks, task, status, flush=False
-                    )
+                self._write(connector, task, status, flush=False)
             try:
                 self._own_producer().flush()
             except LogError as error:
@@ -192,6 +162,23 @@ class StatusStore(CachedTopic):
         """Connectors with a status, sorted."""
         with self._cache_lock:
             return sorted(self._connectors)
+
+    def _write(self, connector: str, task: int | None, status: Status, flush: bool = True) -> None:
+        """Write the status of ``connector``'s own (``task`` None) or of one of its tasks, cache first."""
+        value = status_records.status_value(status)
+        if task is None:
+            self._send_cached(
+                status_records.connector_status_key(connector),
+                value,
+                self._connectors,
+                connector,
+                status,
+                flush,
+            )
+            return
+        with self._cache_lock:
+            tasks = self._tasks.setdefault(connector, {})
+        self._send_cached(status_records.task_status_key(connector, task), value, tasks, task, status, flush)
 
     def _send_cached(
         self, key: bytes, value: bytes, cache: dict[K, Status], entry: K, status: Status, flush: bool = True

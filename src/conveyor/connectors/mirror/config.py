@@ -12,6 +12,7 @@ from conveyor.api import (
     Importance,
     LambdaValidator,
     Range,
+    TransactionBoundary,
 )
 from conveyor.connectors.mirror.clusters import (
     SOURCE_PREFIX,
@@ -39,6 +40,10 @@ from conveyor.connectors.mirror.topic_filter import (
     TopicFilter,
 )
 from conveyor.errors import ConfigError
+from conveyor.settings.connector_config.definitions import (
+    TRANSACTION_BOUNDARY_CONFIG,
+    TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
+)
 from conveyor.settings.names import CONSUMER_LOG_URL_CONFIG
 
 SOURCE_ALIAS_CONFIG = "source.cluster.alias"
@@ -51,11 +56,7 @@ EMIT_CHECKPOINTS_CONFIG = "emit.checkpoints.enabled"
 OFFSET_LAG_MAX_CONFIG = "offset.lag.max"
 CONSUMER_ISOLATION_CONFIG = "consumer.isolation.level"
 TRANSACTIONAL_PRODUCER_CONFIG = "transactional.producer"
-TRANSACTION_BOUNDARY_CONFIG = "transaction.boundary"
-TRANSACTION_BOUNDARY_INTERVAL_CONFIG = "transaction.boundary.interval.ms"
 TRANSACTION_BOUNDARY_RECORDS_CONFIG = "transaction.boundary.max.records"
-POLL_BOUNDARY = "poll"
-INTERVAL_BOUNDARY = "interval"
 TASK_PARTITIONS_CONFIG = "task.assigned.partitions"
 HEARTBEATS_REPLICATION_CONFIG = "heartbeats.replication.enabled"
 
@@ -206,8 +207,10 @@ SINK_CONFIG_DEF = (
     .define(
         TRANSACTION_BOUNDARY_CONFIG,
         ConfigType.STRING,
-        default=POLL_BOUNDARY,
-        validator=CaseInsensitiveValidString.in_(POLL_BOUNDARY, INTERVAL_BOUNDARY),
+        default=TransactionBoundary.POLL.value,
+        validator=CaseInsensitiveValidString.in_(
+            TransactionBoundary.POLL.value, TransactionBoundary.INTERVAL.value
+        ),
         importance=Importance.MEDIUM,
         documentation="Where a transaction of the sink design ends: 'poll' commits one per polled batch; "
         "'interval' lets one transaction cover consecutive batches until it holds "
@@ -246,7 +249,8 @@ class SinkTransactionBoundary:
     def parse(cls, props: Mapping[str, str]) -> SinkTransactionBoundary:
         values = SINK_CONFIG_DEF.parse(props)
         return cls(
-            str(values[TRANSACTION_BOUNDARY_CONFIG]).lower() == INTERVAL_BOUNDARY,
+            TransactionBoundary.from_property(str(values[TRANSACTION_BOUNDARY_CONFIG]))
+            is TransactionBoundary.INTERVAL,
             int(values[TRANSACTION_BOUNDARY_INTERVAL_CONFIG]),
             int(values[TRANSACTION_BOUNDARY_RECORDS_CONFIG]),
         )
