@@ -194,9 +194,7 @@ class PostgresCdcSourceTask(SourceTask):
             self._begin_snapshot(tables)
             return
         self._resume = ResumePoint.from_offset(offset)
-        plan = SnapshotPlan.from_offset(
-            self.context.offset_storage_reader().offset(plan_partition(settings.topic_prefix))
-        )
+        plan = self._committed_plan()
         if (
             slot is not None
             and plan is not None
@@ -249,12 +247,15 @@ class PostgresCdcSourceTask(SourceTask):
         at every start."""
         if slot is None or _snapshot_completed(offset) or self.settings.snapshot_mode is SnapshotMode.ALWAYS:
             return None
-        plan = SnapshotPlan.from_offset(
-            self.context.offset_storage_reader().offset(plan_partition(self.settings.topic_prefix))
-        )
+        plan = self._committed_plan()
         if plan is None or slot.confirmed_flush_lsn != plan.lsn:
             return None
         return plan
+
+    def _committed_plan(self) -> SnapshotPlan | None:
+        """The snapshot plan as last committed in the offsets."""
+        reader = self.context.offset_storage_reader()
+        return SnapshotPlan.from_offset(reader.offset(plan_partition(self.settings.topic_prefix)))
 
     def _resume_snapshot(self, plan: SnapshotPlan, tables: list[TableInfo]) -> None:
         """Go on with an interrupted snapshot: its chunks not yet written are read in the snapshot a new
@@ -525,8 +526,7 @@ class PostgresCdcSourceTask(SourceTask):
             return None
         self._next_check = time.monotonic() + PLAN_CHECK_INTERVAL_S
         settings = self.settings
-        reader = self.context.offset_storage_reader()
-        plan = SnapshotPlan.from_offset(reader.offset(plan_partition(settings.topic_prefix)))
+        plan = self._committed_plan()
         if plan is None or plan.reading_id in self._finished_plans:
             return None
         mine = plan.chunks_of(self._index, self._task_count)
@@ -689,15 +689,17 @@ class PostgresCdcSourceTask(SourceTask):
                 self._emit_change(message, position, events, records)
             return
         new_covered = self._read_later_covers(oid, position, message.new)
-        if isinstance(message, Insert) or message.old is None or not message.old_is_key:
+        key_changed = (
+            isinstance(message, Update)
+            and message.old is not None
+            and message.old_is_key
+            and events.key(events.row(message.old)) != events.key(events.row(message.new))
+        )
+        if not key_changed:
             if not new_covered:
                 self._emit_change(message, position, events, records)
             return
-        before, after = events.row(message.old), events.row(message.new)
-        if events.key(before) == events.key(after):
-            if not new_covered:
-                self._emit_change(message, position, events, records)
-            return
+        assert isinstance(message, Update) and message.old is not None
         if not self._read_later_covers(oid, position, message.old):
             self._emit_change(Delete(oid, message.old, True), position, events, records)
         if not new_covered:
