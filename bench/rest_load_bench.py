@@ -204,6 +204,27 @@ def send_until_done(
         time.sleep(RETRY_PAUSE_S)
 
 
+def send_all(
+    clients: list[httpx.Client],
+    method: str,
+    paths: list[str],
+    answers: Answers,
+    began: float,
+    body: object = None,
+) -> None:
+    """Each request at once, spread over the workers' clients, each sent until done (`send_until_done`)."""
+    deadline = began + SETTLE_LIMIT_S
+    with ThreadPoolExecutor(len(paths)) as pool:
+        list(
+            pool.map(
+                lambda i: send_until_done(
+                    clients[i % len(clients)], method, paths[i], answers, deadline, body
+                ),
+                range(len(paths)),
+            )
+        )
+
+
 def all_running(statuses: StatusStore, names: list[str]) -> bool:
     """Every connector of `names` and its one task last written RUNNING in the status topic (read directly:
     a listing with `?expand=status` asks every worker for its tasks' metrics, connector by connector)."""
@@ -264,21 +285,7 @@ def run_group(connectors: int, runner: str, root: Path) -> None:
             statuses.start()
             creates = Answers()
             began = time.monotonic()
-            deadline = began + SETTLE_LIMIT_S
-            with ThreadPoolExecutor(connectors) as pool:
-                list(
-                    pool.map(
-                        lambda i: send_until_done(
-                            clients[i % len(clients)],
-                            "PUT",
-                            f"/connectors/{names[i]}/config",
-                            creates,
-                            deadline,
-                            config,
-                        ),
-                        range(connectors),
-                    )
-                )
+            send_all(clients, "PUT", [f"/connectors/{n}/config" for n in names], creates, began, config)
             answered_s = time.monotonic() - began
             created_s = settle(lambda: all_running(statuses, names), began)
             statuses.stop()
@@ -299,21 +306,8 @@ def run_group(connectors: int, runner: str, root: Path) -> None:
             sampler = threading.Thread(target=sample_listing)
             sampler.start()
             began = time.monotonic()
-            deadline = began + SETTLE_LIMIT_S
             try:
-                with ThreadPoolExecutor(connectors) as pool:
-                    list(
-                        pool.map(
-                            lambda i: send_until_done(
-                                clients[i % len(clients)],
-                                "DELETE",
-                                f"/connectors/{names[i]}",
-                                deletes,
-                                deadline,
-                            ),
-                            range(connectors),
-                        )
-                    )
+                send_all(clients, "DELETE", [f"/connectors/{n}" for n in names], deletes, began)
                 deletes_answered_s = time.monotonic() - began
                 deleted_s = settle(lambda: none_listed(clients), began)
             finally:

@@ -98,9 +98,6 @@ class ReadLater:
         read_later = cls(ranges)
         return read_later if read_later.horizon else None
 
-    def tables(self) -> set[TableId]:
-        return set(self._ranges)
-
     def forget(self, table: TableId) -> None:
         """Pass every later change of ``table`` (after its truncation)."""
         self._ranges.pop(table, None)
