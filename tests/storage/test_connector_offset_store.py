@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
-from conveyor.log import Log
+from conveyor.log import Log, open_log
 from conveyor.storage import ConnectorOffsetStore, OffsetStore, StoreOffsetStorageReader
 
 RawRecords = Callable[[str], list[tuple[bytes | None, bytes | None]]]
@@ -104,6 +105,21 @@ def test_the_same_topic_for_both_is_used_once(
     same_topic.start()
     ConnectorOffsetStore(same_topic, worker_store).write("files", [(X, {"position": 1})])
     assert len(raw_records("connect-offsets")) == 1
+
+
+def test_a_topic_of_the_same_name_on_another_log_is_another_store(
+    worker_store: OffsetStore, tmp_path: Path
+) -> None:
+    worker_store.put("files", [(X, {"position": 1})])
+    with open_log(f"embedded:{tmp_path / 'producer-cluster'}") as other:
+        same_name = OffsetStore(other, "connect-offsets")
+        same_name.start()
+        try:
+            combined = ConnectorOffsetStore(same_name, worker_store)
+            combined.read_to_end()
+            assert combined.get("files", X) == {"position": 1}
+        finally:
+            same_name.stop()
 
 
 def test_without_a_connector_store_the_worker_store_is_primary(

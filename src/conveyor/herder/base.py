@@ -33,20 +33,21 @@ from conveyor.herder.validation import (
     plugin_config_keys,
     validate_connector_config,
 )
-from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError
+from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError, open_log
 from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import WorkerMetrics
 from conveyor.metrics.worker_usage import ProcessTreeUsage, WorkerUsage
 from conveyor.plugins import PluginKind, list_plugins
 from conveyor.runtime.connector_calls import ConnectorThread, StuckCallError, instant
 from conveyor.runtime.control import PRIVATE_METRICS, TargetState
+from conveyor.runtime.task_logs import source_cluster_url
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
 from conveyor.settings.connector_config import SinkTopics, SourceTransactionSettings
 from conveyor.settings.names import consumer_group, task_transactional_id
 from conveyor.settings.worker_config import WorkerConfig
-from conveyor.storage import ConfigStore, OffsetStore, Status, StatusStore
+from conveyor.storage import ConfigStore, ConnectorOffsetStore, OffsetStore, Status, StatusStore
 from conveyor.storage.offset_store import OffsetUpdates
 
 T = TypeVar("T")
@@ -183,7 +184,8 @@ class BaseHerder(Herder):
         zombie of an earlier task generation can commit once the new one starts."""
         ids = [task_transactional_id(self.config.group_id, name, task) for task in range(task_count)]
         logger.info("Fencing %d task producers of connector %s", len(ids), name)
-        self.log.admin().fence_producers(ids)
+        with self._source_log(self.configs.snapshot().connector_config(name) or {}) as log:
+            log.admin().fence_producers(ids)
 
     def _target(self, name: str) -> TargetState:
         return TargetState(self.configs.snapshot().target_state(name))
@@ -356,20 +358,41 @@ class BaseHerder(Herder):
             ]
 
     @contextmanager
-    def _source_offsets(self, config: Mapping[str, str]) -> Iterator[OffsetStore]:
-        """The store of the connector's offsets, read to its end: the worker's, or one opened on the
-        connector's own `offsets.storage.topic` for this use and stopped after it."""
-        topic = SourceTransactionSettings.parse(config).offsets_topic
-        if not topic or topic == self.config.offsets_topic:
-            self.offsets.read_to_end()
-            yield self.offsets
+    def _source_offsets(self, config: Mapping[str, str]) -> Iterator[ConnectorOffsetStore]:
+        """The connector's offsets, read to their end, as its tasks see them (Kafka's
+        `offsetStoreFor*SourceConnector`): the worker's offsets topic, or, when the connector is
+        exactly-once or names an `offsets.storage.topic`, its own topic on the cluster it produces to
+        (opened for this use and stopped after it), with the worker's for what that one has not stored."""
+        own_topic = SourceTransactionSettings.parse(config).offsets_topic
+        if own_topic is None and self.config.exactly_once_source_enabled:
+            own_topic = self.config.offsets_topic
+        self.offsets.read_to_end()
+        if own_topic is None:
+            yield ConnectorOffsetStore(None, self.offsets)
             return
-        store = OffsetStore(self.log, topic)
-        try:
-            store.start()
-            yield store
-        finally:
-            store.stop()
+        with self._source_log(config) as log:
+            if log is self.log and own_topic == self.config.offsets_topic:
+                yield ConnectorOffsetStore(self.offsets, None)
+                return
+            store = OffsetStore(
+                log, own_topic, self.config.offsets_partitions, self.config.offsets_replication_factor
+            )
+            try:
+                store.start()
+                yield ConnectorOffsetStore(store, self.offsets)
+            finally:
+                store.stop()
+
+    @contextmanager
+    def _source_log(self, config: Mapping[str, str]) -> Iterator[Log]:
+        """The log a source connector produces to: the worker's, or the other cluster its producer's
+        `bootstrap.servers` names (where its own offsets topic and its task producers live)."""
+        url = source_cluster_url(self.config, config)
+        if url is None:
+            yield self.log
+            return
+        with open_log(url) as log:
+            yield log
 
     def _require_stopped(self, name: str) -> dict[str, str]:
         config = self._require(name)
@@ -458,7 +481,7 @@ class BaseHerder(Herder):
     def _put_source_offsets(self, name: str, config: Mapping[str, str], offsets: OffsetUpdates) -> None:
         """Write a source connector's offsets to its offsets topic."""
         with self._source_offsets(config) as store:
-            store.put(name, offsets)
+            store.write(name, offsets)
 
     @staticmethod
     def _sink_connector(config: Mapping[str, str]) -> SinkConnector:

@@ -10,27 +10,26 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 
-from conveyor.log import Log
 from conveyor.log.errors import LogError
 from conveyor.runtime.source_task import EXACTLY_ONCE_PRODUCER_SETTINGS
 from conveyor.settings.client_overrides import ClientType, allowed_overrides, built_with_overrides
 from conveyor.settings.names import task_transactional_id
 from conveyor.settings.worker_config import WorkerConfig
-from conveyor.storage import OffsetStore
+from conveyor.storage import ConnectorOffsetStore
 from conveyor.storage.errors import StorageError
 from conveyor.storage.offset_store import OffsetUpdates
 
 
 def write_offsets_in_transaction(
-    log: Log,
-    store: OffsetStore,
+    store: ConnectorOffsetStore,
     worker: WorkerConfig,
     connector_config: Mapping[str, str],
     connector: str,
     offsets: OffsetUpdates,
 ) -> None:
     """Write `offsets` of `connector` to `store` in one transaction with its task 0's transactional id,
-    through a producer made with the connector's producer overrides (so with its principal)."""
+    through a producer made with the connector's producer overrides (so with its principal), on the log of
+    the store's primary topic (the cluster the connector produces to)."""
     overrides = {
         key: value
         for key, value in allowed_overrides(
@@ -42,12 +41,12 @@ def write_offsets_in_transaction(
     producer = built_with_overrides(
         ClientType.PRODUCER,
         overrides,
-        lambda: log.producer(transactional_id=transactional_id, **overrides),
+        lambda: store.primary.log.producer(transactional_id=transactional_id, **overrides),
     )
     try:
         producer.init_transactions()
         producer.begin_transaction()
-        store.write(producer, connector, offsets)
+        store.write(connector, offsets, producer)
         producer.commit_transaction()
     except LogError as error:
         raise StorageError(

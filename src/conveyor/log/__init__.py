@@ -64,7 +64,7 @@ from conveyor.log.errors import (
 )
 from conveyor.log.group_member import Assignment, Assignor, GroupMember
 from conveyor.log.murmur2 import murmur2, partition_for_key
-from conveyor.log.url import open_log, url_with_client_settings, worker_log_url
+from conveyor.log.url import open_log, url_on_brokers, url_with_client_settings, worker_log_url
 from conveyor.positions import RecordMetadata, TopicPartition
 
 __all__ = [
@@ -115,6 +115,7 @@ __all__ = [
     "murmur2",
     "open_log",
     "partition_for_key",
+    "url_on_brokers",
     "url_with_client_settings",
     "worker_log_url",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 from urllib.parse import parse_qs
@@ -40,6 +41,20 @@ def url_with_client_settings(
     from conveyor.log.kafka.settings import KafkaSettings
 
     return KafkaSettings.from_url(url).with_client_settings(client, settings).url()
+
+
+def url_on_brokers(url: str, bootstrap_servers: str) -> str | None:
+    """The Kafka log URL moved to the cluster ``bootstrap_servers`` names (client settings and namespace
+    kept), or None when it names the same brokers (in any order) or the log is not Kafka's."""
+    if not url.startswith("kafka:"):
+        return None
+    from conveyor.log.kafka.settings import KafkaSettings
+
+    settings = KafkaSettings.from_url(url)
+    brokers = [server.strip() for server in bootstrap_servers.split(",") if server.strip()]
+    if not brokers or set(brokers) == set(settings.bootstrap_servers.split(",")):
+        return None
+    return replace(settings, bootstrap_servers=",".join(brokers)).url()
 
 
 def worker_log_url(props: Mapping[str, str], bootstrap_servers: str, data_dir: Path) -> str:

@@ -93,11 +93,21 @@ def _partition_key(partition: Mapping[str, Any]) -> str:
 class SourceTaskLoop(TaskLoop[SourceTask]):
     """Runs one source task until its control says stop; raises when the task fails."""
 
-    def __init__(self, spec: TaskSpec, control: TaskControl, log: Log, task: SourceTask) -> None:
+    def __init__(
+        self,
+        spec: TaskSpec,
+        control: TaskControl,
+        log: Log,
+        task: SourceTask,
+        worker_log: Log | None = None,
+    ) -> None:
+        """``log`` is the cluster the task produces to; ``worker_log`` the worker's, when that is another
+        one (the group's config and status topics, and its offsets topic, are read there)."""
         self.spec = spec
         self.control = control
         self.context: RuntimeSourceTaskContext | None = None
         self.log = log
+        self.worker_log = log if worker_log is None else worker_log
         self.task = task
         config, worker = spec.connector_config, spec.worker_config
         self.connector = spec.id.connector
@@ -115,23 +125,30 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             worker.client_override_policy, config, self.exactly_once
         )
 
-        def offsets_of(topic: str) -> OffsetStore:
-            consumer = self.offsets_consumer
+        def offsets_of(on: Log, topic: str, consumer_overrides: Mapping[str, str]) -> OffsetStore:
             return OffsetStore(
-                log,
+                on,
                 topic,
                 worker.offsets_partitions,
                 worker.offsets_replication_factor,
-                consumer.isolation_level,
-                consumer.overrides,
+                self.offsets_consumer.isolation_level,
+                consumer_overrides,
             )
 
-        self.offsets = offsets_of(self.offsets_topic)
-        # KIP-618: a connector with an offsets topic of its own still reads the worker's offsets for the
-        # source partitions its own topic has not stored yet (it may have run without one before).
-        self.worker_offsets = (
-            offsets_of(worker.offsets_topic) if self.offsets_topic != worker.offsets_topic else None
-        )
+        # KIP-618 (Kafka's `offsetStoreFor*SourceTask`): the connector's own store, on the cluster it
+        # produces to, when it is exactly-once or names an offsets topic; the worker's offsets topic is
+        # then read for the source partitions that store has not stored yet, unless it is the same topic.
+        own_store = self.exactly_once or transactions.offsets_topic is not None
+        on_worker_log = self.log is self.worker_log
+        self.worker_offsets: OffsetStore | None = None
+        if own_store:
+            self.offsets = offsets_of(self.log, self.offsets_topic, self.offsets_consumer.overrides)
+            if self.offsets_topic != worker.offsets_topic or not on_worker_log:
+                self.worker_offsets = offsets_of(self.worker_log, worker.offsets_topic, {})
+        else:
+            self.offsets = offsets_of(self.worker_log, self.offsets_topic, self.offsets_consumer.overrides)
+        self.offsets_through_producer = own_store or on_worker_log
+        """Whether offsets are sent by the task's producer; else by the store's own, on the worker's log."""
         self.producer: Producer = self._create_producer()
         self.topics = TopicCreator(log, config)
         self.errors = ErrorHandler(
@@ -179,7 +196,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
                 )
         settings = {"transaction.timeout.ms": worker.producer_transaction_timeout_ms, **overrides}
         owner = self.spec.owner
-        statuses = None if owner is None else status_reader(self.log, worker)
+        statuses = None if owner is None else status_reader(self.worker_log, worker)
         try:
             if statuses is not None and owner is not None:
                 verify_task_ownership(statuses, self.spec.id, owner)
@@ -205,7 +222,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         spec = self.spec
         if spec.task_config_generation is not None:
             verify_task_generation(
-                self.log, spec.worker_config.configs_topic, spec.id, spec.task_config_generation
+                self.worker_log, spec.worker_config.configs_topic, spec.id, spec.task_config_generation
             )
         if spec.owner is None or statuses is None:
             return
@@ -431,7 +448,11 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
 
     def _write_offsets(self) -> None:
         if self.pending_offsets:
-            self.offsets.write(self.producer, self.connector, list(self.pending_offsets.values()))
+            offsets = list(self.pending_offsets.values())
+            if self.offsets_through_producer:
+                self.offsets.write(self.producer, self.connector, offsets)
+            else:
+                self.offsets.put(self.connector, offsets)
             self.pending_offsets.clear()
 
     def _commit_final(self) -> None:

@@ -49,6 +49,11 @@ class CachedTopic(ABC):
     def topic(self) -> str:
         return self._topic
 
+    @property
+    def log(self) -> Log:
+        """The log the topic is on."""
+        return self._log
+
     def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
         """Create the topic if missing (an existing one keeps its partition count) and read it to its end."""
         self._partitions = ensure_topic(

@@ -19,7 +19,8 @@ class ConnectorOffsetStore:
     Writes go to the primary store (the connector's own topic if it has one). Tombstones are first written
     to the worker's global store, so that a reset cannot be undone by a stale global offset; afterwards the
     regular offsets are copied to the global store on a best-effort basis. When both stores use the same
-    topic only the connector store is used.
+    topic of the same log only the connector store is used (a topic of that name on the cluster the
+    connector produces to is another topic).
     """
 
     def __init__(self, connector_store: OffsetStore | None, worker_store: OffsetStore | None) -> None:
@@ -27,7 +28,7 @@ class ConnectorOffsetStore:
             if worker_store is None:
                 raise ValueError("A connector offset store needs a connector-specific or worker-global store")
             self._primary, self._secondary = worker_store, None
-        elif worker_store is not None and worker_store.topic == connector_store.topic:
+        elif worker_store is not None and _same_topic(worker_store, connector_store):
             self._primary, self._secondary = connector_store, None
         else:
             self._primary, self._secondary = connector_store, worker_store
@@ -78,3 +79,7 @@ class ConnectorOffsetStore:
                     self._secondary.topic,
                     exc_info=True,
                 )
+
+
+def _same_topic(one: OffsetStore, other: OffsetStore) -> bool:
+    return one.topic == other.topic and one.log is other.log

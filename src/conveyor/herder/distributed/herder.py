@@ -1448,7 +1448,7 @@ class DistributedHerder(BaseHerder):
             super()._put_source_offsets(name, config, offsets)
             return
         with self._source_offsets(config) as store:
-            write_offsets_in_transaction(self.log, store, self.config, config, name, offsets)
+            write_offsets_in_transaction(store, self.config, config, name, offsets)
 
     # Reads: answered from this worker's view of the shared topics.
 
