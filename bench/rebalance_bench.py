@@ -14,6 +14,13 @@ tasks, the broker is stopped until every task has failed (its producers gave up 
 `producer.delivery.timeout.ms`) and started again on the same store; printed are the seconds until every
 task runs again and the task stops the status topic shows on the workers, which all stay.
 
+Then a stuck herder (`--stall-only` runs just that): three workers on an embedded log
+(`connect.protocol=sessioned`, `rebalance.timeout.ms=10000`) run generator tasks; one worker's herder
+work thread is blocked (SIGUSR2 to `bench/rebalance_worker.py`, which queues a call that never returns
+while its heartbeats go on); printed are the seconds from the stall until the worker leaves the group
+(its poll timer), then until every task runs again, balanced, on the two others, and the task stops
+on those two.
+
 `--runner threads` (the default) runs each worker's tasks in threads of its process
 (`bench/rebalance_worker.py`); `--runner spark` runs `conveyor distributed` itself, tasks on Spark.
 """
@@ -475,6 +482,93 @@ def run_outage(runner: str, delay_ms: int) -> PhaseResult:
     return outcome
 
 
+STALL_LOAD = Load(connectors=2, tasks_per_connector=6)
+STALL_REBALANCE_TIMEOUT_MS = 10_000
+STALL_LEFT_LINE = b"was not polled within rebalance.timeout.ms"
+
+
+@dataclass
+class StallResult:
+    detected_s: float | None
+    """Seconds from the stall until the stuck worker left its group; None if it never did."""
+    phase: PhaseResult
+    """Seconds from that until every task ran on the two others, and their task stops."""
+
+
+def run_stall(delay_ms: int) -> StallResult:
+    """Three threaded workers; one's herder is stalled. Seconds until it leaves the group, then until
+    every task runs, balanced, on the two others; stops: those the status topic shows on those two."""
+    root = Path(tempfile.mkdtemp(prefix="conveyor-rebalance-stall-"))
+    load = STALL_LOAD
+    workers = []
+    for name in "ABC":
+        port = free_port()
+        properties = worker_properties(root, name, port, "sessioned", delay_ms)
+        with properties.open("a") as extra:
+            extra.write(f"rebalance.timeout.ms={STALL_REBALANCE_TIMEOUT_MS}\n")
+        workers.append(WorkerProcess(name, properties, port, COMMANDS["threads"]))
+    a, b, c = workers
+    counter: StopCounter | None = None
+    log = open_log(f"embedded:{root / 'log'}")
+    try:
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.wait_up()
+        client = httpx.Client(base_url=a.url, timeout=60)
+        create_connectors(client, load)
+        wait_for(lambda: runs_balanced(client, workers, load), f"{load.tasks} running tasks")
+        counter = StopCounter(log)
+        counter.read_stops()
+        stalled_log = c.properties.with_suffix(".log")
+        lines_before = stalled_log.read_bytes().count(STALL_LEFT_LINE)
+        assert c.process is not None
+        c.process.send_signal(signal.SIGUSR2)
+        began = time.monotonic()
+        detected_s: float | None = None
+        limit_s = STALL_REBALANCE_TIMEOUT_MS / 1000 + delay_ms / 1000 + PHASE_SLACK_S
+        try:
+            wait_for(
+                lambda: stalled_log.read_bytes().count(STALL_LEFT_LINE) > lines_before,
+                "the stalled worker to leave its group",
+                limit_s,
+            )
+            detected_s = time.monotonic() - began
+            detected = time.monotonic()
+            wait_for(lambda: runs_balanced(client, [a, b], load), "every task on the two others", limit_s)
+            seconds: float | None = time.monotonic() - detected
+        except TimeoutError:
+            seconds = None
+        time.sleep(SETTLE_S)
+        stops = counter.read_stops()
+        outcome = PhaseResult(seconds, stops[a.worker_id] + stops[b.worker_id], 2)
+        if seconds is None:
+            outcome.note = f"after {limit_s:g} s {running_on(client, [a, b])} of {load.tasks} tasks ran"
+        c.process.send_signal(signal.SIGUSR2)
+        client.close()
+    finally:
+        if counter is not None:
+            counter.close()
+        with ThreadPoolExecutor(len(workers)) as pool:
+            list(pool.map(WorkerProcess.stop, workers))
+        log.close()
+        print(f"  stall: worker logs in {root}")
+    return StallResult(detected_s, outcome)
+
+
+def report_stall(result: StallResult, delay_ms: int) -> None:
+    print()
+    left = "never" if result.detected_s is None else f"{result.detected_s:.1f} s"
+    print(
+        f"stuck herder (sessioned, {STALL_LOAD.tasks} tasks on 3 workers, rebalance.timeout.ms="
+        f"{STALL_REBALANCE_TIMEOUT_MS}, scheduled.rebalance.max.delay.ms={delay_ms}): the stuck worker "
+        f"left its group {left} after the stall; every task ran again on the two others "
+        f"{result.phase.cell().strip()} s after that, with {result.phase.stops} task stops on them"
+    )
+    if result.phase.note:
+        print(f"stuck herder: {result.phase.note}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -484,7 +578,11 @@ def main() -> None:
     parser.add_argument(
         "--outage-only", action="store_true", help="run only the broker outage phase (Kafka, sessioned)"
     )
+    parser.add_argument("--stall-only", action="store_true", help="run only the stuck herder phase")
     args = parser.parse_args()
+    if args.stall_only:
+        report_stall(run_stall(args.delay_ms), args.delay_ms)
+        return
     if args.outage_only:
         report_outage(run_outage(args.runner, args.delay_ms))
         return
@@ -528,6 +626,7 @@ def main() -> None:
         if run.hung:
             print(f"{run.protocol}: did not stop within {STOP_S:g} s of SIGTERM: {', '.join(run.hung)}")
     report_outage(run_outage(args.runner, args.delay_ms))
+    report_stall(run_stall(args.delay_ms), args.delay_ms)
 
 
 def report_outage(outcome: PhaseResult) -> None:

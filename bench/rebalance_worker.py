@@ -4,6 +4,8 @@ Everything but the task runner is the product's: the same `DistributedWorker` (g
 config, offset and status topics, REST and the HTTP between workers), only its tasks run in threads of
 this process (the suite's `ThreadTaskRunner`) instead of Spark, so that a worker starts in a couple of
 seconds. Run: ``PYTHONPATH=<repo> python bench/rebalance_worker.py worker.properties``; stops on SIGTERM.
+SIGUSR2 stalls the herder's work thread (a stuck herder, for the bench's stall phase); the next one
+releases it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,29 @@ class ThreadedDistributedWorker(DistributedWorker):
         self.herder = None
 
 
+class HerderStall:
+    """Blocks the herder's work thread with a call queued as its own work, as a call that never returns
+    would (the herder keeps heartbeating from its other thread); a second signal releases it."""
+
+    def __init__(self, worker: DistributedWorker) -> None:
+        self.worker = worker
+        self.release: threading.Event | None = None
+
+    def toggle(self, *_: object) -> None:
+        herder = self.worker.herder
+        if herder is None:
+            return
+        if self.release is None:
+            release = self.release = threading.Event()
+            herder._requests.add(release.wait, description="a stall the bench asked for")
+            herder.wakeup()
+            print("The herder's work thread is stalled", file=sys.stderr, flush=True)
+        else:
+            self.release.set()
+            self.release = None
+            print("The herder's work thread is released", file=sys.stderr, flush=True)
+
+
 def main() -> None:
     configure_logging("INFO")
     faulthandler.register(signal.SIGUSR1)
@@ -47,6 +72,7 @@ def main() -> None:
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     worker.start()
+    signal.signal(signal.SIGUSR2, HerderStall(worker).toggle)
     print(f"REST API at {worker.url}", file=sys.stderr, flush=True)
     try:
         # With a timeout: a signal another thread receives runs its handler only once this thread
