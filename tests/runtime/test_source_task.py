@@ -17,7 +17,7 @@ import pytest
 
 from conveyor.api import RetriableError
 from conveyor.data import SourceRecord
-from conveyor.log import Log
+from conveyor.log import Log, open_log
 from conveyor.log.errors import IllegalStateError
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.source_task import SourceTaskLoop
@@ -188,7 +188,7 @@ def test_pausing_commits_the_offsets_of_what_was_polled(log: Log) -> None:
         wait_until(lambda: task.batches_returned == 1, "the batch polled")
         handle.set_target(TargetState.PAUSED)
         handle.wait_for_state("PAUSED")
-        assert committed_source_offsets(log) == {"input": {"position": 2}}
+        assert committed_source_offsets(log) == {"input": {"position": 3}}
 
 
 def test_exactly_once_records_and_offsets_are_invisible_until_their_transaction_commits(log: Log) -> None:
@@ -246,7 +246,7 @@ def test_connector_boundary_commits_after_the_record_the_task_names(log: Log) ->
     with running(loop, control) as handle:
         wait_until(lambda: handle.metric("source-record-write-total") == 4, "the four records sent")
         assert read_values(log, TOPIC) == ["input-0", "input-1"]
-        assert committed_source_offsets(log) == {"input": {"position": 2}}
+        assert committed_source_offsets(log) == {"input": {"position": 3}}
 
 
 def test_connector_requested_abort_discards_the_records_but_commits_their_offsets(log: Log) -> None:
@@ -282,7 +282,7 @@ def test_exactly_once_interval_boundary_commits_once_the_interval_passes(log: Lo
     loop, control = source_loop(log, task, config=config, **EOS)
     with running(loop, control):
         wait_until(lambda: read_values(log, TOPIC) == ["input-0", "input-1"], "the records committed")
-        assert committed_source_offsets(log) == {"input": {"position": 2}}
+        assert committed_source_offsets(log) == {"input": {"position": 3}}
 
 
 def test_a_retriable_error_from_poll_is_retried_and_the_task_keeps_running(log: Log) -> None:
@@ -379,3 +379,21 @@ def test_a_task_with_an_offsets_topic_of_its_own_falls_back_to_the_workers_offse
     with running(loop, control):
         wait_until(lambda: seen, "the task to read its offset")
     assert seen == [{"position": 7}]
+
+
+def test_an_at_least_once_source_producing_to_another_log_keeps_its_offsets_in_the_worker_offsets_topic(
+    log: Log, tmp_path: Path
+) -> None:
+    """Without an offsets topic of its own, its offsets stay in the worker's offsets topic on the worker's
+    log (Kafka's global store), written by that store, while its records go to the other log."""
+    with open_log(f"embedded:{tmp_path / 'producer-cluster'}") as elsewhere:
+        task = ScriptedSourceTask([records(0, 3)])
+        control = LocalTaskControl()
+        loop = SourceTaskLoop(
+            task_spec({"topic": TOPIC}, worker_props(log.url)), control, elsewhere, task, log
+        )
+        with running(loop, control):
+            wait_until(lambda: len(read_values(elsewhere, TOPIC)) == 3, "the records on the other log")
+        assert committed_source_offsets(log) == {"input": {"position": 3}}
+        assert read_values(log, TOPIC) == []
+        assert committed_source_offsets(elsewhere) == {}
