@@ -8,6 +8,7 @@ connector's `producer.override.bootstrap.servers` names cluster B, a second brok
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from tests.distributed.worker_group import worker_properties
 from conveyor.connectors import verify
 from conveyor.connectors.generator.payload import parse_header
 from conveyor.kafka_broker import KafkaBroker
-from conveyor.log import ConsumerRecord, Log, open_log
+from conveyor.log import ConsumerRecord, Log, LogError, ProducerFencedError, open_log
 
 from .support import unique, wait_until
 
@@ -48,8 +49,9 @@ def logs(kafka_bootstrap: str, cluster_b: str) -> Iterator[tuple[Log, Log]]:
 class Worker:
     """One worker process at a time on cluster A, restartable with the same settings."""
 
-    def __init__(self, directory: Path, bootstrap: str) -> None:
+    def __init__(self, directory: Path, bootstrap: str, **settings: str) -> None:
         run = unique("two-clusters")
+        self.group_id = run
         self.offsets_topic = f"{run}-offsets"
         self.properties = directory / "worker.properties"
         self.properties.write_text(
@@ -66,6 +68,7 @@ class Worker:
                     "status.storage.replication.factor": "1",
                     "exactly.once.source.support": "enabled",
                     "spark.master": "local[2]",
+                    **settings,
                 },
             )
         )
@@ -79,6 +82,11 @@ class Worker:
     def request(self, method: str, path: str, body: Any = None) -> httpx.Response:
         assert self.process is not None
         return httpx.request(method, self.process.url + path, json=body, timeout=120)
+
+    def task_states(self, name: str) -> list[str]:
+        response = self.request("GET", f"/connectors/{name}/status")
+        tasks = response.json().get("tasks", []) if response.status_code == 200 else []
+        return [task["state"] for task in tasks]
 
     def offsets(self, name: str) -> list[dict[str, Any]]:
         response = self.request("GET", f"/connectors/{name}/offsets")
@@ -94,6 +102,16 @@ class Worker:
 @pytest.fixture
 def worker(tmp_path: Path, kafka_bootstrap: str) -> Iterator[Worker]:
     worker = Worker(tmp_path, kafka_bootstrap)
+    try:
+        yield worker
+    finally:
+        worker.stop()
+
+
+@pytest.fixture
+def worker_without_task_restarts(tmp_path: Path, kafka_bootstrap: str) -> Iterator[Worker]:
+    """A worker that leaves a failed task FAILED, as Kafka Connect does."""
+    worker = Worker(tmp_path, kafka_bootstrap, **{"task.restart.enable": "false"})
     try:
         yield worker
     finally:
@@ -214,3 +232,37 @@ def test_a_source_moved_to_another_cluster_resumes_from_the_worker_offsets_until
     headers = [parse_header(value) for value in committed_values(b, topic) if value is not None]
     assert sorted(header[1] for header in headers if header is not None) == list(range(200, 500))
     assert len(committed_values(a, topic)) == 200
+
+
+def test_the_task_producers_of_a_source_on_another_cluster_are_fenced_on_that_cluster(
+    worker_without_task_restarts: Worker, logs: tuple[Log, Log], cluster_b: str
+) -> None:
+    """Task 1 of the first generation is gone from the second (two tasks become one), and the task the
+    zombie fenced is not restarted, so nothing but the leader's fencing can stop a zombie that holds its
+    transactional id on cluster B."""
+    _, b = logs
+    worker = worker_without_task_restarts
+    topic, name = unique("fenced"), unique("fenced")
+    on_b = {"producer.override.bootstrap.servers": cluster_b, "rate": "20"}
+    worker.start()
+    response = worker.request(
+        "PUT", f"/connectors/{name}/config", generator(topic, -1, **on_b, **{"tasks.max": "2"})
+    )
+    assert response.status_code == 201, response.text
+    wait_until(lambda: committed_values(b, topic), "records on cluster B", DONE_S, 1.0)
+    zombie = b.producer(transactional_id=f"{worker.group_id}-{name}-1")
+    try:
+        zombie.init_transactions()
+        zombie.begin_transaction()
+        zombie.send(topic, b"from a zombie")
+        response = worker.request("PUT", f"/connectors/{name}/config", generator(topic, -1, **on_b))
+        assert response.status_code == 200, response.text
+        wait_until(
+            lambda: worker.task_states(name) == ["RUNNING"], "the new generation's one task", DONE_S, 1.0
+        )
+        with pytest.raises(ProducerFencedError):
+            zombie.commit_transaction()
+    finally:
+        with contextlib.suppress(LogError):
+            zombie.close()
+    assert b"from a zombie" not in committed_values(b, topic)
