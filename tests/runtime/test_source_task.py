@@ -188,7 +188,7 @@ def test_pausing_commits_the_offsets_of_what_was_polled(log: Log) -> None:
         wait_until(lambda: task.batches_returned == 1, "the batch polled")
         handle.set_target(TargetState.PAUSED)
         handle.wait_for_state("PAUSED")
-        assert committed_source_offsets(log) == {"input": {"position": 3}}
+        assert committed_source_offsets(log) == {"input": {"position": 2}}
 
 
 def test_exactly_once_records_and_offsets_are_invisible_until_their_transaction_commits(log: Log) -> None:
@@ -246,7 +246,7 @@ def test_connector_boundary_commits_after_the_record_the_task_names(log: Log) ->
     with running(loop, control) as handle:
         wait_until(lambda: handle.metric("source-record-write-total") == 4, "the four records sent")
         assert read_values(log, TOPIC) == ["input-0", "input-1"]
-        assert committed_source_offsets(log) == {"input": {"position": 3}}
+        assert committed_source_offsets(log) == {"input": {"position": 2}}
 
 
 def test_connector_requested_abort_discards_the_records_but_commits_their_offsets(log: Log) -> None:
@@ -282,7 +282,7 @@ def test_exactly_once_interval_boundary_commits_once_the_interval_passes(log: Lo
     loop, control = source_loop(log, task, config=config, **EOS)
     with running(loop, control):
         wait_until(lambda: read_values(log, TOPIC) == ["input-0", "input-1"], "the records committed")
-        assert committed_source_offsets(log) == {"input": {"position": 3}}
+        assert committed_source_offsets(log) == {"input": {"position": 2}}
 
 
 def test_a_retriable_error_from_poll_is_retried_and_the_task_keeps_running(log: Log) -> None:
