@@ -18,8 +18,10 @@ HOST_MODULES = (
     "conveyor.spark.task_partition",
     "conveyor.log.kafka",
     "conveyor.log.embedded",
+    "encodings.idna",
 )
-"""Modules every task host imports on its way to its first task."""
+"""Modules every task host imports on its way to its first task (`encodings.idna` for its control
+connection's host name)."""
 
 
 def preload() -> None:
