@@ -16,6 +16,17 @@ def test_python_workers_import_pyspark_from_the_installed_package(spark: SparkSe
     assert location.endswith("pyspark/__init__.py")
 
 
+def test_python_workers_have_no_jar_on_their_path(spark: SparkSession) -> None:
+    def _jars(_: object) -> list[str]:  # defined here: Spark ships it by value
+        import sys
+
+        return [entry for entry in sys.path if entry.endswith(".jar")]
+
+    (jars,) = spark.sparkContext.parallelize([0], 1).map(_jars).collect()
+
+    assert jars == []
+
+
 def test_the_workers_spark_pyspark_python_is_what_executors_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYSPARK_PYTHON", "/usr/bin/python3")
     assert executor_python({"spark.pyspark.python": "/opt/conveyor/venv/bin/python"}) == (

@@ -4,7 +4,9 @@ Spark puts its zipped copy of pyspark first on the ``PYTHONPATH`` of every Pytho
 (workers, and the planners of Python data sources, one per streaming query). Modules imported from a
 zip are compiled anew in each process, which made starting one take about half a second more. When this
 process imports pyspark from an installed package (the same version as the zip, since pip installs both),
-Spark is given a small launcher that drops the zips from ``PYTHONPATH`` and runs this interpreter.
+Spark is given a small launcher that drops the zips from ``PYTHONPATH`` and runs this interpreter. It
+drops Spark's core jar too, which holds no Python module of an installed pyspark: each task host read
+its table of contents again (about 6,000 entries, 4-6 MB of private memory per host).
 """
 
 from __future__ import annotations
@@ -21,14 +23,14 @@ import py4j
 import pyspark
 
 _LAUNCHER: Final = """#!/bin/sh
-# Runs {python} for Spark without the zipped pyspark and py4j that Spark puts on PYTHONPATH.
+# Runs {python} for Spark without the zipped pyspark and py4j and the core jar Spark puts on PYTHONPATH.
 set -f
 kept=
 saved_ifs=$IFS
 IFS=:
 for entry in $PYTHONPATH; do
   case $entry in
-    */pyspark.zip|*/py4j-*-src.zip) ;;
+    */pyspark.zip|*/py4j-*-src.zip|*/spark-core_*.jar) ;;
     *) kept=${{kept:+$kept:}}$entry ;;
   esac
 done
