@@ -99,6 +99,7 @@ def test_a_zombie_task_s_batch_of_columns_writes_nothing_and_fails_its_next_put_
     partition = TopicPartition(topic, 0)
     with started_task(config, [partition]) as (zombie, _):
         zombie.put_columns(columns(topic, [value(n) for n in range(10)]))
+        assert zombie.pre_commit({partition: 10}) == {partition: 10}
         with started_task(config, [partition]) as (successor, _):
             zombie.put_columns(columns(topic, [value(n) for n in range(10, 20)], start=10))
             with pytest.raises(FencedError, match=rf"fenced off {topic}-0"):
