@@ -104,3 +104,20 @@ def test_a_decoded_batch_gives_its_field_columns_without_building_structs() -> N
 
     assert isinstance(decoded, StructColumn)
     assert decoded.field_columns() == [[1] * 3, [30] * 3, [2.5] * 3, [False] * 3, ["ann"] * 3]
+
+
+def test_the_first_batch_of_a_schema_is_decoded_column_by_column() -> None:
+    values = batch(json.dumps(GOOD))
+
+    schemas, decoded = converter().to_connect_columns("t", values)
+
+    assert isinstance(decoded, StructColumn)
+    assert list(decoded) == one_by_one(values)
+    assert all(schema is not None and schema.name == "shop.Customer" for schema in schemas)
+
+
+def test_a_batch_whose_first_envelope_does_not_decode_fails_as_one_by_one() -> None:
+    values = [envelope('{"id":"seven"}'), *batch(json.dumps(GOOD))]
+
+    with pytest.raises(DataError, match="Expected an integer for INT64 in JSON but found str"):
+        converter().to_connect_columns("t", values)

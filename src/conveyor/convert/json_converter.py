@@ -203,7 +203,19 @@ class JsonConverter(ConfiguredConverter):
 
     def _known_columns(self, values: Sequence[bytes | None]) -> tuple[Schema, StructColumn] | None:
         """A batch of envelopes that all start as the last one read, with a struct payload decoded column by
-        column (see ``json_columns``); None when any value needs the record by record path."""
+        column (see ``json_columns``); None when any value needs the record by record path. A batch whose
+        first envelope is not the last one read (the first batch of a topic, a new schema) has it read
+        first, so that the rest need not be decoded one by one to learn it."""
+        known = self._known_envelope
+        first = values[0] if len(values) > 2 and self.schemas_enabled and self._given is None else None
+        if first is not None and (known is None or not first.startswith(known.prefix.encode("utf-8"))):
+            try:
+                self._decode(first)
+            except DataError:
+                return None
+        return self._known_columns_of(values)
+
+    def _known_columns_of(self, values: Sequence[bytes | None]) -> tuple[Schema, StructColumn] | None:
         known = self._known_envelope
         if known is None or known.columns is None or known.decoding.schema is None or len(values) < 2:
             return None

@@ -18,6 +18,7 @@ from jdbc_sink_support import (
 )
 
 from conveyor.api import ConnectError, TopicPartition
+from conveyor.connectors.postgres.sink_offsets import FencedError
 from conveyor.data import (
     FLOAT64_SCHEMA,
     INT64_SCHEMA,
@@ -89,6 +90,41 @@ def test_a_batch_of_columns_writes_its_rows_and_their_offsets_in_one_transaction
         committed = task.pre_commit({partition: 100})
     assert ids(postgres, database, topic) == list(range(100))
     assert committed == {partition: 100}
+
+
+def test_a_zombie_task_s_batch_of_columns_writes_nothing_and_fails_its_next_put_as_fenced(
+    postgres: PostgresServer, database: str, topic: str
+) -> None:
+    config = sink_config(postgres, database, auto_create="true", pk_mode="none")
+    partition = TopicPartition(topic, 0)
+    with started_task(config, [partition]) as (zombie, _):
+        zombie.put_columns(columns(topic, [value(n) for n in range(10)]))
+        assert zombie.pre_commit({partition: 10}) == {partition: 10}
+        with started_task(config, [partition]) as (successor, _):
+            zombie.put_columns(columns(topic, [value(n) for n in range(10, 20)], start=10))
+            with pytest.raises(FencedError, match=rf"fenced off {topic}-0"):
+                zombie.put_columns(columns(topic, [value(n) for n in range(20, 30)], start=20))
+            successor.put_columns(columns(topic, [value(n) for n in range(10, 20)], start=10))
+            committed = successor.pre_commit({partition: 20})
+    assert ids(postgres, database, topic) == list(range(20))
+    assert committed == {partition: 20}
+
+
+def test_a_connector_name_with_quotes_and_dollars_commits_its_offsets_with_its_rows(
+    postgres: PostgresServer, database: str, topic: str
+) -> None:
+    config = {
+        **sink_config(postgres, database, auto_create="true", pk_mode="none"),
+        "name": "it's $$ a \\ $x$ name",
+    }
+    partition = TopicPartition(topic, 0)
+    with started_task(config, [partition]) as (task, _):
+        task.put_columns(columns(topic, [value(n) for n in range(10)]))
+        committed = task.pre_commit({partition: 10})
+    with started_task(config, [partition]) as (_, context):
+        resumed = context.offsets[partition]
+    assert ids(postgres, database, topic) == list(range(10))
+    assert committed == {partition: 10} and resumed == 10
 
 
 def test_values_that_need_escaping_or_defaults_read_back_as_written(

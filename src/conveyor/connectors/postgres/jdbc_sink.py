@@ -209,17 +209,24 @@ class JdbcSinkTask(ColumnSinkTask):
         text: str,
     ) -> None:
         """On the writer thread: the rows, and the partition's next offset if fenced by generation, in one
-        transaction. On failure a commit is requested, so that ``pre_commit`` soon writes the batch again
-        even if no more records come."""
+        transaction sent as one query string (``Writer.commit_text``). On failure a commit is requested, so
+        that ``pre_commit`` soon writes the batch again even if no more records come."""
         try:
             with connection.cursor() as cursor:
-                if self._offsets is not None:
-                    self._offsets.advance(cursor, {partition: (end, generation)})
-                self._writer.write_text(cursor, table, layout, text)
-            connection.commit()
+                offsets = self._offsets
+                fence = None if offsets is None else offsets.fence(cursor, partition, end, generation)
+                connection.autocommit = True
+                try:
+                    self._writer.commit_text(cursor, table, layout, text, fence)
+                finally:
+                    _end_transaction(connection, cursor)
+        except psycopg2.Error as error:
+            self.context.request_commit()
+            fenced = None if self._offsets is None else self._offsets.fenced(error, [partition])
+            if fenced is not None:
+                raise fenced from error
+            raise
         except BaseException:
-            with contextlib.suppress(psycopg2.Error):
-                connection.rollback()
             self.context.request_commit()
             raise
 
@@ -501,6 +508,15 @@ class _InFlight:
     batch: SinkColumns
     partition: TopicPartition
     end: int
+
+
+def _end_transaction(connection: psycopg2.extensions.connection, cursor: psycopg2.extensions.cursor) -> None:
+    """Roll back what a failed query string left open, and leave autocommit mode; on a broken connection,
+    which is dropped, nothing."""
+    with contextlib.suppress(psycopg2.Error):
+        if connection.get_transaction_status() != psycopg2.extensions.TRANSACTION_STATUS_IDLE:
+            cursor.execute("ROLLBACK")
+        connection.autocommit = False
 
 
 def _next_offsets(records: Sequence[SinkRecord]) -> dict[TopicPartition, int]:

@@ -24,6 +24,10 @@ Connection: TypeAlias = psycopg2.extensions.connection
 Cursor: TypeAlias = psycopg2.extensions.cursor
 
 
+_FENCED = "conveyor: the partition was opened by a newer task"
+"""The message of a ``fence`` statement's error."""
+
+
 class FencedError(ConnectError):
     """Partitions were opened by a newer task since this one opened them: it must not write to them."""
 
@@ -52,6 +56,7 @@ class OffsetsTable:
         schema, dot, name = table.partition(".")
         self._table = sql.Identifier(schema, name) if dot else sql.Identifier(table)
         self._connector = connector
+        self._advance_one: str | None = None
 
     def create(self, connection: Connection) -> None:
         """Create the table if it does not exist yet (once, however many tasks race to)."""
@@ -147,6 +152,33 @@ class OffsetsTable:
         fenced = set(offsets) - held
         if fenced:
             raise FencedError(self._connector, fenced)
+
+    def fence(self, cursor: Cursor, partition: TopicPartition, offset: int, generation: int) -> str:
+        """``advance`` of one partition as a statement to send ahead of the batch's rows in one query
+        string: a ``DO`` block that raises (see ``fenced``) when the partition is no longer this task's."""
+        statement = self._advance_one
+        if statement is None:
+            statement = self._advance_one = (
+                sql.SQL(
+                    "UPDATE {} SET next_offset = %s, updated_at = now() WHERE connector = %s AND topic = %s "
+                    "AND kafka_partition = %s AND generation = %s"
+                )
+                .format(self._table)
+                .as_string(cursor)
+            )
+        codec = psycopg2.extensions.encodings[cursor.connection.encoding]
+        update = cursor.mogrify(
+            statement, (offset, self._connector, partition.topic, partition.partition, generation)
+        ).decode(codec)
+        body = f"BEGIN {update}; IF NOT FOUND THEN RAISE EXCEPTION '{_FENCED}'; END IF; END"
+        return str(cursor.mogrify("DO %s", (body,)).decode(codec))
+
+    def fenced(self, error: psycopg2.Error, partitions: Collection[TopicPartition]) -> FencedError | None:
+        """The :class:`FencedError` a ``fence`` statement's failure stands for, or None for another error."""
+        diag = getattr(error, "diag", None)
+        if diag is None or diag.message_primary != _FENCED:
+            return None
+        return FencedError(self._connector, partitions)
 
     def move(self, connection: Connection, offsets: Mapping[TopicPartition, int | None]) -> None:
         """Set partitions' next offsets (None: forget it, so the task resumes from the consumer group's),

@@ -79,6 +79,7 @@ class Writer:
         self._settings = settings
         self._encoders: dict[RecordLayout, list[Encoder]] = {}
         self._column_encoders: dict[RecordLayout, list[ColumnEncoder]] = {}
+        self._statements: dict[tuple[str, RecordLayout], str] = {}
 
     def write(
         self,
@@ -115,14 +116,24 @@ class Writer:
         encoded = [encode(column) for encode, column in zip(encoders, columns, strict=True)]
         return copy_text(encoded)
 
-    def write_text(self, cursor: Cursor, table: TableInfo, layout: RecordLayout, text: str) -> None:
-        """Rows already as COPY text (``columns_text``) into ``table``: COPY, or COPY and merge."""
+    def commit_text(
+        self, cursor: Cursor, table: TableInfo, layout: RecordLayout, text: str, fence: str | None
+    ) -> None:
+        """Rows already as COPY text (``columns_text``) into ``table`` in a transaction of their own, sent
+        as one query string (one round trip): ``BEGIN``, ``fence`` (a statement that fails to stop the
+        batch), ``COPY``, the merge when merging, ``COMMIT``. The connection must be in autocommit mode;
+        on an error the caller rolls back the transaction left open."""
+        statements = ["BEGIN"]
+        if fence is not None:
+            statements.append(fence)
         if self._settings.insert_mode is InsertMode.INSERT:
-            self._copy(cursor, table.name.identifier(), layout, text)
+            statements.append(self._copy_statement(cursor, table.name.identifier(), layout))
         else:
             assert table.stage is not None
-            self._copy(cursor, sql.Identifier(table.stage), layout, text)
-            self._merge_staged(cursor, table, layout)
+            statements.append(self._copy_statement(cursor, sql.Identifier(table.stage), layout))
+            statements.append(self._merge_statement(cursor, table, layout))
+        statements.append("COMMIT")
+        cursor.copy_expert("; ".join(statements), io.StringIO(text), size=_COPY_BUFFER)
 
     def _guarded(
         self,
@@ -170,9 +181,18 @@ class Writer:
         return _Encoded(kept, lines)
 
     def _copy(self, cursor: Cursor, target: sql.Composable, layout: RecordLayout, text: str) -> None:
-        columns = sql.SQL(", ").join(map(sql.Identifier, layout.names))
-        statement = sql.SQL("COPY {} ({}) FROM STDIN").format(target, columns).as_string(cursor)
-        cursor.copy_expert(statement, io.StringIO(text), size=_COPY_BUFFER)
+        cursor.copy_expert(self._copy_statement(cursor, target, layout), io.StringIO(text), size=_COPY_BUFFER)
+
+    def _copy_statement(self, cursor: Cursor, target: sql.Composable, layout: RecordLayout) -> str:
+        """``COPY target (columns) FROM STDIN``, composed once per target and layout."""
+        key = (repr(target), layout)
+        statement = self._statements.get(key)
+        if statement is None:
+            columns = sql.SQL(", ").join(map(sql.Identifier, layout.names))
+            statement = self._statements[key] = (
+                sql.SQL("COPY {} ({}) FROM STDIN").format(target, columns).as_string(cursor)
+            )
+        return statement
 
     def _copy_in(
         self, cursor: Cursor, table: TableInfo, layout: RecordLayout, records: list[SinkRecord], on_bad: OnBad
@@ -193,8 +213,16 @@ class Writer:
         self._merge_staged(cursor, table, layout)
 
     def _merge_staged(self, cursor: Cursor, table: TableInfo, layout: RecordLayout) -> None:
-        """The staging table's rows into ``table``, then the staging table emptied."""
+        cursor.execute(self._merge_statement(cursor, table, layout))
+
+    def _merge_statement(self, cursor: Cursor, table: TableInfo, layout: RecordLayout) -> str:
+        """The staging table's rows into ``table``, then the staging table emptied; composed once per
+        staging table and layout."""
         assert table.stage is not None
+        key = (f"merge {table.stage}", layout)
+        composed = self._statements.get(key)
+        if composed is not None:
+            return composed
         stage = sql.Identifier(table.stage)
         keys = [sql.Identifier(name) for name in layout.key_names]
         others = [sql.Identifier(c.name) for c in layout.columns if not c.is_key]
@@ -219,7 +247,9 @@ class Writer:
             )
         else:
             merge = sql.SQL("SELECT 1")
-        cursor.execute(sql.SQL("{}; TRUNCATE {}").format(merge, stage))
+        composed = sql.SQL("{}; TRUNCATE {}").format(merge, stage).as_string(cursor)
+        self._statements[key] = composed
+        return str(composed)
 
     def _delete(
         self, cursor: Cursor, table: TableInfo, layout: RecordLayout, records: list[SinkRecord]

@@ -77,18 +77,17 @@ def read_batches(
 ) -> Iterator[StoredBatch]:
     """Batches holding offsets in ``[from_offset, end_offset)``, in offset order, at most ``limit``.
 
-    Rows are read as the caller iterates: a reader that stops early (its poll is full) never reads the
-    payloads of the batches after, which may each be megabytes. Consume or close the iterator inside the
-    read transaction."""
-    cursor = conn.execute(
-        "SELECT b.id, b.base_offset, b.last_offset, t.state, b.payload FROM batches AS b"
+    A batch's payload is read when the caller gets to it, by a query of its own: a reader that stops early
+    (its poll is full) never reads the payloads of the batches after, which may each be megabytes (a
+    cursor over the payloads would, as Python's ``sqlite3`` steps to the next row before handing one over).
+    Consume the iterator inside the read transaction."""
+    spans = conn.execute(
+        "SELECT b.id, b.base_offset, b.last_offset, t.state FROM batches AS b"
         " LEFT JOIN txns AS t ON t.id = b.txn_id"
         " WHERE b.topic = ? AND b.partition = ? AND b.last_offset >= ? AND b.base_offset < ?"
         " ORDER BY b.last_offset LIMIT ?",
         (partition.topic, partition.partition, from_offset, end_offset, limit),
-    )
-    try:
-        for row_id, base, last, state, payload in cursor:
-            yield StoredBatch(row_id, base, last, state == transactions.ABORTED, payload)
-    finally:
-        cursor.close()
+    ).fetchall()
+    for row_id, base, last, state in spans:
+        (payload,) = conn.execute("SELECT payload FROM batches WHERE id = ?", (row_id,)).fetchone()
+        yield StoredBatch(row_id, base, last, state == transactions.ABORTED, payload)
