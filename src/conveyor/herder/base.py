@@ -178,12 +178,18 @@ class BaseHerder(Herder):
 
     # Helpers.
 
-    def _fence_task_producers(self, name: str, task_count: int) -> None:
-        """KIP-618: fence the transactional producers of a connector's tasks 0..task_count-1, so that no
-        zombie of an earlier task generation can commit once the new one starts."""
-        ids = [task_transactional_id(self.config.group_id, name, task) for task in range(task_count)]
+    def _fence_previous_generation(self, name: str, previous_count: int | None, task_count: int) -> bool:
+        """KIP-618: fence the transactional producers of the connector's previous task generation (tasks
+        0..previous_count-1), so that none of its zombies can commit once `task_count` new tasks start;
+        True if it fenced. With no earlier generation, or one task before and after (the new task's
+        producer fences the old one as it starts), there is nothing to fence (Kafka's
+        `doFenceZombieSourceTasks`)."""
+        if not previous_count or (previous_count == 1 and task_count == 1):
+            return False
+        ids = [task_transactional_id(self.config.group_id, name, task) for task in range(previous_count)]
         logger.info("Fencing %d task producers of connector %s", len(ids), name)
         self.log.admin().fence_producers(ids)
+        return True
 
     def _target(self, name: str) -> TargetState:
         return TargetState(self.configs.snapshot().target_state(name))

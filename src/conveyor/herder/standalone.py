@@ -120,14 +120,9 @@ class StandaloneHerder(BaseHerder):
                 and connector_type(connector_class(config)) is ConnectorType.SOURCE
             ):
                 self._fence_previous_generation(name, snapshot.task_count_record(name), len(task_configs))
+                self.configs.put_task_count_record(name, len(task_configs))
         for index, task_config in enumerate(task_configs):
             self.worker.start_task(TaskId(name, index), config, task_config, target)
-
-    def _fence_previous_generation(self, name: str, previous_count: int | None, new_count: int) -> None:
-        """KIP-618: fence every transactional id of the previous task count, then record the new count."""
-        if previous_count:
-            self._fence_task_producers(name, previous_count)
-        self.configs.put_task_count_record(name, new_count)
 
     def _on_reconfiguration_request(self, name: str) -> None:
         def reconfigure() -> None:

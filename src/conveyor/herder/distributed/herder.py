@@ -1320,8 +1320,7 @@ class DistributedHerder(BaseHerder):
         task_count = snapshot.task_count(name)
         previous = snapshot.task_count_record(name)
         generation = snapshot.task_config_generation(name)
-        if previous is not None and (previous != 1 or task_count != 1):
-            self._fence_task_producers(name, previous)
+        if self._fence_previous_generation(name, previous, task_count):
             self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
             if self.configs.snapshot().task_config_generation(name) != generation:
                 raise ConflictError(
