@@ -25,7 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
-from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError, NotReadyError
+from conveyor.errors import BadRequestError, ConnectError, NotFoundError, NotReadyError
 from conveyor.herder.api import HerderHealth
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssignment
@@ -34,13 +34,13 @@ from conveyor.herder.distributed.cooperative_assignor import IncrementalCooperat
 from conveyor.herder.distributed.eager_assignor import eager_assignment
 from conveyor.herder.distributed.errors import (
     NO_LEADER,
-    ConflictError,
     NotAssignedError,
     NotLeaderError,
     RebalanceNeededError,
     RequestTargetError,
 )
 from conveyor.herder.distributed.internal_client import InternalClient, InternalRequestError
+from conveyor.herder.distributed.leader_writes import LeaderWrites
 from conveyor.herder.distributed.peer_views import PeerViews, WorkerView
 from conveyor.herder.distributed.protocol import (
     ConnectAssignment,
@@ -53,7 +53,6 @@ from conveyor.herder.distributed.protocol import (
 )
 from conveyor.herder.distributed.request_queue import RequestQueue
 from conveyor.herder.distributed.runtimes import MemberRuntimes
-from conveyor.herder.distributed.session_keys import SessionKeyRotation
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
@@ -77,7 +76,7 @@ from conveyor.storage import ConfigStore, Status
 from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import ConfigUpdateListener
 from conveyor.storage.config_records import RestartRequest, SessionKey
-from conveyor.storage.errors import PrivilegedWriteError, StorageError
+from conveyor.storage.errors import StorageError
 from conveyor.storage.offset_store import OffsetUpdates
 
 logger = logging.getLogger(__name__)
@@ -92,10 +91,6 @@ REQUEST_TIMEOUT_S = 90.0
 CONFIG_REFRESH_S = 0.25
 """How often a background thread reads new config records (Kafka's config log is read continuously)."""
 LONGEST_POLL_S = 1.0
-FENCED_LEADER = (
-    "Failed to write to config topic; this may be due to a transient error and the request can be safely "
-    "retried"
-)
 NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
 SHUTTING_DOWN = "Worker is shutting down"
 FENCING_RETRY_S = 0.25
@@ -235,7 +230,6 @@ class DistributedHerder(BaseHerder):
         self._cooperative = IncrementalCooperativeAssignor(
             config.scheduled_rebalance_max_delay_ms, lambda: int(time.time() * 1000)
         )
-        self._keys = SessionKeyRotation.for_worker(config)
         self.internal = InternalClient(
             self.session_key, config.signature_algorithm, verify=inter_worker_tls or True
         )
@@ -267,10 +261,10 @@ class DistributedHerder(BaseHerder):
         self._can_read_configs = True
         self._scheduled_rebalance: float | None = None
         self._owners: dict[str | TaskId, str] = {}
-        self._fenced_from_config_topic = True
         self._known_connectors: frozenset[str] = frozenset()
         self._backoff_retries = BACKOFF_RETRIES
         self.rebalances = RebalanceHistory()
+        self._leader = LeaderWrites(self)
         self.failure: BaseException | None = None
         """The error that ended the work thread, if one did: the worker then stops and exits."""
         self._failed = threading.Event()
@@ -382,7 +376,7 @@ class DistributedHerder(BaseHerder):
         if not active or not self._handle_rebalance_completed():
             return
         if self.is_leader():
-            self._rotate_session_key()
+            self._leader.rotate_session_key()
         self._serving.set()
         while (request := self._requests.pop_due(time.monotonic())) is not None:
             with self._stages.stage(request.description):
@@ -638,10 +632,10 @@ class DistributedHerder(BaseHerder):
                 self._member.request_rejoin()
             self._owned = ConnectorsAndTasks.union([self._owned.minus(revoked), added])
         if self.is_leader():
-            self._delete_removed_connector_statuses()
-            self._claim_config_topic()
+            self._leader.delete_removed_connector_statuses()
+            self._leader.claim_config_topic()
         else:
-            self._give_up_config_topic()
+            self._leader.give_up_config_topic()
         self._member.wakeup()
 
     def _on_revoked(self, previous: Assignment) -> None:
@@ -659,7 +653,7 @@ class DistributedHerder(BaseHerder):
         self._release(self._running)
         self._owned = ConnectorsAndTasks()
         self._assignment = None
-        self._give_up_config_topic()
+        self._leader.give_up_config_topic()
 
     def _on_left(self, previous: Assignment) -> None:
         """On the heartbeat thread: this worker is out of the group while its work thread is elsewhere
@@ -823,7 +817,7 @@ class DistributedHerder(BaseHerder):
 
     def _start_exactly_once_task_as_leader(self, task: TaskId, generation: int | None, attempt: int) -> None:
         try:
-            self._fence_zombies_now(task.connector)
+            self._leader.fence_zombies(task.connector)
         except Exception as error:
             self._fencing_failed(task, generation, attempt, error)
             return
@@ -1025,7 +1019,7 @@ class DistributedHerder(BaseHerder):
             return
         if self.is_leader():
             try:
-                self._write_as_leader(lambda: self.configs.put_task_configs(name, task_configs))
+                self._leader.write(lambda: self.configs.put_task_configs(name, task_configs))
             except Exception as error:
                 on_error(error)
             return
@@ -1060,56 +1054,6 @@ class DistributedHerder(BaseHerder):
     def running(self) -> ConnectorsAndTasks:
         """The connectors and tasks this worker runs under its current assignment."""
         return self._running
-
-    def _require_leader(self, what: str) -> None:
-        if not self.is_leader():
-            raise NotLeaderError(f"Only the leader can {what}.", self.leader_url())
-
-    def _claim_config_topic(self) -> None:
-        """KIP-618: a worker elected leader takes over the config topic's transactional id at once, fencing
-        any previous leader's writer; if that fails, its first write tries again (Kafka's `onAssigned`)."""
-        if not self.config.transactional_leader_enabled:
-            return
-        try:
-            self.configs.claim_write_privileges()
-            self._fenced_from_config_topic = False
-        except StorageError as error:
-            self._fenced_from_config_topic = True
-            logger.error(
-                "Unable to claim write privileges for config topic after being elected leader during "
-                "rebalance: %s",
-                error,
-            )
-
-    def _give_up_config_topic(self) -> None:
-        """A worker that is no longer leader closes its transactional config writer."""
-        self._fenced_from_config_topic = True
-        if self.config.transactional_leader_enabled:
-            self.configs.relinquish_write_privileges()
-
-    def _write_as_leader(self, write: Callable[[], None]) -> None:
-        """A config topic write by the leader; under KIP-618 it claims write privileges first and, once
-        fenced by a newer leader, rejoins (Kafka's `writeToConfigTopicAsLeader`)."""
-        if self.config.transactional_leader_enabled and self._fenced_from_config_topic:
-            self.configs.claim_write_privileges()
-            self._fenced_from_config_topic = False
-        try:
-            write()
-        except PrivilegedWriteError as error:
-            self._fenced_from_config_topic = True
-            self._member.request_rejoin()
-            raise ConnectError(FENCED_LEADER) from error
-
-    def _rotate_session_key(self) -> None:
-        if self._protocol is not ConnectProtocolCompatibility.SESSIONED:
-            return
-        current = self.configs.snapshot().session_key
-        if self._keys.rotation_due(current):
-            logger.info("Distributing a new session key")
-            try:
-                self._write_as_leader(lambda: self.configs.put_session_key(self._keys.new_key()))
-            except ConnectError as error:
-                logger.warning("Could not write a new session key: %s", error)
 
     def _worker_group_id(self) -> str | None:
         return self.config.group_id
@@ -1201,23 +1145,6 @@ class DistributedHerder(BaseHerder):
         """Internal requests are verified only once the group speaks the sessioned protocol (KIP-507)."""
         return self._protocol is ConnectProtocolCompatibility.SESSIONED
 
-    def _delete_removed_connector_statuses(self) -> None:
-        """Delete the statuses of connectors deleted before this rebalance. A status topic that cannot be
-        read or written now (the log coming back after an outage) leaves them to the next rebalance: a
-        clean-up is no reason to stop the herder."""
-        connectors = set(self.configs.snapshot().connectors())
-        try:
-            self.statuses.read_to_end()
-            for name in self.statuses.connectors():
-                if name not in connectors:
-                    logger.debug("Cleaning status information for connector %s", name)
-                    self.statuses.delete_connector(name)
-        except StorageError as error:
-            logger.warning(
-                "Could not clean up the statuses of deleted connectors; retrying at the next rebalance: %s",
-                error,
-            )
-
     # Requests from other threads.
 
     def _submit(self, action: Callable[[], T], description: str = "handling a request") -> T:
@@ -1257,19 +1184,9 @@ class DistributedHerder(BaseHerder):
         self._raise_on_invalid(config)
 
         def write() -> tuple[bool, ConnectorInfo]:
-            self._require_leader("create or reconfigure connectors")
-            exists = self.configs.snapshot().contains(name)
-            if exists and not allow_replace:
-                raise AlreadyExistsError(f"Connector {name} already exists")
-            target = None if exists else self._initial_target(initial_state)
-            if not exists:
-                self._set_up_offsets_of_new_connector(name, config, initial_offsets, resume_offsets)
-            self._write_as_leader(
-                lambda: self.configs.put_connector_config(
-                    name, config, None if target is None else target.value
-                )
+            return self._leader.put_connector_config(
+                name, config, allow_replace, initial_state, initial_offsets, resume_offsets
             )
-            return not exists, BaseHerder.connector_info(self, name)
 
         return self._submit(write, f"writing the config of the connector {name}")
 
@@ -1278,62 +1195,27 @@ class DistributedHerder(BaseHerder):
         return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
-        def delete() -> None:
-            self._require_leader("delete connectors")
-            self._require(name)
-            self._write_as_leader(lambda: self.configs.remove_connector_config(name))
-
-        self._submit(delete, f"deleting the connector {name}")
+        self._submit(lambda: self._leader.delete_connector(name), f"deleting the connector {name}")
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
         """The internal `POST /connectors/{c}/tasks`: a follower's connector generated these configs."""
-
-        def write() -> None:
-            self._require_leader("write task configurations")
-            self._require(name)
-            self._write_as_leader(lambda: self.configs.put_task_configs(name, configs))
-
-        self._submit(write, f"writing the task configs of the connector {name}")
+        self._submit(
+            lambda: self._leader.put_task_configs(name, configs),
+            f"writing the task configs of the connector {name}",
+        )
 
     def fence_zombies(self, name: str) -> None:
         """The internal `PUT /connectors/{c}/fence` (KIP-618)."""
         self._submit(
-            lambda: self._fence_zombies_now(name), f"fencing the zombie tasks of the connector {name}"
+            lambda: self._leader.fence_zombies(name), f"fencing the zombie tasks of the connector {name}"
         )
-
-    def _fence_zombies_now(self, name: str) -> None:
-        """Fence the producers of the connector's previous task generation, then write the task count
-        record, as Kafka's `doFenceZombieSourceTasks`."""
-        self._require_leader("fence zombie tasks")
-        try:
-            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
-        except StorageError as error:
-            raise ConnectError(f"Failed to read to end of config topic before fencing: {error}") from error
-        snapshot = self.configs.snapshot()
-        config = snapshot.connector_config(name)
-        if config is None:
-            raise NotFoundError(f"Connector {name} not found")
-        if self._type_of(config) is not ConnectorType.SOURCE:
-            raise BadRequestError(f"Connector {name} is not a source connector")
-        if not snapshot.pending_fencing(name):
-            return
-        task_count = snapshot.task_count(name)
-        previous = snapshot.task_count_record(name)
-        generation = snapshot.task_config_generation(name)
-        if self._fence_previous_generation(name, previous, task_count):
-            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
-            if self.configs.snapshot().task_config_generation(name) != generation:
-                raise ConflictError(
-                    "Fencing failed because new task configurations were generated for the connector"
-                )
-        self._write_as_leader(lambda: self.configs.put_task_count_record(name, task_count))
 
     def _set_target(self, name: str, target: TargetState) -> None:
         def write() -> None:
             self._require(name)
             if target is TargetState.STOPPED:
-                self._require_leader("stop connectors")
-                self._write_as_leader(lambda: self.configs.put_task_configs(name, []))
+                self._leader.require("stop connectors")
+                self._leader.write(lambda: self.configs.put_task_configs(name, []))
             self.configs.put_target_state(name, target.value)
 
         self._submit(write, f"changing the target state of the connector {name}")
@@ -1362,10 +1244,10 @@ class DistributedHerder(BaseHerder):
 
         def request() -> ConnectorStateInfo:
             self._check_rebalance_needed()
-            self._require_leader("restart connectors and their tasks")
+            self._leader.require("restart connectors and their tasks")
             self._require(name)
             planned = self._planned_restart(name, include_tasks, only_failed)
-            self._write_as_leader(lambda: self.configs.put_restart_request(name, include_tasks, only_failed))
+            self._leader.write(lambda: self.configs.put_restart_request(name, include_tasks, only_failed))
             return planned
 
         return self._submit(request, f"restarting the connector {name}")
@@ -1418,8 +1300,8 @@ class DistributedHerder(BaseHerder):
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
         def alter() -> str:
             self._check_rebalance_needed()
-            self._require_leader("alter connector offsets")
-            self._fence_before_modifying_offsets(name)
+            self._leader.require("alter connector offsets")
+            self._leader.fence_before_modifying_offsets(name)
             return self._alter_offsets(name, offsets)
 
         return self._submit(alter, f"altering the offsets of the connector {name}")
@@ -1427,19 +1309,11 @@ class DistributedHerder(BaseHerder):
     def reset_connector_offsets(self, name: str) -> str:
         def reset() -> str:
             self._check_rebalance_needed()
-            self._require_leader("reset connector offsets")
-            self._fence_before_modifying_offsets(name)
+            self._leader.require("reset connector offsets")
+            self._leader.fence_before_modifying_offsets(name)
             return self._reset_offsets(name)
 
         return self._submit(reset, f"resetting the offsets of the connector {name}")
-
-    def _fence_before_modifying_offsets(self, name: str) -> None:
-        """KIP-875 under KIP-618: a stopped exactly-once source's zombie tasks are fenced before its
-        offsets change, so none of them can commit offsets over the new ones (Kafka's
-        `modifyConnectorOffsets`)."""
-        config = self._require_stopped(name)
-        if self.config.exactly_once_source_enabled and self._type_of(config) is ConnectorType.SOURCE:
-            self._fence_zombies_now(name)
 
     def _put_source_offsets(self, name: str, config: Mapping[str, str], offsets: OffsetUpdates) -> None:
         """Under exactly-once support, in one transaction as the connector's task 0."""
