@@ -20,12 +20,11 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent import futures
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
-from conveyor.errors import BadRequestError, ConnectError, NotFoundError, NotReadyError
+from conveyor.errors import ConnectError, NotFoundError, NotReadyError
 from conveyor.herder.api import HerderHealth
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssignment
@@ -39,7 +38,7 @@ from conveyor.herder.distributed.errors import (
     RebalanceNeededError,
     RequestTargetError,
 )
-from conveyor.herder.distributed.internal_client import InternalClient, InternalRequestError
+from conveyor.herder.distributed.internal_client import InternalClient
 from conveyor.herder.distributed.leader_writes import LeaderWrites
 from conveyor.herder.distributed.peer_views import PeerViews, WorkerView
 from conveyor.herder.distributed.protocol import (
@@ -53,6 +52,7 @@ from conveyor.herder.distributed.protocol import (
 )
 from conveyor.herder.distributed.request_queue import RequestQueue
 from conveyor.herder.distributed.runtimes import MemberRuntimes
+from conveyor.herder.distributed.work_tracker import WorkTracker
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
@@ -70,9 +70,8 @@ from conveyor.runtime.connector_calls import StuckCallError, SupersededError
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
-from conveyor.runtime.worker import ConnectorType
 from conveyor.settings.worker_config import WorkerConfig
-from conveyor.storage import ConfigStore, Status
+from conveyor.storage import ConfigStore
 from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import ConfigUpdateListener
 from conveyor.storage.config_records import RestartRequest, SessionKey
@@ -84,7 +83,6 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 PROTOCOL_TYPE = "connect"
-START_STOP_THREADS = 8
 RECONFIGURE_RETRY_S = 0.25
 """Kafka's `RECONFIGURE_CONNECTOR_TASKS_BACKOFF_MS`."""
 REQUEST_TIMEOUT_S = 90.0
@@ -93,9 +91,6 @@ CONFIG_REFRESH_S = 0.25
 LONGEST_POLL_S = 1.0
 NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
 SHUTTING_DOWN = "Worker is shutting down"
-FENCING_RETRY_S = 0.25
-FENCING_RETRY_MAX_S = 10.0
-"""The first and the longest wait before a task start whose zombie fencing failed tries again."""
 BACKOFF_RETRIES = 5
 """Under cooperative rebalancing, the backoffs a worker that cannot catch up with the config topic takes
 before it stops its work (Kafka's `BACKOFF_RETRIES`)."""
@@ -207,9 +202,6 @@ class DistributedHerder(BaseHerder):
         health check is a request through the tick thread)."""
         self._thread: threading.Thread | None = None
         self._refresher: threading.Thread | None = None
-        self._pool = ThreadPoolExecutor(START_STOP_THREADS, thread_name_prefix="herder-start-stop")
-        self._lanes = ConnectorLanes()
-        """Where connector code is called: off the work thread, in order per connector."""
         self._forwarding = ConnectorLanes()
         """Where a follower sends task configs to the leader: in order per connector, connectors side by
         side, so that a burst of them reaches the leader together and is applied in one rebalance."""
@@ -241,18 +233,6 @@ class DistributedHerder(BaseHerder):
         self._assignment: ConnectAssignment | None = None
         self._protocol = self.mode
         self._generation = -1
-        self._owned = ConnectorsAndTasks()
-        """Everything the group has assigned to this worker (under cooperative assignment, the sum of the
-        increments less revocations): what it tells the leader it runs."""
-        self._running = ConnectorsAndTasks()
-        """What this worker has actually started of `_owned`."""
-        self._started_generations: dict[TaskId, int | None] = {}
-        """The task config generation each task was last started with, to tell a task that must restart
-        for new task configs from one that started with them already."""
-        self._start_lock = threading.Lock()
-        self._fencing_starts: dict[TaskId, int] = {}
-        """How many times each exactly-once task's start (with its fencing round) began: a retry left over
-        from an earlier start sees a newer count and gives up."""
         self._config_state = ClusterConfigState()
         """The config this worker acts on: refreshed when it catches up or when changes arrive, not at
         every record read, so that an assignment's config offset can be compared with it (Kafka's
@@ -265,6 +245,7 @@ class DistributedHerder(BaseHerder):
         self._backoff_retries = BACKOFF_RETRIES
         self.rebalances = RebalanceHistory()
         self._leader = LeaderWrites(self)
+        self._work = WorkTracker(self)
         self.failure: BaseException | None = None
         """The error that ended the work thread, if one did: the worker then stops and exits."""
         self._failed = threading.Event()
@@ -322,10 +303,10 @@ class DistributedHerder(BaseHerder):
         self._ready.clear()
         self._serving.clear()
         steps: list[Callable[[], object]] = [
-            lambda: self._release(self._running),
+            lambda: self._work.release(self._work.running),
             self._member.close,
             lambda: self._requests.fail_all(ConnectError(SHUTTING_DOWN)),
-            lambda: self._pool.shutdown(wait=True),
+            lambda: self._work.pool.shutdown(wait=True),
             self.peers.close,
             self._stop_topic_tracking,
             self.worker.close,
@@ -419,7 +400,7 @@ class DistributedHerder(BaseHerder):
                 self._changes.needs_rebalance = False
                 self._config_state = self.configs.snapshot()
                 reconfigured, self._changes.task_config_updates = self._changes.task_config_updates, set()
-                stopped = self._stop_reconfigured_tasks(reconfigured)
+                stopped = self._work.stop_reconfigured_tasks(reconfigured)
                 rebalance = stopped or not self._assignment_covers_config()
                 if rebalance and self._protocol is ConnectProtocolCompatibility.EAGER:
                     self._changes.connector_updates.clear()
@@ -441,30 +422,6 @@ class DistributedHerder(BaseHerder):
         if rebalance:
             self._member.request_rejoin()
         return rebalance
-
-    def _stop_reconfigured_tasks(self, connectors: set[str]) -> bool:
-        """Stop the local tasks of connectors with new task configs before rejoining: they start again
-        with the new configs once the rebalance settles, if they are still this worker's (Kafka's
-        `processTaskConfigUpdatesWithIncrementalCooperative`; for exactly-once sources this is KIP-618's
-        preemptive stop). A task started with its connector's latest task configs already (the notice
-        was read while catching up for the assignment that started it) keeps running. True if any
-        task stopped."""
-        snapshot = self._config_state
-        stopping = ConnectorsAndTasks.of(
-            tasks=(
-                t
-                for t in self._running.tasks
-                if t.connector in connectors
-                and self._started_generations.get(t) != snapshot.task_config_generation(t.connector)
-            )
-        )
-        if stopping.is_empty():
-            return False
-        logger.info(
-            "Stopping tasks %s, whose connector has new task configs", [str(t) for t in stopping.tasks]
-        )
-        self._release(stopping)
-        return True
 
     def _assignment_covers_config(self) -> bool:
         """Whether the assignment in force was made from this worker's config or a later one: then the
@@ -507,12 +464,12 @@ class DistributedHerder(BaseHerder):
         logger.warning(
             "Stopping connectors %s and tasks %s: after %d retries this worker has not caught up with the "
             "config topic",
-            sorted(self._running.connectors),
-            [str(t) for t in self._running.tasks],
+            sorted(self._work.running.connectors),
+            [str(t) for t in self._work.running.tasks],
             BACKOFF_RETRIES,
         )
-        self._release(self._running)
-        self._owned = ConnectorsAndTasks()
+        self._work.release(self._work.running)
+        self._work.owned = ConnectorsAndTasks()
         self._assignment = None
         self._backoff_retries = BACKOFF_RETRIES
 
@@ -545,7 +502,8 @@ class DistributedHerder(BaseHerder):
             self._member.request_rejoin()
             return False
         with self._stages.stage("starting connectors and tasks"):
-            self._start_work()
+            self._known_connectors = frozenset(self._config_state.connectors())
+            self._work.start()
         self._rebalance_resolved = True
         self.rebalances.completed()
         self._scheduled_rebalance = None
@@ -558,7 +516,7 @@ class DistributedHerder(BaseHerder):
 
     def _join_protocols(self) -> list[tuple[str, bytes]]:
         self.rebalances.began()
-        owned = self._owned
+        owned = self._work.owned
         current = None
         if self._assignment is not None:
             current = ConnectAssignment(
@@ -624,13 +582,13 @@ class DistributedHerder(BaseHerder):
         self._rebalance_resolved = False
         added = ConnectorsAndTasks.of(assignment.connectors, assignment.tasks)
         if self._protocol is ConnectProtocolCompatibility.EAGER:
-            self._owned = added
+            self._work.owned = added
         else:
             revoked = ConnectorsAndTasks.of(assignment.revoked_connectors, assignment.revoked_tasks)
             if not revoked.is_empty():
-                self._release(revoked)
+                self._work.release(revoked)
                 self._member.request_rejoin()
-            self._owned = ConnectorsAndTasks.union([self._owned.minus(revoked), added])
+            self._work.owned = ConnectorsAndTasks.union([self._work.owned.minus(revoked), added])
         if self.is_leader():
             self._leader.delete_removed_connector_statuses()
             self._leader.claim_config_topic()
@@ -644,14 +602,14 @@ class DistributedHerder(BaseHerder):
             is ConnectProtocolCompatibility.EAGER
         ):
             logger.info("Rebalance started; stopping every connector and task (eager protocol)")
-            self._release(self._running)
-            self._owned = ConnectorsAndTasks()
+            self._work.release(self._work.running)
+            self._work.owned = ConnectorsAndTasks()
 
     def _on_lost(self, previous: Assignment) -> None:
         """The group went on without this worker: whatever it runs may run elsewhere already."""
         logger.warning("This worker fell out of the group; stopping every connector and task it ran")
-        self._release(self._running)
-        self._owned = ConnectorsAndTasks()
+        self._work.release(self._work.running)
+        self._work.owned = ConnectorsAndTasks()
         self._assignment = None
         self._leader.give_up_config_topic()
 
@@ -659,241 +617,18 @@ class DistributedHerder(BaseHerder):
         """On the heartbeat thread: this worker is out of the group while its work thread is elsewhere
         (stuck in a tick, or yet to poll). Its tasks may be started by others any moment, so they stop
         now, on a thread of their own; the work thread releases the rest once it rejoins (`_on_lost`)."""
-        tasks = ConnectorsAndTasks.of(tasks=self._running.tasks)
+        tasks = ConnectorsAndTasks.of(tasks=self._work.running.tasks)
         if tasks.is_empty():
             return
         logger.warning("Out of the group; stopping tasks %s now", [str(t) for t in tasks.tasks])
         threading.Thread(
-            target=self._release_now, args=(tasks,), name="herder-left-group", daemon=True
+            target=self._work.release_now, args=(tasks,), name="herder-left-group", daemon=True
         ).start()
-
-    def _release_now(self, work: ConnectorsAndTasks) -> None:
-        """`_release` without the start and stop pool, which a stuck work thread may hold."""
-        with self._start_lock:
-            stopping = self._running.intersection(work)
-            self._running = self._running.minus(work)
-        self._stop_tasks(list(stopping.tasks))
-
-    # Starting and stopping work.
-
-    def _start_work(self) -> None:
-        """Start what this worker owns and does not run yet (Kafka's `startWork`)."""
-        starting = self._owned.minus(self._running)
-        self._running = self._owned
-        snapshot = self._config_state
-        self._known_connectors = frozenset(snapshot.connectors())
-        logger.info("Starting connectors and tasks using config offset %d", snapshot.offset)
-        jobs: list[Future[None]] = []
-        for name in starting.connectors:
-            self._lanes.submit(name, functools.partial(self._start_connector_logged, name))
-        for task in starting.tasks:
-            if self._needs_fencing_first(task):
-                self._start_exactly_once_task(task)
-                continue
-            jobs.append(self._pool.submit(self._start_task, task))
-        for job in jobs:
-            job.result()
-        logger.info("Finished starting connectors and tasks")
-
-    def _release(self, work: ConnectorsAndTasks) -> None:
-        """Stop running `work` and forget it. A start decided on another thread (an exactly-once task
-        waiting for its fencing) checks `_running` under the same lock, so it never starts work that was
-        released meanwhile."""
-        with self._start_lock:
-            stopping = self._running.intersection(work)
-            self._running = self._running.minus(work)
-        self._stop_work(stopping)
-
-    def _stop_work(self, work: ConnectorsAndTasks) -> None:
-        """Stop connectors and tasks in parallel, then make sure their statuses are written. A connector
-        stuck in a call is stopped waiting for at once (its stop then waits at most
-        `task.shutdown.graceful.timeout.ms` for a `stop()` that does not return); each stop is named
-        while it runs (a stop that never ends is then named by the health check and at shutdown)."""
-        jobs: list[Future[None]] = []
-        for name in work.connectors:
-            self.worker.supersede(name)
-            jobs.append(self._lanes.submit(name, functools.partial(self._stop_connector, name)))
-        if work.tasks:
-            jobs.append(self._pool.submit(self._stop_tasks, list(work.tasks)))
-        futures.wait(jobs)
-        unassigned = self._status(State.UNASSIGNED)
-        self._put_statuses([(name, None, unassigned) for name in work.connectors])
-
-    def _stop_connector(self, name: str) -> None:
-        with self._stages.stage(f"stopping connector {name}"):
-            self.worker.stop_connector(name)
-
-    def _stop_tasks(self, tasks: list[TaskId]) -> None:
-        """Stop tasks and write them UNASSIGNED, named while they stop (a stop that never ends is then
-        named by the health check and at shutdown)."""
-        if not tasks:
-            return
-        with self._stages.stage(f"stopping tasks {', '.join(sorted(str(t) for t in tasks))}"):
-            self.worker.stop_tasks(tasks)
-        unassigned = self._status(State.UNASSIGNED)
-        self._put_statuses([(task.connector, task.task, unassigned) for task in tasks])
-
-    def _put_statuses(self, statuses: list[tuple[str, int | None, Status]]) -> None:
-        """Write statuses the herder decides (UNASSIGNED after a stop); if the status topic is out of reach,
-        the worker writes them again with its own once it answers, and the herder goes on."""
-        try:
-            self.statuses.put_all_safe(statuses)
-        except StorageError as error:
-            logger.warning("Could not write %d statuses; writing them again later: %s", len(statuses), error)
-            for connector, task, status in statuses:
-                self.worker.keep_status(connector, task, status)
-
-    def _status(self, state: State, trace: str | None = None) -> Status:
-        return Status(state.value, self.worker_id, trace, self._generation)
-
-    def _start_connector_logged(self, name: str) -> bool:
-        try:
-            return self._start_connector(name)
-        except Exception as error:
-            logger.error(
-                "Couldn't start connector %s; it will not run until reconfigured", name, exc_info=error
-            )
-            self.worker.fail_connector(name, error)
-            return False
-
-    def _start_connector(self, name: str) -> bool:
-        """Start the connector if it is still this worker's (a start queued on its lane may find it
-        released meanwhile)."""
-        snapshot = self._config_state
-        config = snapshot.connector_config(name)
-        if config is None or name not in self._running.connectors:
-            return False
-        target = TargetState(snapshot.target_state(name))
-        started = self.worker.start_connector(name, config, target)
-        if started and target is TargetState.STARTED:
-            self._requests.add(lambda: self._reconfigure_with_retry(name))
-            self.wakeup()
-        return started
-
-    def _start_task(self, task: TaskId) -> None:
-        if task not in self._running.tasks:
-            return
-        snapshot = self._config_state
-        config = snapshot.connector_config(task.connector)
-        task_config = snapshot.task_config(task.connector, task.task)
-        if config is None or task_config is None:
-            logger.warning("Not starting task %s: its configs are gone", task)
-            return
-        generation = snapshot.task_config_generation(task.connector)
-        self._started_generations[task] = generation
-        self.worker.start_task(
-            task,
-            config,
-            task_config,
-            TargetState(snapshot.target_state(task.connector)),
-            task_config_generation=generation if self._needs_fencing_first(task) else None,
-        )
-
-    def _needs_fencing_first(self, task: TaskId) -> bool:
-        """KIP-618: with exactly-once support on, a source task starts only after its connector's older
-        task producers are fenced."""
-        if not self.config.exactly_once_source_enabled:
-            return False
-        config = self._config_state.connector_config(task.connector)
-        return config is not None and self._type_of(config) is ConnectorType.SOURCE
-
-    def _start_task_fenced_if_needed(self, task: TaskId) -> None:
-        """On the work thread: start a task that is not running, fencing first if it needs it."""
-        if self._needs_fencing_first(task):
-            self._start_exactly_once_task(task)
-        else:
-            self._pool.submit(self._start_task, task)
-
-    def _start_exactly_once_task(self, task: TaskId, attempt: int = 0) -> None:
-        """On the work thread: fence the connector's older task producers (the leader itself, a follower
-        by asking the leader), then start the task. A new start supersedes the retries of an earlier one."""
-        if attempt == 0:
-            self._fencing_starts[task] = self._fencing_starts.get(task, 0) + 1
-        generation = self._config_state.task_config_generation(task.connector)
-        if self.is_leader():
-            self._start_exactly_once_task_as_leader(task, generation, attempt)
-        else:
-            self._pool.submit(self._start_exactly_once_task_as_follower, task, generation, attempt)
-
-    def _start_exactly_once_task_as_leader(self, task: TaskId, generation: int | None, attempt: int) -> None:
-        try:
-            self._leader.fence_zombies(task.connector)
-        except Exception as error:
-            self._fencing_failed(task, generation, attempt, error)
-            return
-        self._pool.submit(self._start_task, task)
-
-    def _start_exactly_once_task_as_follower(
-        self, task: TaskId, generation: int | None, attempt: int
-    ) -> None:
-        """Ask the leader to fence first; runs on the start pool so the work thread never waits on it."""
-        assignment = self._assignment
-        try:
-            if assignment is None:
-                raise ConnectError(NO_LEADER)
-            self.internal.fence_zombies(assignment.leader_url, task.connector)
-        except Exception as error:
-            self._fencing_failed(task, generation, attempt, error)
-            return
-        with self._start_lock:
-            if task in self._running.tasks:
-                self._start_task(task)
-
-    def _fencing_failed(self, task: TaskId, generation: int | None, attempt: int, error: Exception) -> None:
-        """A connector that is gone or not a source fails the task; any other failure (the leader
-        unreachable or moving, the log unavailable, a fenced leader) is retried with a growing backoff for
-        as long as the task is this worker's and its connector's task configs stand (KIP-618)."""
-        if _refused_for_good(error):
-            self._fail_task_start(task, error)
-            return
-        delay_s = min(FENCING_RETRY_MAX_S, FENCING_RETRY_S * 2**attempt)
-        logger.warning(
-            "Could not fence zombies before starting task %s (attempt %d); retrying in %.1f s: %s",
-            task,
-            attempt + 1,
-            delay_s,
-            error,
-        )
-        self.statuses.put_task(
-            task.connector,
-            task.task,
-            self._status(
-                State.UNASSIGNED,
-                f"Waiting to fence the zombie tasks of connector {task.connector} before starting; retrying "
-                f"in {delay_s:.1f} s after: {error}",
-            ),
-            safe=True,
-        )
-
-        start = self._fencing_starts.get(task)
-
-        def retry() -> None:
-            if (
-                self._fencing_starts.get(task) != start
-                or task not in self._running.tasks
-                or self.worker.task_state(task) is not None
-                or self.configs.snapshot().task_config_generation(task.connector) != generation
-            ):
-                return
-            self._start_exactly_once_task(task, attempt + 1)
-
-        self._requests.add(retry, delay_s, f"fencing the zombie tasks of the connector {task.connector}")
-        self.wakeup()
-
-    def _fail_task_start(self, task: TaskId, error: Exception) -> None:
-        logger.error("Could not fence zombies before starting task %s", task, exc_info=error)
-        self.statuses.put_task(
-            task.connector,
-            task.task,
-            self._status(
-                State.FAILED, f"Failed to fence zombie tasks of connector {task.connector}: {error}"
-            ),
-        )
 
     # Config changes read from the config topic.
 
     def _process_connector_update(self, name: str) -> None:
-        if name not in self._running.connectors:
+        if name not in self._work.running.connectors:
             return
         remains = self.configs.snapshot().contains(name)
         logger.info(
@@ -901,33 +636,22 @@ class DistributedHerder(BaseHerder):
             "restarting" if remains else "stopping",
             name,
         )
-        self._restart_on_lane(name, start=remains)
-
-    def _restart_on_lane(self, name: str, start: bool = True) -> Future[bool]:
-        """Stop the connector (at once if it is stuck in a call) and, if `start`, start it again: on its
-        lane, so that the work thread never waits on connector code. True once it runs again."""
-        self.worker.supersede(name)
-
-        def restart() -> bool:
-            self.worker.stop_connector(name)
-            return start and self._start_connector_logged(name)
-
-        return self._lanes.submit(name, restart)
+        self._work.restart_on_lane(name, start=remains)
 
     def _process_target_change(self, name: str) -> None:
         snapshot = self.configs.snapshot()
         if not snapshot.contains(name):
             return
         target = TargetState(snapshot.target_state(name))
-        if name in self._running.connectors:
+        if name in self._work.running.connectors:
             if target is TargetState.STOPPED:
                 config = snapshot.connector_config(name) or {}
                 self.worker.supersede(name)
-                self._lanes.submit(
+                self._work.lanes.submit(
                     name, functools.partial(self.worker.start_connector, name, config, TargetState.STOPPED)
                 )
             elif not self.worker.is_running(name):
-                self._lanes.submit(name, functools.partial(self._start_connector_logged, name))
+                self._work.lanes.submit(name, functools.partial(self._work.start_connector_logged, name))
             else:
                 self.worker.set_connector_target(name, target)
                 if target is TargetState.STARTED:
@@ -940,20 +664,20 @@ class DistributedHerder(BaseHerder):
         name = request.connector
         if not self.configs.snapshot().contains(name):
             return
-        if name in self._running.connectors:
+        if name in self._work.running.connectors:
             status = self.statuses.connector(name)
             if not request.only_failed or (status is not None and status.state == State.FAILED.value):
-                self._restart_on_lane(name)
+                self._work.restart_on_lane(name)
         if not request.include_tasks:
             return
-        for task in [t for t in self._running.tasks if t.connector == name]:
+        for task in [t for t in self._work.running.tasks if t.connector == name]:
             status = self.statuses.task(name, task.task)
             if request.only_failed and (status is None or status.state != State.FAILED.value):
                 continue
             if self.worker.task_state(task) is None:
-                self._start_task_fenced_if_needed(task)
+                self._work.start_task_fenced_if_needed(task)
             else:
-                self._pool.submit(self.worker.restart_task, task)
+                self._work.pool.submit(self.worker.restart_task, task)
 
     # Task reconfiguration.
 
@@ -991,7 +715,7 @@ class DistributedHerder(BaseHerder):
                 )
                 self.wakeup()
 
-        self._lanes.submit(name, generate)
+        self._work.lanes.submit(name, generate)
 
     def _generate_task_configs(self, name: str) -> tuple[dict[str, str], list[dict[str, str]]] | None:
         """The connector's config and the task configs it generates now, if it runs and is STARTED (a
@@ -1053,7 +777,7 @@ class DistributedHerder(BaseHerder):
     @property
     def running(self) -> ConnectorsAndTasks:
         """The connectors and tasks this worker runs under its current assignment."""
-        return self._running
+        return self._work.running
 
     def _worker_group_id(self) -> str | None:
         return self.config.group_id
@@ -1256,9 +980,9 @@ class DistributedHerder(BaseHerder):
         """On the work thread: check the connector runs here, and queue its restart on its lane."""
         self._check_rebalance_needed()
         self._require(name)
-        if name not in self._running.connectors:
+        if name not in self._work.running.connectors:
             raise self._elsewhere("connector", name)
-        return self._restart_on_lane(name)
+        return self._work.restart_on_lane(name)
 
     def _elsewhere(self, kind: str, work: str | TaskId) -> RequestTargetError:
         """Where a restart of work this worker does not run goes: the leader knows its owner (Kafka's
@@ -1277,7 +1001,7 @@ class DistributedHerder(BaseHerder):
             self._check_rebalance_needed()
             self._require(name)
             task_id = TaskId(name, task)
-            if self._needs_fencing_first(task_id):
+            if self._work.needs_fencing_first(task_id):
                 try:
                     self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
                 except StorageError as error:
@@ -1287,9 +1011,9 @@ class DistributedHerder(BaseHerder):
                 self._check_rebalance_needed()
             if not self._has_task(name, task):
                 raise NotFoundError(f"Unknown task: {task_id}")
-            if task_id in self._running.tasks:
+            if task_id in self._work.running.tasks:
                 if self.worker.task_state(task_id) is None:
-                    self._start_task_fenced_if_needed(task_id)
+                    self._work.start_task_fenced_if_needed(task_id)
                 else:
                     self.worker.restart_task(task_id)
             else:
@@ -1344,10 +1068,3 @@ class DistributedHerder(BaseHerder):
     def task_status(self, name: str, task: int) -> TaskState:
         self.statuses.read_to_end()
         return super().task_status(name, task)
-
-
-def _refused_for_good(error: Exception) -> bool:
-    """A fencing request that can never succeed as things stand: the connector is gone or not a source."""
-    if isinstance(error, NotFoundError | BadRequestError):
-        return True
-    return isinstance(error, InternalRequestError) and error.status in (400, 404)
