@@ -27,10 +27,8 @@ from typing import Any, TypeVar
 from conveyor.errors import ConnectError, NotFoundError, NotReadyError
 from conveyor.herder.api import HerderHealth
 from conveyor.herder.base import BaseHerder
-from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssignment
+from conveyor.herder.distributed.assignment import ConnectorsAndTasks
 from conveyor.herder.distributed.connector_lanes import ConnectorLanes
-from conveyor.herder.distributed.cooperative_assignor import IncrementalCooperativeAssignor
-from conveyor.herder.distributed.eager_assignor import eager_assignment
 from conveyor.herder.distributed.errors import (
     NO_LEADER,
     NotAssignedError,
@@ -44,14 +42,9 @@ from conveyor.herder.distributed.peer_views import PeerViews, WorkerView
 from conveyor.herder.distributed.protocol import (
     ConnectAssignment,
     ConnectProtocolCompatibility,
-    WorkerMetadata,
-    decode_assignment,
-    decode_metadata,
-    encode_assignment,
-    join_protocols,
 )
+from conveyor.herder.distributed.rebalance_listener import WorkerRebalanceListener
 from conveyor.herder.distributed.request_queue import RequestQueue
-from conveyor.herder.distributed.runtimes import MemberRuntimes
 from conveyor.herder.distributed.work_tracker import WorkTracker
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -61,8 +54,8 @@ from conveyor.herder.entities import (
     TaskState,
 )
 from conveyor.herder.transactional_offsets import write_offsets_in_transaction
-from conveyor.log import JoinResult, Log
-from conveyor.log.group_member import Assignment, GroupMember
+from conveyor.log import Log
+from conveyor.log.group_member import GroupMember
 from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import RebalanceMetrics, WorkerMetrics
 from conveyor.metrics.worker_usage import WorkerUsage
@@ -94,33 +87,6 @@ SHUTTING_DOWN = "Worker is shutting down"
 BACKOFF_RETRIES = 5
 """Under cooperative rebalancing, the backoffs a worker that cannot catch up with the config topic takes
 before it stops its work (Kafka's `BACKOFF_RETRIES`)."""
-
-
-class RebalanceHistory:
-    """When this worker's rebalances began and how long each took to settle, for
-    `connect-worker-rebalance-metrics`."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.durations_ms: list[float] = []
-        self.last_completed: float | None = None
-        self._began: float | None = None
-
-    @property
-    def in_progress(self) -> bool:
-        return self._began is not None
-
-    def began(self) -> None:
-        if self._began is None:
-            self._began = time.monotonic()
-
-    def completed(self) -> None:
-        now = time.monotonic()
-        if self._began is not None:
-            self.durations_ms.append((now - self._began) * 1000)
-            self._began = None
-        self.count += 1
-        self.last_completed = now
 
 
 class _ConfigChanges(ConfigUpdateListener):
@@ -205,30 +171,25 @@ class DistributedHerder(BaseHerder):
         self._forwarding = ConnectorLanes()
         """Where a follower sends task configs to the leader: in order per connector, connectors side by
         side, so that a burst of them reaches the leader together and is applied in one rebalance."""
-        self._member = GroupMember(
-            log.group_coordinator(),
-            config.group_id,
-            PROTOCOL_TYPE,
-            self._join_protocols,
-            self._assign,
-            self._on_assigned,
-            on_revoked=self._on_revoked,
-            on_lost=self._on_lost,
-            on_left=self._on_left,
-            session_timeout_ms=config.session_timeout_ms,
-            rebalance_timeout_ms=config.rebalance_timeout_ms,
-            heartbeat_interval_ms=config.heartbeat_interval_ms,
-        )
-        self._cooperative = IncrementalCooperativeAssignor(
-            config.scheduled_rebalance_max_delay_ms, lambda: int(time.time() * 1000)
-        )
         self.internal = InternalClient(
             self.session_key, config.signature_algorithm, verify=inter_worker_tls or True
         )
         self.peers = PeerViews(self.internal.worker_view)
-        self._runtimes = MemberRuntimes(self.internal, url)
-        self._member_urls: tuple[str, ...] = ()
-        """The URLs of the group's members, as the last assignment this worker made as leader saw them."""
+        self._listener = WorkerRebalanceListener(self)
+        self._member = GroupMember(
+            log.group_coordinator(),
+            config.group_id,
+            PROTOCOL_TYPE,
+            self._listener.join_protocols,
+            self._listener.assign,
+            self._listener.on_assigned,
+            on_revoked=self._listener.on_revoked,
+            on_lost=self._listener.on_lost,
+            on_left=self._listener.on_left,
+            session_timeout_ms=config.session_timeout_ms,
+            rebalance_timeout_ms=config.rebalance_timeout_ms,
+            heartbeat_interval_ms=config.heartbeat_interval_ms,
+        )
         # State of the work thread; other threads read it only as a whole value.
         self._assignment: ConnectAssignment | None = None
         self._protocol = self.mode
@@ -240,10 +201,8 @@ class DistributedHerder(BaseHerder):
         self._rebalance_resolved = True
         self._can_read_configs = True
         self._scheduled_rebalance: float | None = None
-        self._owners: dict[str | TaskId, str] = {}
         self._known_connectors: frozenset[str] = frozenset()
         self._backoff_retries = BACKOFF_RETRIES
-        self.rebalances = RebalanceHistory()
         self._leader = LeaderWrites(self)
         self._work = WorkTracker(self)
         self.failure: BaseException | None = None
@@ -505,125 +464,12 @@ class DistributedHerder(BaseHerder):
             self._known_connectors = frozenset(self._config_state.connectors())
             self._work.start()
         self._rebalance_resolved = True
-        self.rebalances.completed()
+        self._listener.history.completed()
         self._scheduled_rebalance = None
         if assignment.delay_ms > 0:
             self._scheduled_rebalance = time.monotonic() + assignment.delay_ms / 1000
         self._ready.set()
         return True
-
-    # Group membership callbacks (run on the work thread, inside ensure_active).
-
-    def _join_protocols(self) -> list[tuple[str, bytes]]:
-        self.rebalances.began()
-        owned = self._work.owned
-        current = None
-        if self._assignment is not None:
-            current = ConnectAssignment(
-                self._assignment.leader,
-                self._assignment.leader_url,
-                self._assignment.config_offset,
-                list(owned.connectors),
-                list(owned.tasks),
-            )
-        metadata = WorkerMetadata(self.url, self._config_state.offset, current)
-        return join_protocols(metadata, self.mode)
-
-    def _assign(self, joined: JoinResult) -> dict[str, bytes]:
-        """The leader's assignment for every member, under the protocol the group settled on."""
-        protocol = ConnectProtocolCompatibility.from_subprotocol(joined.protocol)
-        members = {member: decode_metadata(data) for member, data in joined.members.items()}
-
-        def fresh() -> ClusterConfigState:
-            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
-            self._config_state = self.configs.snapshot()
-            return self._config_state
-
-        result: GroupAssignment
-        if protocol is ConnectProtocolCompatibility.EAGER:
-            result = eager_assignment(joined.leader_id, members, self._config_state, fresh)
-        else:
-            result = self._cooperative.assign(
-                joined.leader_id,
-                members,
-                self._config_state,
-                last_completed_generation=self._generation,
-                generation=joined.generation,
-                read_fresh_config=fresh,
-                member_runtimes=lambda: {member: self._runtimes.of(m.url) for member, m in members.items()},
-            )
-        owners: dict[str | TaskId, str] = {}
-        for member, work in result.all_assigned.items():
-            for connector in work.connectors:
-                owners[connector] = members[member].url
-            for task in work.tasks:
-                owners[task] = members[member].url
-        self._owners = owners
-        self._member_urls = tuple(sorted({metadata.url for metadata in members.values()}))
-        return {member: encode_assignment(a, protocol) for member, a in result.assignments.items()}
-
-    def _on_assigned(self, group_assignment: Assignment) -> None:
-        assignment = decode_assignment(group_assignment.data)
-        self._protocol = ConnectProtocolCompatibility.from_subprotocol(group_assignment.protocol)
-        logger.info(
-            "Joined group at generation %d (%s) and got assignment: connectors %s, tasks %s, revoked %s %s, "
-            "delay %d ms",
-            group_assignment.generation,
-            self._protocol.subprotocol,
-            assignment.connectors,
-            [str(t) for t in assignment.tasks],
-            assignment.revoked_connectors,
-            [str(t) for t in assignment.revoked_tasks],
-            assignment.delay_ms,
-        )
-        self._assignment = assignment
-        self._generation = group_assignment.generation
-        self.worker.generation = group_assignment.generation
-        self._rebalance_resolved = False
-        added = ConnectorsAndTasks.of(assignment.connectors, assignment.tasks)
-        if self._protocol is ConnectProtocolCompatibility.EAGER:
-            self._work.owned = added
-        else:
-            revoked = ConnectorsAndTasks.of(assignment.revoked_connectors, assignment.revoked_tasks)
-            if not revoked.is_empty():
-                self._work.release(revoked)
-                self._member.request_rejoin()
-            self._work.owned = ConnectorsAndTasks.union([self._work.owned.minus(revoked), added])
-        if self.is_leader():
-            self._leader.delete_removed_connector_statuses()
-            self._leader.claim_config_topic()
-        else:
-            self._leader.give_up_config_topic()
-        self._member.wakeup()
-
-    def _on_revoked(self, previous: Assignment) -> None:
-        if (
-            ConnectProtocolCompatibility.from_subprotocol(previous.protocol)
-            is ConnectProtocolCompatibility.EAGER
-        ):
-            logger.info("Rebalance started; stopping every connector and task (eager protocol)")
-            self._work.release(self._work.running)
-            self._work.owned = ConnectorsAndTasks()
-
-    def _on_lost(self, previous: Assignment) -> None:
-        """The group went on without this worker: whatever it runs may run elsewhere already."""
-        logger.warning("This worker fell out of the group; stopping every connector and task it ran")
-        self._work.release(self._work.running)
-        self._work.owned = ConnectorsAndTasks()
-        self._assignment = None
-        self._leader.give_up_config_topic()
-
-    def _on_left(self, previous: Assignment) -> None:
-        """On the heartbeat thread: this worker is out of the group while its work thread is elsewhere
-        (stuck in a tick, or yet to poll). Its tasks may be started by others any moment, so they stop
-        now, on a thread of their own; the work thread releases the rest once it rejoins (`_on_lost`)."""
-        tasks = ConnectorsAndTasks.of(tasks=self._work.running.tasks)
-        if tasks.is_empty():
-            return
-        logger.warning("Out of the group; stopping tasks %s now", [str(t) for t in tasks.tasks])
-        threading.Thread(
-            target=self._work.release_now, args=(tasks,), name="herder-left-group", daemon=True
-        ).start()
 
     # Config changes read from the config topic.
 
@@ -784,7 +630,7 @@ class DistributedHerder(BaseHerder):
 
     def connect_metrics(self) -> WorkerMetrics:
         """The worker's groups, with `connect-worker-rebalance-metrics` from this worker's rebalances."""
-        history = self.rebalances
+        history = self._listener.history
         durations = history.durations_ms
         assignment = self._assignment
         since = None if history.last_completed is None else (time.monotonic() - history.last_completed) * 1000
@@ -804,7 +650,7 @@ class DistributedHerder(BaseHerder):
 
     def local_view(self) -> WorkerView:
         """What this worker tells its peers: its tasks' metrics, its usage, and (the leader) the members."""
-        members = self._member_urls if self.is_leader() else ()
+        members = self._listener.member_urls if self.is_leader() else ()
         return WorkerView(self.local_task_metrics(), self.usage(), members)
 
     def _peer_url(self, worker_id: str) -> str:
@@ -841,7 +687,7 @@ class DistributedHerder(BaseHerder):
     def workers_usage(self) -> list[WorkerUsage]:
         """This worker's usage, then every other member's (the members as the leader last saw them)."""
         own = {self.url.rstrip("/"), self._peer_url(self.worker_id).rstrip("/")}
-        members = set(self._member_urls)
+        members = set(self._listener.member_urls)
         leader = self.leader_url()
         if not self.is_leader() and leader is not None and leader.rstrip("/") not in own:
             leader_view = self.peers.view(leader).view
@@ -989,7 +835,7 @@ class DistributedHerder(BaseHerder):
         `NotAssignedException`); a follower sends it to the leader (`NotLeaderException`)."""
         message = NOT_ASSIGNED.format(kind)
         if self.is_leader():
-            return NotAssignedError(message, self._owners.get(work))
+            return NotAssignedError(message, self._listener.owners.get(work))
         return NotLeaderError(message, self.leader_url())
 
     def _planned_restart(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
