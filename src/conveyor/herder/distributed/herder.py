@@ -1,20 +1,27 @@
 """The distributed herder: one worker of a group that shares connectors and tasks, as Kafka's
 `DistributedHerder`.
 
-Everything that changes the herder's state happens on its one work thread (`_tick`), in this order:
-catch up with the config topic if it could not before; take part in the group's rebalance (join, and
-for the leader, assign); once an assignment is settled, start what it gives this worker; run the REST
-requests that are due; apply config changes read from the config topic; then wait in the group
-member's `poll` until the next request is due, a change arrives or a rebalance begins.
+It is made of four parts, each in a module of its own, as Kafka's runtime splits its herder from the
+config store, the group member and the rebalance listener:
+- `tick.Tick`: one round of the work thread, where everything that changes the herder's state happens,
+  and the config changes read from the config topic that it applies;
+- `rebalance_listener.WorkerRebalanceListener`: the group member's callbacks: what this worker tells the
+  group, the assignment it makes as leader, what it does when given work, revoked or out of the group;
+- `work_tracker.WorkTracker`: what this worker owns and runs, and every start and stop of it (fenced
+  task starts included);
+- `leader_writes.LeaderWrites`: the writes only the leader makes: connector and task configs, task
+  count records after zombie fencing, restart requests, session keys.
 
-Only the leader writes connector configs, task configs, task count records, restart requests and
-session keys; a follower answers `NotLeaderError` with the leader's URL and the REST layer forwards.
+The herder holds what the parts share (the assignment in force, its generation and protocol, the config
+this worker acts on) and serves the `Herder` interface: REST requests run on the work thread through
+its request queue, reads are answered from this worker's view of the shared topics, and a follower
+asked for a leader-only write answers `NotLeaderError` with the leader's URL, which the REST layer
+forwards.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import ssl
 import threading
@@ -22,7 +29,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from conveyor.errors import ConnectError, NotFoundError, NotReadyError
 from conveyor.herder.api import HerderHealth
@@ -39,12 +46,10 @@ from conveyor.herder.distributed.errors import (
 from conveyor.herder.distributed.internal_client import InternalClient
 from conveyor.herder.distributed.leader_writes import LeaderWrites
 from conveyor.herder.distributed.peer_views import PeerViews, WorkerView
-from conveyor.herder.distributed.protocol import (
-    ConnectAssignment,
-    ConnectProtocolCompatibility,
-)
+from conveyor.herder.distributed.protocol import ConnectAssignment, ConnectProtocolCompatibility
 from conveyor.herder.distributed.rebalance_listener import WorkerRebalanceListener
 from conveyor.herder.distributed.request_queue import RequestQueue
+from conveyor.herder.distributed.tick import Tick
 from conveyor.herder.distributed.work_tracker import WorkTracker
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -56,7 +61,6 @@ from conveyor.herder.entities import (
 from conveyor.herder.transactional_offsets import write_offsets_in_transaction
 from conveyor.log import Log
 from conveyor.log.group_member import GroupMember
-from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import RebalanceMetrics, WorkerMetrics
 from conveyor.metrics.worker_usage import WorkerUsage
 from conveyor.runtime.connector_calls import StuckCallError, SupersededError
@@ -66,8 +70,7 @@ from conveyor.runtime.task_spec import TaskId
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore
 from conveyor.storage.cluster_config_state import ClusterConfigState
-from conveyor.storage.config_listener import ConfigUpdateListener
-from conveyor.storage.config_records import RestartRequest, SessionKey
+from conveyor.storage.config_records import SessionKey
 from conveyor.storage.errors import StorageError
 from conveyor.storage.offset_store import OffsetUpdates
 
@@ -81,57 +84,8 @@ RECONFIGURE_RETRY_S = 0.25
 REQUEST_TIMEOUT_S = 90.0
 CONFIG_REFRESH_S = 0.25
 """How often a background thread reads new config records (Kafka's config log is read continuously)."""
-LONGEST_POLL_S = 1.0
 NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
 SHUTTING_DOWN = "Worker is shutting down"
-BACKOFF_RETRIES = 5
-"""Under cooperative rebalancing, the backoffs a worker that cannot catch up with the config topic takes
-before it stops its work (Kafka's `BACKOFF_RETRIES`)."""
-
-
-class _ConfigChanges(ConfigUpdateListener):
-    """Collects what the config topic says for the herder thread, and wakes it (Kafka's listener)."""
-
-    def __init__(self, herder: DistributedHerder) -> None:
-        self._herder = herder
-        self.lock = threading.Lock()
-        self.needs_rebalance = False
-        self.connector_updates: set[str] = set()
-        self.target_changes: set[str] = set()
-        self.restarts: dict[str, RestartRequest] = {}
-        self.task_config_updates: set[str] = set()
-
-    def on_connector_config_update(self, connector: str) -> None:
-        with self.lock:
-            if connector not in self._herder.known_connectors:
-                self.needs_rebalance = True
-            self.connector_updates.add(connector)
-        self._herder.wakeup()
-
-    def on_connector_config_remove(self, connector: str) -> None:
-        with self.lock:
-            self.needs_rebalance = True
-            self.connector_updates.add(connector)
-        self._herder.wakeup()
-
-    def on_task_configs_committed(self, connector: str, tasks: list[int]) -> None:
-        with self.lock:
-            self.needs_rebalance = True
-            self.task_config_updates.add(connector)
-        self._herder.wakeup()
-
-    def on_target_state_change(self, connector: str) -> None:
-        with self.lock:
-            self.target_changes.add(connector)
-        self._herder.wakeup()
-
-    def on_restart_request(self, request: RestartRequest) -> None:
-        with self.lock:
-            self.restarts[request.connector] = request
-        self._herder.wakeup()
-
-    def on_session_key_update(self, session_key: SessionKey) -> None:
-        self._herder.wakeup()
 
 
 class DistributedHerder(BaseHerder):
@@ -158,8 +112,6 @@ class DistributedHerder(BaseHerder):
         super().__init__(config, log, runner, worker_id, configs)
         self.url = url
         self.mode = ConnectProtocolCompatibility.from_config(config.connect_protocol.value)
-        self._changes = _ConfigChanges(self)
-        self.configs.add_listener(self._changes)
         self._requests = RequestQueue()
         self._stopping = threading.Event()
         self._serving = threading.Event()
@@ -199,12 +151,11 @@ class DistributedHerder(BaseHerder):
         every record read, so that an assignment's config offset can be compared with it (Kafka's
         `configState`)."""
         self._rebalance_resolved = True
-        self._can_read_configs = True
-        self._scheduled_rebalance: float | None = None
         self._known_connectors: frozenset[str] = frozenset()
-        self._backoff_retries = BACKOFF_RETRIES
         self._leader = LeaderWrites(self)
         self._work = WorkTracker(self)
+        self._tick = Tick(self)
+        self.configs.add_listener(self._tick.changes)
         self.failure: BaseException | None = None
         """The error that ended the work thread, if one did: the worker then stops and exits."""
         self._failed = threading.Event()
@@ -232,7 +183,7 @@ class DistributedHerder(BaseHerder):
         try:
             self._start_services()
             while not self._stopping.is_set():
-                self._tick()
+                self._tick.run()
         except BaseException as error:
             logger.exception("Uncaught exception in herder work thread, exiting")
             self.failure = error
@@ -305,225 +256,6 @@ class DistributedHerder(BaseHerder):
         """The connectors of the config this worker last acted on: one missing from it is new, and needs
         a rebalance to be assigned (Kafka compares with the herder's own `configState`)."""
         return self._known_connectors
-
-    # The work thread.
-
-    def _tick(self) -> None:
-        if not self._can_read_configs and not self._read_config_to_end():
-            return
-        with self._stages.stage("ensuring membership in the cluster"):
-            active = self._member.ensure_active()
-        if not active or not self._handle_rebalance_completed():
-            return
-        if self.is_leader():
-            self._leader.rotate_session_key()
-        self._serving.set()
-        while (request := self._requests.pop_due(time.monotonic())) is not None:
-            with self._stages.stage(request.description):
-                self._run_request(request.action, request.future)
-        if self._take_config_changes():
-            return
-        if self._scheduled_rebalance_due():
-            return
-        wait = self._requests.wait_s(time.monotonic(), LONGEST_POLL_S)
-        if self._scheduled_rebalance is not None:
-            wait = min(wait, max(0.0, self._scheduled_rebalance - time.monotonic()))
-        if self._member.poll(wait):
-            self._handle_rebalance_completed()
-
-    def _scheduled_rebalance_due(self) -> bool:
-        """The cooperative leader asked for a follow-up rebalance after a delay (for work held back
-        for a departed worker); True once that time has come and a rejoin is requested."""
-        if self._scheduled_rebalance is None or self._scheduled_rebalance > time.monotonic():
-            return False
-        self._scheduled_rebalance = None
-        self._member.request_rejoin()
-        return True
-
-    @staticmethod
-    def _run_request(action: Callable[[], Any], future: Future[Any]) -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            future.set_result(action())
-        except BaseException as error:
-            future.set_exception(error)
-
-    def _take_config_changes(self) -> bool:
-        """Apply what the config listener collected; True if a rebalance must come first. Under eager
-        rebalancing the rebalance restarts everything, so the rest waits; under cooperative rebalancing
-        connector updates and target changes are applied first, as Kafka's herder does."""
-        rebalance = False
-        with self._changes.lock:
-            if self._changes.needs_rebalance:
-                self._changes.needs_rebalance = False
-                self._config_state = self.configs.snapshot()
-                reconfigured, self._changes.task_config_updates = self._changes.task_config_updates, set()
-                stopped = self._work.stop_reconfigured_tasks(reconfigured)
-                rebalance = stopped or not self._assignment_covers_config()
-                if rebalance and self._protocol is ConnectProtocolCompatibility.EAGER:
-                    self._changes.connector_updates.clear()
-                    self._changes.target_changes.clear()
-                    self._member.request_rejoin()
-                    return True
-            if self._changes.connector_updates or self._changes.target_changes or self._changes.restarts:
-                self._config_state = self.configs.snapshot()
-                self._known_connectors = frozenset(self._config_state.connectors())
-            updates, self._changes.connector_updates = self._changes.connector_updates, set()
-            targets, self._changes.target_changes = self._changes.target_changes, set()
-            restarts, self._changes.restarts = self._changes.restarts, {}
-        for name in sorted(updates):
-            self._process_connector_update(name)
-        for name in sorted(targets):
-            self._process_target_change(name)
-        for request in restarts.values():
-            self._process_restart_request(request)
-        if rebalance:
-            self._member.request_rejoin()
-        return rebalance
-
-    def _assignment_covers_config(self) -> bool:
-        """Whether the assignment in force was made from this worker's config or a later one: then the
-        changes just read are in it already, and rejoining would only stop work under eager rebalancing.
-        Called only once the assignment is in force, so it is neither missing nor failed."""
-        assignment = self._assignment
-        return assignment is not None and assignment.config_offset >= self._config_state.offset
-
-    def _read_config_to_end(self) -> bool:
-        """Catch up with the config topic within `worker.sync.timeout.ms`; on failure leave the group and
-        back off (Kafka's `readConfigToEnd`)."""
-        try:
-            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
-            self._config_state = self.configs.snapshot()
-            self._can_read_configs = True
-            self._backoff_retries = BACKOFF_RETRIES
-            return True
-        except StorageError as error:
-            logger.warning("Didn't reach end of config log quickly enough (%s); leaving the group", error)
-            self._member.leave()
-            self._can_read_configs = False
-            self._unsync_backoff()
-            return False
-
-    def _unsync_backoff(self) -> None:
-        """Under eager rebalancing this worker runs nothing once it has rejoined, and waits
-        `worker.unsync.backoff.ms`. Under cooperative rebalancing it still runs its work, which the leader
-        holds for it up to `scheduled.rebalance.max.delay.ms`: it waits growing fractions of that delay,
-        and once `BACKOFF_RETRIES` waits have passed stops its work, before the group may hand it to
-        others (Kafka's `backoff`)."""
-        if self._protocol is ConnectProtocolCompatibility.EAGER:
-            self._stopping.wait(self.config.worker_unsync_backoff_ms / 1000)
-            return
-        if self._backoff_retries > 0:
-            delay_ms = self.config.scheduled_rebalance_max_delay_ms / 10 / self._backoff_retries
-            self._backoff_retries -= 1
-            logger.info("Backing off %.0f ms before reading the config topic again", delay_ms)
-            self._stopping.wait(delay_ms / 1000)
-            return
-        logger.warning(
-            "Stopping connectors %s and tasks %s: after %d retries this worker has not caught up with the "
-            "config topic",
-            sorted(self._work.running.connectors),
-            [str(t) for t in self._work.running.tasks],
-            BACKOFF_RETRIES,
-        )
-        self._work.release(self._work.running)
-        self._work.owned = ConnectorsAndTasks()
-        self._assignment = None
-        self._backoff_retries = BACKOFF_RETRIES
-
-    def _handle_rebalance_completed(self) -> bool:
-        """Start the settled assignment's work, or rejoin if it cannot be used (Kafka's method of the
-        same name); True once the assignment is in force."""
-        if self._rebalance_resolved:
-            return True
-        assignment = self._assignment
-        assert assignment is not None
-        needs_rejoin = False
-        needs_read = self._config_state.offset < assignment.config_offset
-        if assignment.failed:
-            needs_rejoin = True
-            needs_read = needs_read or self.is_leader()
-            logger.warning(
-                "Joined the group but the assignment failed; reading the config topic and rejoining"
-            )
-        if needs_read and not self._read_config_to_end():
-            needs_rejoin = True
-        if needs_rejoin:
-            self._member.request_rejoin()
-            return False
-        if self._config_state.offset != assignment.config_offset:
-            logger.info(
-                "Current config state offset %d does not match group assignment %d; forcing a rebalance",
-                self._config_state.offset,
-                assignment.config_offset,
-            )
-            self._member.request_rejoin()
-            return False
-        with self._stages.stage("starting connectors and tasks"):
-            self._known_connectors = frozenset(self._config_state.connectors())
-            self._work.start()
-        self._rebalance_resolved = True
-        self._listener.history.completed()
-        self._scheduled_rebalance = None
-        if assignment.delay_ms > 0:
-            self._scheduled_rebalance = time.monotonic() + assignment.delay_ms / 1000
-        self._ready.set()
-        return True
-
-    # Config changes read from the config topic.
-
-    def _process_connector_update(self, name: str) -> None:
-        if name not in self._work.running.connectors:
-            return
-        remains = self.configs.snapshot().contains(name)
-        logger.info(
-            "Handling connector-only config update by %s connector %s",
-            "restarting" if remains else "stopping",
-            name,
-        )
-        self._work.restart_on_lane(name, start=remains)
-
-    def _process_target_change(self, name: str) -> None:
-        snapshot = self.configs.snapshot()
-        if not snapshot.contains(name):
-            return
-        target = TargetState(snapshot.target_state(name))
-        if name in self._work.running.connectors:
-            if target is TargetState.STOPPED:
-                config = snapshot.connector_config(name) or {}
-                self.worker.supersede(name)
-                self._work.lanes.submit(
-                    name, functools.partial(self.worker.start_connector, name, config, TargetState.STOPPED)
-                )
-            elif not self.worker.is_running(name):
-                self._work.lanes.submit(name, functools.partial(self._work.start_connector_logged, name))
-            else:
-                self.worker.set_connector_target(name, target)
-                if target is TargetState.STARTED:
-                    self._requests.add(lambda: self._reconfigure_with_retry(name))
-        else:
-            self.worker.set_connector_target(name, target)
-
-    def _process_restart_request(self, request: RestartRequest) -> None:
-        """KIP-745: restart what of the connector runs here, as the request says."""
-        name = request.connector
-        if not self.configs.snapshot().contains(name):
-            return
-        if name in self._work.running.connectors:
-            status = self.statuses.connector(name)
-            if not request.only_failed or (status is not None and status.state == State.FAILED.value):
-                self._work.restart_on_lane(name)
-        if not request.include_tasks:
-            return
-        for task in [t for t in self._work.running.tasks if t.connector == name]:
-            status = self.statuses.task(name, task.task)
-            if request.only_failed and (status is None or status.state != State.FAILED.value):
-                continue
-            if self.worker.task_state(task) is None:
-                self._work.start_task_fenced_if_needed(task)
-            else:
-                self._work.pool.submit(self.worker.restart_task, task)
 
     # Task reconfiguration.
 
@@ -734,8 +466,8 @@ class DistributedHerder(BaseHerder):
         """Reads and restarts wait for an expected rebalance (a 409); writes of connector configs,
         deletions and stops do not, so a burst of them is applied in one rebalance (as Kafka's
         `checkRebalanceNeeded` callers are)."""
-        with self._changes.lock:
-            if self._changes.needs_rebalance:
+        with self._tick.changes.lock:
+            if self._tick.changes.needs_rebalance:
                 raise RebalanceNeededError()
 
     # The REST operations that change things: leader-only writes.
