@@ -68,7 +68,6 @@ from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.settings.worker_config import WorkerConfig
-from conveyor.storage import ConfigStore
 from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_records import SessionKey
 from conveyor.storage.errors import StorageError
@@ -102,14 +101,8 @@ class DistributedHerder(BaseHerder):
     ) -> None:
         """`inter_worker_tls` is how this worker reaches the others' HTTPS listeners (their CA, and its
         own certificate for mutual TLS); None trusts the system's CAs."""
-        configs = ConfigStore(
-            log,
-            config.configs_topic,
-            transactional_id=config.leader_transactional_id if config.transactional_leader_enabled else None,
-            replication_factor=config.configs_replication_factor,
-            create_missing=config.internal_topics_creation,
-        )
-        super().__init__(config, log, runner, worker_id, configs)
+        leader_id = config.leader_transactional_id if config.transactional_leader_enabled else None
+        super().__init__(config, log, runner, worker_id, leader_id)
         self.url = url
         self.mode = ConnectProtocolCompatibility.from_config(config.connect_protocol.value)
         self._requests = RequestQueue()
@@ -481,9 +474,7 @@ class DistributedHerder(BaseHerder):
         initial_offsets: list[ConnectorOffset] | None = None,
         resume_offsets: bool = False,
     ) -> tuple[bool, ConnectorInfo]:
-        config = {**config, "name": name}
-        self._require_ready()
-        self._raise_on_invalid(config)
+        config = self._checked_config(name, config)
 
         def write() -> tuple[bool, ConnectorInfo]:
             return self._leader.put_connector_config(

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError
+from conveyor.errors import BadRequestError, ConnectError, NotFoundError
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.errors import ConflictError, NotLeaderError
 from conveyor.herder.distributed.protocol import ConnectProtocolCompatibility
@@ -112,12 +112,9 @@ class LeaderWrites:
         """Create or replace a connector's config (a new one's offsets set up first); (created, info)."""
         herder = self._herder
         self.require("create or reconfigure connectors")
-        exists = self._configs.snapshot().contains(name)
-        if exists and not allow_replace:
-            raise AlreadyExistsError(f"Connector {name} already exists")
-        target = None if exists else herder._initial_target(initial_state)
-        if not exists:
-            herder._set_up_offsets_of_new_connector(name, config, initial_offsets, resume_offsets)
+        exists, target = herder._prepare_config_write(
+            name, config, allow_replace, initial_state, initial_offsets, resume_offsets
+        )
         self.write(
             lambda: self._configs.put_connector_config(name, config, None if target is None else target.value)
         )

@@ -172,14 +172,12 @@ class WorkerRebalanceListener:
             is ConnectProtocolCompatibility.EAGER
         ):
             logger.info("Rebalance started; stopping every connector and task (eager protocol)")
-            self._herder._work.release(self._herder._work.running)
-            self._herder._work.owned = ConnectorsAndTasks()
+            self._herder._work.give_up_all()
 
     def on_lost(self, previous: Assignment) -> None:
         """The group went on without this worker: whatever it runs may run elsewhere already."""
         logger.warning("This worker fell out of the group; stopping every connector and task it ran")
-        self._herder._work.release(self._herder._work.running)
-        self._herder._work.owned = ConnectorsAndTasks()
+        self._herder._work.give_up_all()
         self._herder._assignment = None
         self._herder._leader.give_up_config_topic()
 

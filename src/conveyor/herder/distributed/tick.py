@@ -21,7 +21,6 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
-from conveyor.herder.distributed.assignment import ConnectorsAndTasks
 from conveyor.herder.distributed.protocol import ConnectProtocolCompatibility
 from conveyor.metrics.status import State
 from conveyor.runtime.control import TargetState
@@ -215,8 +214,7 @@ class Tick:
             [str(t) for t in self._herder._work.running.tasks],
             BACKOFF_RETRIES,
         )
-        self._herder._work.release(self._herder._work.running)
-        self._herder._work.owned = ConnectorsAndTasks()
+        self._herder._work.give_up_all()
         self._herder._assignment = None
         self._backoff_retries = BACKOFF_RETRIES
 

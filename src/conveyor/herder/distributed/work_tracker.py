@@ -89,6 +89,12 @@ class WorkTracker:
             self.running = self.running.minus(work)
         self.stop(stopping)
 
+    def give_up_all(self) -> None:
+        """Stop everything this worker runs and own nothing: its assignment is over (a revocation under
+        eager rebalancing, a worker out of the group, or one that cannot catch up with the config topic)."""
+        self.release(self.running)
+        self.owned = ConnectorsAndTasks()
+
     def stop(self, work: ConnectorsAndTasks) -> None:
         """Stop connectors and tasks in parallel, then make sure their statuses are written. A connector
         stuck in a call is stopped waiting for at once (its stop then waits at most
