@@ -12,7 +12,14 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from conveyor.api import SinkConnector, SourceConnector
-from conveyor.errors import BadRequestError, ConnectError, ForbiddenError, NotFoundError, NotReadyError
+from conveyor.errors import (
+    AlreadyExistsError,
+    BadRequestError,
+    ConnectError,
+    ForbiddenError,
+    NotFoundError,
+    NotReadyError,
+)
 from conveyor.herder.api import Herder, HerderHealth
 from conveyor.herder.entities import (
     ConnectorInfo,
@@ -75,15 +82,18 @@ class BaseHerder(Herder):
         log: Log,
         runner: TaskRunner,
         worker_id: str,
-        configs: ConfigStore | None = None,
+        configs_transactional_id: str | None = None,
     ) -> None:
+        """`configs_transactional_id` is the id the config topic's writer takes, if it writes in
+        transactions (the distributed leader's under KIP-618)."""
         self.config = config
         self.log = log
         self._worker_id = worker_id
         create = config.internal_topics_creation
-        self.configs = configs or ConfigStore(
+        self.configs = ConfigStore(
             log,
             config.configs_topic,
+            transactional_id=configs_transactional_id,
             replication_factor=config.configs_replication_factor,
             create_missing=create,
         )
@@ -179,13 +189,19 @@ class BaseHerder(Herder):
 
     # Helpers.
 
-    def _fence_task_producers(self, name: str, task_count: int) -> None:
-        """KIP-618: fence the transactional producers of a connector's tasks 0..task_count-1, so that no
-        zombie of an earlier task generation can commit once the new one starts."""
-        ids = [task_transactional_id(self.config.group_id, name, task) for task in range(task_count)]
+    def _fence_previous_generation(self, name: str, previous_count: int | None, task_count: int) -> bool:
+        """KIP-618: fence the transactional producers of the connector's previous task generation (tasks
+        0..previous_count-1), so that none of its zombies can commit once `task_count` new tasks start;
+        True if it fenced. With no earlier generation, or one task before and after (the new task's
+        producer fences the old one as it starts), there is nothing to fence (Kafka's
+        `doFenceZombieSourceTasks`)."""
+        if not previous_count or (previous_count == 1 and task_count == 1):
+            return False
+        ids = [task_transactional_id(self.config.group_id, name, task) for task in range(previous_count)]
         logger.info("Fencing %d task producers of connector %s", len(ids), name)
         with self._source_log(self.configs.snapshot().connector_config(name) or {}) as log:
             log.admin().fence_producers(ids)
+        return True
 
     def _target(self, name: str) -> TargetState:
         return TargetState(self.configs.snapshot().target_state(name))
@@ -229,6 +245,34 @@ class BaseHerder(Herder):
 
     def connector_config(self, name: str) -> dict[str, str]:
         return self._require(name)
+
+    def _checked_config(self, name: str, config: Mapping[str, str]) -> dict[str, str]:
+        """A connector config about to be written, with its name, once the worker is ready and the config
+        is valid."""
+        named = {**config, "name": name}
+        self._require_ready()
+        self._raise_on_invalid(named)
+        return named
+
+    def _prepare_config_write(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        allow_replace: bool,
+        initial_state: str | None,
+        initial_offsets: list[ConnectorOffset] | None,
+        resume_offsets: bool,
+    ) -> tuple[bool, TargetState | None]:
+        """Before a connector config is written: whether the connector exists (one that may not be replaced
+        raises `AlreadyExistsError`) and, for a new one, its initial target state (KIP-980), its offsets
+        set up first (KIP-995)."""
+        if self.configs.snapshot().contains(name):
+            if not allow_replace:
+                raise AlreadyExistsError(f"Connector {name} already exists")
+            return True, None
+        target = self._initial_target(initial_state)
+        self._set_up_offsets_of_new_connector(name, config, initial_offsets, resume_offsets)
+        return False, target
 
     @staticmethod
     def _initial_target(initial_state: str | None) -> TargetState:

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 
-from conveyor.errors import AlreadyExistsError, NotFoundError
+from conveyor.errors import NotFoundError
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.connector_locks import ConnectorLocks
 from conveyor.herder.entities import (
@@ -120,14 +120,9 @@ class StandaloneHerder(BaseHerder):
                 and connector_type(connector_class(config)) is ConnectorType.SOURCE
             ):
                 self._fence_previous_generation(name, snapshot.task_count_record(name), len(task_configs))
+                self.configs.put_task_count_record(name, len(task_configs))
         for index, task_config in enumerate(task_configs):
             self.worker.start_task(TaskId(name, index), config, task_config, target)
-
-    def _fence_previous_generation(self, name: str, previous_count: int | None, new_count: int) -> None:
-        """KIP-618: fence every transactional id of the previous task count, then record the new count."""
-        if previous_count:
-            self._fence_task_producers(name, previous_count)
-        self.configs.put_task_count_record(name, new_count)
 
     def _on_reconfiguration_request(self, name: str) -> None:
         def reconfigure() -> None:
@@ -147,18 +142,13 @@ class StandaloneHerder(BaseHerder):
         initial_offsets: list[ConnectorOffset] | None = None,
         resume_offsets: bool = False,
     ) -> tuple[bool, ConnectorInfo]:
-        config = {**config, "name": name}
-        self._require_ready()
-        self._raise_on_invalid(config)
+        config = self._checked_config(name, config)
         if allow_replace and self.configs.snapshot().contains(name):
             self.worker.supersede(name)
         with self._changing(name, "writing the config of the connector"):
-            exists = self.configs.snapshot().contains(name)
-            if exists and not allow_replace:
-                raise AlreadyExistsError(f"Connector {name} already exists")
-            target = self._initial_target(initial_state) if not exists else None
-            if not exists:
-                self._set_up_offsets_of_new_connector(name, config, initial_offsets, resume_offsets)
+            exists, target = self._prepare_config_write(
+                name, config, allow_replace, initial_state, initial_offsets, resume_offsets
+            )
             if exists:
                 self.worker.stop_tasks(self.worker.tasks_of(name))
                 self.worker.stop_connector(name)

@@ -72,7 +72,7 @@ def test_a_herder_whose_work_thread_fails_stops_its_tasks_leaves_the_group_and_r
         def fail() -> None:
             raise RuntimeError("a step of the tick failed")
 
-        monkeypatch.setattr(leader.herder, "_rotate_session_key", fail)
+        monkeypatch.setattr(leader.herder._leader, "rotate_session_key", fail)
 
         wait_until(lambda: runs_none(leader), "the failed worker's tasks stopped", WAIT_S)
         wait_until(

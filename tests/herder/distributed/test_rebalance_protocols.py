@@ -101,9 +101,9 @@ def test_a_late_notice_of_the_task_configs_the_tasks_started_with_stops_nothing_
         wait_until(lambda: settled(members), "both workers settled")
         before = [(m.herder.generation, len(m.runner.stops)) for m in members]
         for member in members:
-            member.herder._changes.on_task_configs_committed("gen", list(range(TASKS)))
+            member.herder._tick.changes.on_task_configs_committed("gen", list(range(TASKS)))
         for member in members:
-            wait_until(lambda m=member: not m.herder._changes.needs_rebalance, "the notice taken")
+            wait_until(lambda m=member: not m.herder._tick.changes.needs_rebalance, "the notice taken")
         after = [(m.herder._submit(lambda m=m: m.herder.generation), len(m.runner.stops)) for m in members]
         assert after == before
 

@@ -1,59 +1,56 @@
 """The distributed herder: one worker of a group that shares connectors and tasks, as Kafka's
 `DistributedHerder`.
 
-Everything that changes the herder's state happens on its one work thread (`_tick`), in this order:
-catch up with the config topic if it could not before; take part in the group's rebalance (join, and
-for the leader, assign); once an assignment is settled, start what it gives this worker; run the REST
-requests that are due; apply config changes read from the config topic; then wait in the group
-member's `poll` until the next request is due, a change arrives or a rebalance begins.
+It is made of four parts, each in a module of its own, as Kafka's runtime splits its herder from the
+config store, the group member and the rebalance listener:
+- `tick.Tick`: one round of the work thread, where everything that changes the herder's state happens,
+  and the config changes read from the config topic that it applies;
+- `rebalance_listener.WorkerRebalanceListener`: the group member's callbacks: what this worker tells the
+  group, the assignment it makes as leader, what it does when given work, revoked or out of the group;
+- `work_tracker.WorkTracker`: what this worker owns and runs, and every start and stop of it (fenced
+  task starts included);
+- `leader_writes.LeaderWrites`: the writes only the leader makes: connector and task configs, task
+  count records after zombie fencing, restart requests, session keys.
 
-Only the leader writes connector configs, task configs, task count records, restart requests and
-session keys; a follower answers `NotLeaderError` with the leader's URL and the REST layer forwards.
+The herder holds what the parts share (the assignment in force, its generation and protocol, the config
+this worker acts on) and serves the `Herder` interface: REST requests run on the work thread through
+its request queue, reads are answered from this worker's view of the shared topics, and a follower
+asked for a leader-only write answers `NotLeaderError` with the leader's URL, which the REST layer
+forwards.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent import futures
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from conveyor.errors import AlreadyExistsError, BadRequestError, ConnectError, NotFoundError, NotReadyError
+from conveyor.errors import ConnectError, NotFoundError, NotReadyError
 from conveyor.herder.api import HerderHealth
 from conveyor.herder.base import BaseHerder
-from conveyor.herder.distributed.assignment import ConnectorsAndTasks, GroupAssignment
+from conveyor.herder.distributed.assignment import ConnectorsAndTasks
 from conveyor.herder.distributed.connector_lanes import ConnectorLanes
-from conveyor.herder.distributed.cooperative_assignor import IncrementalCooperativeAssignor
-from conveyor.herder.distributed.eager_assignor import eager_assignment
 from conveyor.herder.distributed.errors import (
     NO_LEADER,
-    ConflictError,
     NotAssignedError,
     NotLeaderError,
     RebalanceNeededError,
     RequestTargetError,
 )
-from conveyor.herder.distributed.internal_client import InternalClient, InternalRequestError
+from conveyor.herder.distributed.internal_client import InternalClient
+from conveyor.herder.distributed.leader_writes import LeaderWrites
 from conveyor.herder.distributed.peer_views import PeerViews, WorkerView
-from conveyor.herder.distributed.protocol import (
-    ConnectAssignment,
-    ConnectProtocolCompatibility,
-    WorkerMetadata,
-    decode_assignment,
-    decode_metadata,
-    encode_assignment,
-    join_protocols,
-)
+from conveyor.herder.distributed.protocol import ConnectAssignment, ConnectProtocolCompatibility
+from conveyor.herder.distributed.rebalance_listener import WorkerRebalanceListener
 from conveyor.herder.distributed.request_queue import RequestQueue
-from conveyor.herder.distributed.runtimes import MemberRuntimes
-from conveyor.herder.distributed.session_keys import SessionKeyRotation
+from conveyor.herder.distributed.tick import Tick
+from conveyor.herder.distributed.work_tracker import WorkTracker
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
@@ -62,22 +59,18 @@ from conveyor.herder.entities import (
     TaskState,
 )
 from conveyor.herder.transactional_offsets import write_offsets_in_transaction
-from conveyor.log import JoinResult, Log
-from conveyor.log.group_member import Assignment, GroupMember
-from conveyor.metrics.status import State
+from conveyor.log import Log
+from conveyor.log.group_member import GroupMember
 from conveyor.metrics.worker_metrics import RebalanceMetrics, WorkerMetrics
 from conveyor.metrics.worker_usage import WorkerUsage
 from conveyor.runtime.connector_calls import StuckCallError, SupersededError
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
-from conveyor.runtime.worker import ConnectorType
 from conveyor.settings.worker_config import WorkerConfig
-from conveyor.storage import ConfigStore, Status
 from conveyor.storage.cluster_config_state import ClusterConfigState
-from conveyor.storage.config_listener import ConfigUpdateListener
-from conveyor.storage.config_records import RestartRequest, SessionKey
-from conveyor.storage.errors import PrivilegedWriteError, StorageError
+from conveyor.storage.config_records import SessionKey
+from conveyor.storage.errors import StorageError
 from conveyor.storage.offset_store import OffsetUpdates
 
 logger = logging.getLogger(__name__)
@@ -85,97 +78,13 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 PROTOCOL_TYPE = "connect"
-START_STOP_THREADS = 8
 RECONFIGURE_RETRY_S = 0.25
 """Kafka's `RECONFIGURE_CONNECTOR_TASKS_BACKOFF_MS`."""
 REQUEST_TIMEOUT_S = 90.0
 CONFIG_REFRESH_S = 0.25
 """How often a background thread reads new config records (Kafka's config log is read continuously)."""
-LONGEST_POLL_S = 1.0
-FENCED_LEADER = (
-    "Failed to write to config topic; this may be due to a transient error and the request can be safely "
-    "retried"
-)
 NOT_ASSIGNED = "Cannot restart {} since it is not assigned to this member"
 SHUTTING_DOWN = "Worker is shutting down"
-FENCING_RETRY_S = 0.25
-FENCING_RETRY_MAX_S = 10.0
-"""The first and the longest wait before a task start whose zombie fencing failed tries again."""
-BACKOFF_RETRIES = 5
-"""Under cooperative rebalancing, the backoffs a worker that cannot catch up with the config topic takes
-before it stops its work (Kafka's `BACKOFF_RETRIES`)."""
-
-
-class RebalanceHistory:
-    """When this worker's rebalances began and how long each took to settle, for
-    `connect-worker-rebalance-metrics`."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.durations_ms: list[float] = []
-        self.last_completed: float | None = None
-        self._began: float | None = None
-
-    @property
-    def in_progress(self) -> bool:
-        return self._began is not None
-
-    def began(self) -> None:
-        if self._began is None:
-            self._began = time.monotonic()
-
-    def completed(self) -> None:
-        now = time.monotonic()
-        if self._began is not None:
-            self.durations_ms.append((now - self._began) * 1000)
-            self._began = None
-        self.count += 1
-        self.last_completed = now
-
-
-class _ConfigChanges(ConfigUpdateListener):
-    """Collects what the config topic says for the herder thread, and wakes it (Kafka's listener)."""
-
-    def __init__(self, herder: DistributedHerder) -> None:
-        self._herder = herder
-        self.lock = threading.Lock()
-        self.needs_rebalance = False
-        self.connector_updates: set[str] = set()
-        self.target_changes: set[str] = set()
-        self.restarts: dict[str, RestartRequest] = {}
-        self.task_config_updates: set[str] = set()
-
-    def on_connector_config_update(self, connector: str) -> None:
-        with self.lock:
-            if connector not in self._herder.known_connectors:
-                self.needs_rebalance = True
-            self.connector_updates.add(connector)
-        self._herder.wakeup()
-
-    def on_connector_config_remove(self, connector: str) -> None:
-        with self.lock:
-            self.needs_rebalance = True
-            self.connector_updates.add(connector)
-        self._herder.wakeup()
-
-    def on_task_configs_committed(self, connector: str, tasks: list[int]) -> None:
-        with self.lock:
-            self.needs_rebalance = True
-            self.task_config_updates.add(connector)
-        self._herder.wakeup()
-
-    def on_target_state_change(self, connector: str) -> None:
-        with self.lock:
-            self.target_changes.add(connector)
-        self._herder.wakeup()
-
-    def on_restart_request(self, request: RestartRequest) -> None:
-        with self.lock:
-            self.restarts[request.connector] = request
-        self._herder.wakeup()
-
-    def on_session_key_update(self, session_key: SessionKey) -> None:
-        self._herder.wakeup()
 
 
 class DistributedHerder(BaseHerder):
@@ -192,18 +101,10 @@ class DistributedHerder(BaseHerder):
     ) -> None:
         """`inter_worker_tls` is how this worker reaches the others' HTTPS listeners (their CA, and its
         own certificate for mutual TLS); None trusts the system's CAs."""
-        configs = ConfigStore(
-            log,
-            config.configs_topic,
-            transactional_id=config.leader_transactional_id if config.transactional_leader_enabled else None,
-            replication_factor=config.configs_replication_factor,
-            create_missing=config.internal_topics_creation,
-        )
-        super().__init__(config, log, runner, worker_id, configs)
+        leader_id = config.leader_transactional_id if config.transactional_leader_enabled else None
+        super().__init__(config, log, runner, worker_id, leader_id)
         self.url = url
         self.mode = ConnectProtocolCompatibility.from_config(config.connect_protocol.value)
-        self._changes = _ConfigChanges(self)
-        self.configs.add_listener(self._changes)
         self._requests = RequestQueue()
         self._stopping = threading.Event()
         self._serving = threading.Event()
@@ -212,65 +113,42 @@ class DistributedHerder(BaseHerder):
         health check is a request through the tick thread)."""
         self._thread: threading.Thread | None = None
         self._refresher: threading.Thread | None = None
-        self._pool = ThreadPoolExecutor(START_STOP_THREADS, thread_name_prefix="herder-start-stop")
-        self._lanes = ConnectorLanes()
-        """Where connector code is called: off the work thread, in order per connector."""
         self._forwarding = ConnectorLanes()
         """Where a follower sends task configs to the leader: in order per connector, connectors side by
         side, so that a burst of them reaches the leader together and is applied in one rebalance."""
-        self._member = GroupMember(
-            log.group_coordinator(),
-            config.group_id,
-            PROTOCOL_TYPE,
-            self._join_protocols,
-            self._assign,
-            self._on_assigned,
-            on_revoked=self._on_revoked,
-            on_lost=self._on_lost,
-            on_left=self._on_left,
-            session_timeout_ms=config.session_timeout_ms,
-            rebalance_timeout_ms=config.rebalance_timeout_ms,
-            heartbeat_interval_ms=config.heartbeat_interval_ms,
-        )
-        self._cooperative = IncrementalCooperativeAssignor(
-            config.scheduled_rebalance_max_delay_ms, lambda: int(time.time() * 1000)
-        )
-        self._keys = SessionKeyRotation.for_worker(config)
         self.internal = InternalClient(
             self.session_key, config.signature_algorithm, verify=inter_worker_tls or True
         )
         self.peers = PeerViews(self.internal.worker_view)
-        self._runtimes = MemberRuntimes(self.internal, url)
-        self._member_urls: tuple[str, ...] = ()
-        """The URLs of the group's members, as the last assignment this worker made as leader saw them."""
+        self._listener = WorkerRebalanceListener(self)
+        self._member = GroupMember(
+            log.group_coordinator(),
+            config.group_id,
+            PROTOCOL_TYPE,
+            self._listener.join_protocols,
+            self._listener.assign,
+            self._listener.on_assigned,
+            on_revoked=self._listener.on_revoked,
+            on_lost=self._listener.on_lost,
+            on_left=self._listener.on_left,
+            session_timeout_ms=config.session_timeout_ms,
+            rebalance_timeout_ms=config.rebalance_timeout_ms,
+            heartbeat_interval_ms=config.heartbeat_interval_ms,
+        )
         # State of the work thread; other threads read it only as a whole value.
         self._assignment: ConnectAssignment | None = None
         self._protocol = self.mode
         self._generation = -1
-        self._owned = ConnectorsAndTasks()
-        """Everything the group has assigned to this worker (under cooperative assignment, the sum of the
-        increments less revocations): what it tells the leader it runs."""
-        self._running = ConnectorsAndTasks()
-        """What this worker has actually started of `_owned`."""
-        self._started_generations: dict[TaskId, int | None] = {}
-        """The task config generation each task was last started with, to tell a task that must restart
-        for new task configs from one that started with them already."""
-        self._start_lock = threading.Lock()
-        self._fencing_starts: dict[TaskId, int] = {}
-        """How many times each exactly-once task's start (with its fencing round) began: a retry left over
-        from an earlier start sees a newer count and gives up."""
         self._config_state = ClusterConfigState()
         """The config this worker acts on: refreshed when it catches up or when changes arrive, not at
         every record read, so that an assignment's config offset can be compared with it (Kafka's
         `configState`)."""
         self._rebalance_resolved = True
-        self._can_read_configs = True
-        self._scheduled_rebalance: float | None = None
-        self._owners: dict[str | TaskId, str] = {}
-        self._fenced_from_config_topic = True
         self._known_connectors: frozenset[str] = frozenset()
-        self._backoff_retries = BACKOFF_RETRIES
-        self.rebalances = RebalanceHistory()
+        self._leader = LeaderWrites(self)
+        self._work = WorkTracker(self)
+        self._tick = Tick(self)
+        self.configs.add_listener(self._tick.changes)
         self.failure: BaseException | None = None
         """The error that ended the work thread, if one did: the worker then stops and exits."""
         self._failed = threading.Event()
@@ -298,7 +176,7 @@ class DistributedHerder(BaseHerder):
         try:
             self._start_services()
             while not self._stopping.is_set():
-                self._tick()
+                self._tick.run()
         except BaseException as error:
             logger.exception("Uncaught exception in herder work thread, exiting")
             self.failure = error
@@ -328,10 +206,10 @@ class DistributedHerder(BaseHerder):
         self._ready.clear()
         self._serving.clear()
         steps: list[Callable[[], object]] = [
-            lambda: self._release(self._running),
+            lambda: self._work.release(self._work.running),
             self._member.close,
             lambda: self._requests.fail_all(ConnectError(SHUTTING_DOWN)),
-            lambda: self._pool.shutdown(wait=True),
+            lambda: self._work.pool.shutdown(wait=True),
             self.peers.close,
             self._stop_topic_tracking,
             self.worker.close,
@@ -372,595 +250,6 @@ class DistributedHerder(BaseHerder):
         a rebalance to be assigned (Kafka compares with the herder's own `configState`)."""
         return self._known_connectors
 
-    # The work thread.
-
-    def _tick(self) -> None:
-        if not self._can_read_configs and not self._read_config_to_end():
-            return
-        with self._stages.stage("ensuring membership in the cluster"):
-            active = self._member.ensure_active()
-        if not active or not self._handle_rebalance_completed():
-            return
-        if self.is_leader():
-            self._rotate_session_key()
-        self._serving.set()
-        while (request := self._requests.pop_due(time.monotonic())) is not None:
-            with self._stages.stage(request.description):
-                self._run_request(request.action, request.future)
-        if self._take_config_changes():
-            return
-        if self._scheduled_rebalance_due():
-            return
-        wait = self._requests.wait_s(time.monotonic(), LONGEST_POLL_S)
-        if self._scheduled_rebalance is not None:
-            wait = min(wait, max(0.0, self._scheduled_rebalance - time.monotonic()))
-        if self._member.poll(wait):
-            self._handle_rebalance_completed()
-
-    def _scheduled_rebalance_due(self) -> bool:
-        """The cooperative leader asked for a follow-up rebalance after a delay (for work held back
-        for a departed worker); True once that time has come and a rejoin is requested."""
-        if self._scheduled_rebalance is None or self._scheduled_rebalance > time.monotonic():
-            return False
-        self._scheduled_rebalance = None
-        self._member.request_rejoin()
-        return True
-
-    @staticmethod
-    def _run_request(action: Callable[[], Any], future: Future[Any]) -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            future.set_result(action())
-        except BaseException as error:
-            future.set_exception(error)
-
-    def _take_config_changes(self) -> bool:
-        """Apply what the config listener collected; True if a rebalance must come first. Under eager
-        rebalancing the rebalance restarts everything, so the rest waits; under cooperative rebalancing
-        connector updates and target changes are applied first, as Kafka's herder does."""
-        rebalance = False
-        with self._changes.lock:
-            if self._changes.needs_rebalance:
-                self._changes.needs_rebalance = False
-                self._config_state = self.configs.snapshot()
-                reconfigured, self._changes.task_config_updates = self._changes.task_config_updates, set()
-                stopped = self._stop_reconfigured_tasks(reconfigured)
-                rebalance = stopped or not self._assignment_covers_config()
-                if rebalance and self._protocol is ConnectProtocolCompatibility.EAGER:
-                    self._changes.connector_updates.clear()
-                    self._changes.target_changes.clear()
-                    self._member.request_rejoin()
-                    return True
-            if self._changes.connector_updates or self._changes.target_changes or self._changes.restarts:
-                self._config_state = self.configs.snapshot()
-                self._known_connectors = frozenset(self._config_state.connectors())
-            updates, self._changes.connector_updates = self._changes.connector_updates, set()
-            targets, self._changes.target_changes = self._changes.target_changes, set()
-            restarts, self._changes.restarts = self._changes.restarts, {}
-        for name in sorted(updates):
-            self._process_connector_update(name)
-        for name in sorted(targets):
-            self._process_target_change(name)
-        for request in restarts.values():
-            self._process_restart_request(request)
-        if rebalance:
-            self._member.request_rejoin()
-        return rebalance
-
-    def _stop_reconfigured_tasks(self, connectors: set[str]) -> bool:
-        """Stop the local tasks of connectors with new task configs before rejoining: they start again
-        with the new configs once the rebalance settles, if they are still this worker's (Kafka's
-        `processTaskConfigUpdatesWithIncrementalCooperative`; for exactly-once sources this is KIP-618's
-        preemptive stop). A task started with its connector's latest task configs already (the notice
-        was read while catching up for the assignment that started it) keeps running. True if any
-        task stopped."""
-        snapshot = self._config_state
-        stopping = ConnectorsAndTasks.of(
-            tasks=(
-                t
-                for t in self._running.tasks
-                if t.connector in connectors
-                and self._started_generations.get(t) != snapshot.task_config_generation(t.connector)
-            )
-        )
-        if stopping.is_empty():
-            return False
-        logger.info(
-            "Stopping tasks %s, whose connector has new task configs", [str(t) for t in stopping.tasks]
-        )
-        self._release(stopping)
-        return True
-
-    def _assignment_covers_config(self) -> bool:
-        """Whether the assignment in force was made from this worker's config or a later one: then the
-        changes just read are in it already, and rejoining would only stop work under eager rebalancing.
-        Called only once the assignment is in force, so it is neither missing nor failed."""
-        assignment = self._assignment
-        return assignment is not None and assignment.config_offset >= self._config_state.offset
-
-    def _read_config_to_end(self) -> bool:
-        """Catch up with the config topic within `worker.sync.timeout.ms`; on failure leave the group and
-        back off (Kafka's `readConfigToEnd`)."""
-        try:
-            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
-            self._config_state = self.configs.snapshot()
-            self._can_read_configs = True
-            self._backoff_retries = BACKOFF_RETRIES
-            return True
-        except StorageError as error:
-            logger.warning("Didn't reach end of config log quickly enough (%s); leaving the group", error)
-            self._member.leave()
-            self._can_read_configs = False
-            self._unsync_backoff()
-            return False
-
-    def _unsync_backoff(self) -> None:
-        """Under eager rebalancing this worker runs nothing once it has rejoined, and waits
-        `worker.unsync.backoff.ms`. Under cooperative rebalancing it still runs its work, which the leader
-        holds for it up to `scheduled.rebalance.max.delay.ms`: it waits growing fractions of that delay,
-        and once `BACKOFF_RETRIES` waits have passed stops its work, before the group may hand it to
-        others (Kafka's `backoff`)."""
-        if self._protocol is ConnectProtocolCompatibility.EAGER:
-            self._stopping.wait(self.config.worker_unsync_backoff_ms / 1000)
-            return
-        if self._backoff_retries > 0:
-            delay_ms = self.config.scheduled_rebalance_max_delay_ms / 10 / self._backoff_retries
-            self._backoff_retries -= 1
-            logger.info("Backing off %.0f ms before reading the config topic again", delay_ms)
-            self._stopping.wait(delay_ms / 1000)
-            return
-        logger.warning(
-            "Stopping connectors %s and tasks %s: after %d retries this worker has not caught up with the "
-            "config topic",
-            sorted(self._running.connectors),
-            [str(t) for t in self._running.tasks],
-            BACKOFF_RETRIES,
-        )
-        self._release(self._running)
-        self._owned = ConnectorsAndTasks()
-        self._assignment = None
-        self._backoff_retries = BACKOFF_RETRIES
-
-    def _handle_rebalance_completed(self) -> bool:
-        """Start the settled assignment's work, or rejoin if it cannot be used (Kafka's method of the
-        same name); True once the assignment is in force."""
-        if self._rebalance_resolved:
-            return True
-        assignment = self._assignment
-        assert assignment is not None
-        needs_rejoin = False
-        needs_read = self._config_state.offset < assignment.config_offset
-        if assignment.failed:
-            needs_rejoin = True
-            needs_read = needs_read or self.is_leader()
-            logger.warning(
-                "Joined the group but the assignment failed; reading the config topic and rejoining"
-            )
-        if needs_read and not self._read_config_to_end():
-            needs_rejoin = True
-        if needs_rejoin:
-            self._member.request_rejoin()
-            return False
-        if self._config_state.offset != assignment.config_offset:
-            logger.info(
-                "Current config state offset %d does not match group assignment %d; forcing a rebalance",
-                self._config_state.offset,
-                assignment.config_offset,
-            )
-            self._member.request_rejoin()
-            return False
-        with self._stages.stage("starting connectors and tasks"):
-            self._start_work()
-        self._rebalance_resolved = True
-        self.rebalances.completed()
-        self._scheduled_rebalance = None
-        if assignment.delay_ms > 0:
-            self._scheduled_rebalance = time.monotonic() + assignment.delay_ms / 1000
-        self._ready.set()
-        return True
-
-    # Group membership callbacks (run on the work thread, inside ensure_active).
-
-    def _join_protocols(self) -> list[tuple[str, bytes]]:
-        self.rebalances.began()
-        owned = self._owned
-        current = None
-        if self._assignment is not None:
-            current = ConnectAssignment(
-                self._assignment.leader,
-                self._assignment.leader_url,
-                self._assignment.config_offset,
-                list(owned.connectors),
-                list(owned.tasks),
-            )
-        metadata = WorkerMetadata(self.url, self._config_state.offset, current)
-        return join_protocols(metadata, self.mode)
-
-    def _assign(self, joined: JoinResult) -> dict[str, bytes]:
-        """The leader's assignment for every member, under the protocol the group settled on."""
-        protocol = ConnectProtocolCompatibility.from_subprotocol(joined.protocol)
-        members = {member: decode_metadata(data) for member, data in joined.members.items()}
-
-        def fresh() -> ClusterConfigState:
-            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
-            self._config_state = self.configs.snapshot()
-            return self._config_state
-
-        result: GroupAssignment
-        if protocol is ConnectProtocolCompatibility.EAGER:
-            result = eager_assignment(joined.leader_id, members, self._config_state, fresh)
-        else:
-            result = self._cooperative.assign(
-                joined.leader_id,
-                members,
-                self._config_state,
-                last_completed_generation=self._generation,
-                generation=joined.generation,
-                read_fresh_config=fresh,
-                member_runtimes=lambda: {member: self._runtimes.of(m.url) for member, m in members.items()},
-            )
-        owners: dict[str | TaskId, str] = {}
-        for member, work in result.all_assigned.items():
-            for connector in work.connectors:
-                owners[connector] = members[member].url
-            for task in work.tasks:
-                owners[task] = members[member].url
-        self._owners = owners
-        self._member_urls = tuple(sorted({metadata.url for metadata in members.values()}))
-        return {member: encode_assignment(a, protocol) for member, a in result.assignments.items()}
-
-    def _on_assigned(self, group_assignment: Assignment) -> None:
-        assignment = decode_assignment(group_assignment.data)
-        self._protocol = ConnectProtocolCompatibility.from_subprotocol(group_assignment.protocol)
-        logger.info(
-            "Joined group at generation %d (%s) and got assignment: connectors %s, tasks %s, revoked %s %s, "
-            "delay %d ms",
-            group_assignment.generation,
-            self._protocol.subprotocol,
-            assignment.connectors,
-            [str(t) for t in assignment.tasks],
-            assignment.revoked_connectors,
-            [str(t) for t in assignment.revoked_tasks],
-            assignment.delay_ms,
-        )
-        self._assignment = assignment
-        self._generation = group_assignment.generation
-        self.worker.generation = group_assignment.generation
-        self._rebalance_resolved = False
-        added = ConnectorsAndTasks.of(assignment.connectors, assignment.tasks)
-        if self._protocol is ConnectProtocolCompatibility.EAGER:
-            self._owned = added
-        else:
-            revoked = ConnectorsAndTasks.of(assignment.revoked_connectors, assignment.revoked_tasks)
-            if not revoked.is_empty():
-                self._release(revoked)
-                self._member.request_rejoin()
-            self._owned = ConnectorsAndTasks.union([self._owned.minus(revoked), added])
-        if self.is_leader():
-            self._delete_removed_connector_statuses()
-            self._claim_config_topic()
-        else:
-            self._give_up_config_topic()
-        self._member.wakeup()
-
-    def _on_revoked(self, previous: Assignment) -> None:
-        if (
-            ConnectProtocolCompatibility.from_subprotocol(previous.protocol)
-            is ConnectProtocolCompatibility.EAGER
-        ):
-            logger.info("Rebalance started; stopping every connector and task (eager protocol)")
-            self._release(self._running)
-            self._owned = ConnectorsAndTasks()
-
-    def _on_lost(self, previous: Assignment) -> None:
-        """The group went on without this worker: whatever it runs may run elsewhere already."""
-        logger.warning("This worker fell out of the group; stopping every connector and task it ran")
-        self._release(self._running)
-        self._owned = ConnectorsAndTasks()
-        self._assignment = None
-        self._give_up_config_topic()
-
-    def _on_left(self, previous: Assignment) -> None:
-        """On the heartbeat thread: this worker is out of the group while its work thread is elsewhere
-        (stuck in a tick, or yet to poll). Its tasks may be started by others any moment, so they stop
-        now, on a thread of their own; the work thread releases the rest once it rejoins (`_on_lost`)."""
-        tasks = ConnectorsAndTasks.of(tasks=self._running.tasks)
-        if tasks.is_empty():
-            return
-        logger.warning("Out of the group; stopping tasks %s now", [str(t) for t in tasks.tasks])
-        threading.Thread(
-            target=self._release_now, args=(tasks,), name="herder-left-group", daemon=True
-        ).start()
-
-    def _release_now(self, work: ConnectorsAndTasks) -> None:
-        """`_release` without the start and stop pool, which a stuck work thread may hold."""
-        with self._start_lock:
-            stopping = self._running.intersection(work)
-            self._running = self._running.minus(work)
-        self._stop_tasks(list(stopping.tasks))
-
-    # Starting and stopping work.
-
-    def _start_work(self) -> None:
-        """Start what this worker owns and does not run yet (Kafka's `startWork`)."""
-        starting = self._owned.minus(self._running)
-        self._running = self._owned
-        snapshot = self._config_state
-        self._known_connectors = frozenset(snapshot.connectors())
-        logger.info("Starting connectors and tasks using config offset %d", snapshot.offset)
-        jobs: list[Future[None]] = []
-        for name in starting.connectors:
-            self._lanes.submit(name, functools.partial(self._start_connector_logged, name))
-        for task in starting.tasks:
-            if self._needs_fencing_first(task):
-                self._start_exactly_once_task(task)
-                continue
-            jobs.append(self._pool.submit(self._start_task, task))
-        for job in jobs:
-            job.result()
-        logger.info("Finished starting connectors and tasks")
-
-    def _release(self, work: ConnectorsAndTasks) -> None:
-        """Stop running `work` and forget it. A start decided on another thread (an exactly-once task
-        waiting for its fencing) checks `_running` under the same lock, so it never starts work that was
-        released meanwhile."""
-        with self._start_lock:
-            stopping = self._running.intersection(work)
-            self._running = self._running.minus(work)
-        self._stop_work(stopping)
-
-    def _stop_work(self, work: ConnectorsAndTasks) -> None:
-        """Stop connectors and tasks in parallel, then make sure their statuses are written. A connector
-        stuck in a call is stopped waiting for at once (its stop then waits at most
-        `task.shutdown.graceful.timeout.ms` for a `stop()` that does not return); each stop is named
-        while it runs (a stop that never ends is then named by the health check and at shutdown)."""
-        jobs: list[Future[None]] = []
-        for name in work.connectors:
-            self.worker.supersede(name)
-            jobs.append(self._lanes.submit(name, functools.partial(self._stop_connector, name)))
-        if work.tasks:
-            jobs.append(self._pool.submit(self._stop_tasks, list(work.tasks)))
-        futures.wait(jobs)
-        unassigned = self._status(State.UNASSIGNED)
-        self._put_statuses([(name, None, unassigned) for name in work.connectors])
-
-    def _stop_connector(self, name: str) -> None:
-        with self._stages.stage(f"stopping connector {name}"):
-            self.worker.stop_connector(name)
-
-    def _stop_tasks(self, tasks: list[TaskId]) -> None:
-        """Stop tasks and write them UNASSIGNED, named while they stop (a stop that never ends is then
-        named by the health check and at shutdown)."""
-        if not tasks:
-            return
-        with self._stages.stage(f"stopping tasks {', '.join(sorted(str(t) for t in tasks))}"):
-            self.worker.stop_tasks(tasks)
-        unassigned = self._status(State.UNASSIGNED)
-        self._put_statuses([(task.connector, task.task, unassigned) for task in tasks])
-
-    def _put_statuses(self, statuses: list[tuple[str, int | None, Status]]) -> None:
-        """Write statuses the herder decides (UNASSIGNED after a stop); if the status topic is out of reach,
-        the worker writes them again with its own once it answers, and the herder goes on."""
-        try:
-            self.statuses.put_all_safe(statuses)
-        except StorageError as error:
-            logger.warning("Could not write %d statuses; writing them again later: %s", len(statuses), error)
-            for connector, task, status in statuses:
-                self.worker.keep_status(connector, task, status)
-
-    def _status(self, state: State, trace: str | None = None) -> Status:
-        return Status(state.value, self.worker_id, trace, self._generation)
-
-    def _start_connector_logged(self, name: str) -> bool:
-        try:
-            return self._start_connector(name)
-        except Exception as error:
-            logger.error(
-                "Couldn't start connector %s; it will not run until reconfigured", name, exc_info=error
-            )
-            self.worker.fail_connector(name, error)
-            return False
-
-    def _start_connector(self, name: str) -> bool:
-        """Start the connector if it is still this worker's (a start queued on its lane may find it
-        released meanwhile)."""
-        snapshot = self._config_state
-        config = snapshot.connector_config(name)
-        if config is None or name not in self._running.connectors:
-            return False
-        target = TargetState(snapshot.target_state(name))
-        started = self.worker.start_connector(name, config, target)
-        if started and target is TargetState.STARTED:
-            self._requests.add(lambda: self._reconfigure_with_retry(name))
-            self.wakeup()
-        return started
-
-    def _start_task(self, task: TaskId) -> None:
-        if task not in self._running.tasks:
-            return
-        snapshot = self._config_state
-        config = snapshot.connector_config(task.connector)
-        task_config = snapshot.task_config(task.connector, task.task)
-        if config is None or task_config is None:
-            logger.warning("Not starting task %s: its configs are gone", task)
-            return
-        generation = snapshot.task_config_generation(task.connector)
-        self._started_generations[task] = generation
-        self.worker.start_task(
-            task,
-            config,
-            task_config,
-            TargetState(snapshot.target_state(task.connector)),
-            task_config_generation=generation if self._needs_fencing_first(task) else None,
-        )
-
-    def _needs_fencing_first(self, task: TaskId) -> bool:
-        """KIP-618: with exactly-once support on, a source task starts only after its connector's older
-        task producers are fenced."""
-        if not self.config.exactly_once_source_enabled:
-            return False
-        config = self._config_state.connector_config(task.connector)
-        return config is not None and self._type_of(config) is ConnectorType.SOURCE
-
-    def _start_task_fenced_if_needed(self, task: TaskId) -> None:
-        """On the work thread: start a task that is not running, fencing first if it needs it."""
-        if self._needs_fencing_first(task):
-            self._start_exactly_once_task(task)
-        else:
-            self._pool.submit(self._start_task, task)
-
-    def _start_exactly_once_task(self, task: TaskId, attempt: int = 0) -> None:
-        """On the work thread: fence the connector's older task producers (the leader itself, a follower
-        by asking the leader), then start the task. A new start supersedes the retries of an earlier one."""
-        if attempt == 0:
-            self._fencing_starts[task] = self._fencing_starts.get(task, 0) + 1
-        generation = self._config_state.task_config_generation(task.connector)
-        if self.is_leader():
-            self._start_exactly_once_task_as_leader(task, generation, attempt)
-        else:
-            self._pool.submit(self._start_exactly_once_task_as_follower, task, generation, attempt)
-
-    def _start_exactly_once_task_as_leader(self, task: TaskId, generation: int | None, attempt: int) -> None:
-        try:
-            self._fence_zombies_now(task.connector)
-        except Exception as error:
-            self._fencing_failed(task, generation, attempt, error)
-            return
-        self._pool.submit(self._start_task, task)
-
-    def _start_exactly_once_task_as_follower(
-        self, task: TaskId, generation: int | None, attempt: int
-    ) -> None:
-        """Ask the leader to fence first; runs on the start pool so the work thread never waits on it."""
-        assignment = self._assignment
-        try:
-            if assignment is None:
-                raise ConnectError(NO_LEADER)
-            self.internal.fence_zombies(assignment.leader_url, task.connector)
-        except Exception as error:
-            self._fencing_failed(task, generation, attempt, error)
-            return
-        with self._start_lock:
-            if task in self._running.tasks:
-                self._start_task(task)
-
-    def _fencing_failed(self, task: TaskId, generation: int | None, attempt: int, error: Exception) -> None:
-        """A connector that is gone or not a source fails the task; any other failure (the leader
-        unreachable or moving, the log unavailable, a fenced leader) is retried with a growing backoff for
-        as long as the task is this worker's and its connector's task configs stand (KIP-618)."""
-        if _refused_for_good(error):
-            self._fail_task_start(task, error)
-            return
-        delay_s = min(FENCING_RETRY_MAX_S, FENCING_RETRY_S * 2**attempt)
-        logger.warning(
-            "Could not fence zombies before starting task %s (attempt %d); retrying in %.1f s: %s",
-            task,
-            attempt + 1,
-            delay_s,
-            error,
-        )
-        self.statuses.put_task(
-            task.connector,
-            task.task,
-            self._status(
-                State.UNASSIGNED,
-                f"Waiting to fence the zombie tasks of connector {task.connector} before starting; retrying "
-                f"in {delay_s:.1f} s after: {error}",
-            ),
-            safe=True,
-        )
-
-        start = self._fencing_starts.get(task)
-
-        def retry() -> None:
-            if (
-                self._fencing_starts.get(task) != start
-                or task not in self._running.tasks
-                or self.worker.task_state(task) is not None
-                or self.configs.snapshot().task_config_generation(task.connector) != generation
-            ):
-                return
-            self._start_exactly_once_task(task, attempt + 1)
-
-        self._requests.add(retry, delay_s, f"fencing the zombie tasks of the connector {task.connector}")
-        self.wakeup()
-
-    def _fail_task_start(self, task: TaskId, error: Exception) -> None:
-        logger.error("Could not fence zombies before starting task %s", task, exc_info=error)
-        self.statuses.put_task(
-            task.connector,
-            task.task,
-            self._status(
-                State.FAILED, f"Failed to fence zombie tasks of connector {task.connector}: {error}"
-            ),
-        )
-
-    # Config changes read from the config topic.
-
-    def _process_connector_update(self, name: str) -> None:
-        if name not in self._running.connectors:
-            return
-        remains = self.configs.snapshot().contains(name)
-        logger.info(
-            "Handling connector-only config update by %s connector %s",
-            "restarting" if remains else "stopping",
-            name,
-        )
-        self._restart_on_lane(name, start=remains)
-
-    def _restart_on_lane(self, name: str, start: bool = True) -> Future[bool]:
-        """Stop the connector (at once if it is stuck in a call) and, if `start`, start it again: on its
-        lane, so that the work thread never waits on connector code. True once it runs again."""
-        self.worker.supersede(name)
-
-        def restart() -> bool:
-            self.worker.stop_connector(name)
-            return start and self._start_connector_logged(name)
-
-        return self._lanes.submit(name, restart)
-
-    def _process_target_change(self, name: str) -> None:
-        snapshot = self.configs.snapshot()
-        if not snapshot.contains(name):
-            return
-        target = TargetState(snapshot.target_state(name))
-        if name in self._running.connectors:
-            if target is TargetState.STOPPED:
-                config = snapshot.connector_config(name) or {}
-                self.worker.supersede(name)
-                self._lanes.submit(
-                    name, functools.partial(self.worker.start_connector, name, config, TargetState.STOPPED)
-                )
-            elif not self.worker.is_running(name):
-                self._lanes.submit(name, functools.partial(self._start_connector_logged, name))
-            else:
-                self.worker.set_connector_target(name, target)
-                if target is TargetState.STARTED:
-                    self._requests.add(lambda: self._reconfigure_with_retry(name))
-        else:
-            self.worker.set_connector_target(name, target)
-
-    def _process_restart_request(self, request: RestartRequest) -> None:
-        """KIP-745: restart what of the connector runs here, as the request says."""
-        name = request.connector
-        if not self.configs.snapshot().contains(name):
-            return
-        if name in self._running.connectors:
-            status = self.statuses.connector(name)
-            if not request.only_failed or (status is not None and status.state == State.FAILED.value):
-                self._restart_on_lane(name)
-        if not request.include_tasks:
-            return
-        for task in [t for t in self._running.tasks if t.connector == name]:
-            status = self.statuses.task(name, task.task)
-            if request.only_failed and (status is None or status.state != State.FAILED.value):
-                continue
-            if self.worker.task_state(task) is None:
-                self._start_task_fenced_if_needed(task)
-            else:
-                self._pool.submit(self.worker.restart_task, task)
-
     # Task reconfiguration.
 
     def _on_reconfiguration_request(self, name: str) -> None:
@@ -997,7 +286,7 @@ class DistributedHerder(BaseHerder):
                 )
                 self.wakeup()
 
-        self._lanes.submit(name, generate)
+        self._work.lanes.submit(name, generate)
 
     def _generate_task_configs(self, name: str) -> tuple[dict[str, str], list[dict[str, str]]] | None:
         """The connector's config and the task configs it generates now, if it runs and is STARTED (a
@@ -1025,7 +314,7 @@ class DistributedHerder(BaseHerder):
             return
         if self.is_leader():
             try:
-                self._write_as_leader(lambda: self.configs.put_task_configs(name, task_configs))
+                self._leader.write(lambda: self.configs.put_task_configs(name, task_configs))
             except Exception as error:
                 on_error(error)
             return
@@ -1059,64 +348,14 @@ class DistributedHerder(BaseHerder):
     @property
     def running(self) -> ConnectorsAndTasks:
         """The connectors and tasks this worker runs under its current assignment."""
-        return self._running
-
-    def _require_leader(self, what: str) -> None:
-        if not self.is_leader():
-            raise NotLeaderError(f"Only the leader can {what}.", self.leader_url())
-
-    def _claim_config_topic(self) -> None:
-        """KIP-618: a worker elected leader takes over the config topic's transactional id at once, fencing
-        any previous leader's writer; if that fails, its first write tries again (Kafka's `onAssigned`)."""
-        if not self.config.transactional_leader_enabled:
-            return
-        try:
-            self.configs.claim_write_privileges()
-            self._fenced_from_config_topic = False
-        except StorageError as error:
-            self._fenced_from_config_topic = True
-            logger.error(
-                "Unable to claim write privileges for config topic after being elected leader during "
-                "rebalance: %s",
-                error,
-            )
-
-    def _give_up_config_topic(self) -> None:
-        """A worker that is no longer leader closes its transactional config writer."""
-        self._fenced_from_config_topic = True
-        if self.config.transactional_leader_enabled:
-            self.configs.relinquish_write_privileges()
-
-    def _write_as_leader(self, write: Callable[[], None]) -> None:
-        """A config topic write by the leader; under KIP-618 it claims write privileges first and, once
-        fenced by a newer leader, rejoins (Kafka's `writeToConfigTopicAsLeader`)."""
-        if self.config.transactional_leader_enabled and self._fenced_from_config_topic:
-            self.configs.claim_write_privileges()
-            self._fenced_from_config_topic = False
-        try:
-            write()
-        except PrivilegedWriteError as error:
-            self._fenced_from_config_topic = True
-            self._member.request_rejoin()
-            raise ConnectError(FENCED_LEADER) from error
-
-    def _rotate_session_key(self) -> None:
-        if self._protocol is not ConnectProtocolCompatibility.SESSIONED:
-            return
-        current = self.configs.snapshot().session_key
-        if self._keys.rotation_due(current):
-            logger.info("Distributing a new session key")
-            try:
-                self._write_as_leader(lambda: self.configs.put_session_key(self._keys.new_key()))
-            except ConnectError as error:
-                logger.warning("Could not write a new session key: %s", error)
+        return self._work.running
 
     def _worker_group_id(self) -> str | None:
         return self.config.group_id
 
     def connect_metrics(self) -> WorkerMetrics:
         """The worker's groups, with `connect-worker-rebalance-metrics` from this worker's rebalances."""
-        history = self.rebalances
+        history = self._listener.history
         durations = history.durations_ms
         assignment = self._assignment
         since = None if history.last_completed is None else (time.monotonic() - history.last_completed) * 1000
@@ -1136,7 +375,7 @@ class DistributedHerder(BaseHerder):
 
     def local_view(self) -> WorkerView:
         """What this worker tells its peers: its tasks' metrics, its usage, and (the leader) the members."""
-        members = self._member_urls if self.is_leader() else ()
+        members = self._listener.member_urls if self.is_leader() else ()
         return WorkerView(self.local_task_metrics(), self.usage(), members)
 
     def _peer_url(self, worker_id: str) -> str:
@@ -1173,7 +412,7 @@ class DistributedHerder(BaseHerder):
     def workers_usage(self) -> list[WorkerUsage]:
         """This worker's usage, then every other member's (the members as the leader last saw them)."""
         own = {self.url.rstrip("/"), self._peer_url(self.worker_id).rstrip("/")}
-        members = set(self._member_urls)
+        members = set(self._listener.member_urls)
         leader = self.leader_url()
         if not self.is_leader() and leader is not None and leader.rstrip("/") not in own:
             leader_view = self.peers.view(leader).view
@@ -1201,23 +440,6 @@ class DistributedHerder(BaseHerder):
         """Internal requests are verified only once the group speaks the sessioned protocol (KIP-507)."""
         return self._protocol is ConnectProtocolCompatibility.SESSIONED
 
-    def _delete_removed_connector_statuses(self) -> None:
-        """Delete the statuses of connectors deleted before this rebalance. A status topic that cannot be
-        read or written now (the log coming back after an outage) leaves them to the next rebalance: a
-        clean-up is no reason to stop the herder."""
-        connectors = set(self.configs.snapshot().connectors())
-        try:
-            self.statuses.read_to_end()
-            for name in self.statuses.connectors():
-                if name not in connectors:
-                    logger.debug("Cleaning status information for connector %s", name)
-                    self.statuses.delete_connector(name)
-        except StorageError as error:
-            logger.warning(
-                "Could not clean up the statuses of deleted connectors; retrying at the next rebalance: %s",
-                error,
-            )
-
     # Requests from other threads.
 
     def _submit(self, action: Callable[[], T], description: str = "handling a request") -> T:
@@ -1237,8 +459,8 @@ class DistributedHerder(BaseHerder):
         """Reads and restarts wait for an expected rebalance (a 409); writes of connector configs,
         deletions and stops do not, so a burst of them is applied in one rebalance (as Kafka's
         `checkRebalanceNeeded` callers are)."""
-        with self._changes.lock:
-            if self._changes.needs_rebalance:
+        with self._tick.changes.lock:
+            if self._tick.changes.needs_rebalance:
                 raise RebalanceNeededError()
 
     # The REST operations that change things: leader-only writes.
@@ -1252,24 +474,12 @@ class DistributedHerder(BaseHerder):
         initial_offsets: list[ConnectorOffset] | None = None,
         resume_offsets: bool = False,
     ) -> tuple[bool, ConnectorInfo]:
-        config = {**config, "name": name}
-        self._require_ready()
-        self._raise_on_invalid(config)
+        config = self._checked_config(name, config)
 
         def write() -> tuple[bool, ConnectorInfo]:
-            self._require_leader("create or reconfigure connectors")
-            exists = self.configs.snapshot().contains(name)
-            if exists and not allow_replace:
-                raise AlreadyExistsError(f"Connector {name} already exists")
-            target = None if exists else self._initial_target(initial_state)
-            if not exists:
-                self._set_up_offsets_of_new_connector(name, config, initial_offsets, resume_offsets)
-            self._write_as_leader(
-                lambda: self.configs.put_connector_config(
-                    name, config, None if target is None else target.value
-                )
+            return self._leader.put_connector_config(
+                name, config, allow_replace, initial_state, initial_offsets, resume_offsets
             )
-            return not exists, BaseHerder.connector_info(self, name)
 
         return self._submit(write, f"writing the config of the connector {name}")
 
@@ -1278,63 +488,27 @@ class DistributedHerder(BaseHerder):
         return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
-        def delete() -> None:
-            self._require_leader("delete connectors")
-            self._require(name)
-            self._write_as_leader(lambda: self.configs.remove_connector_config(name))
-
-        self._submit(delete, f"deleting the connector {name}")
+        self._submit(lambda: self._leader.delete_connector(name), f"deleting the connector {name}")
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
         """The internal `POST /connectors/{c}/tasks`: a follower's connector generated these configs."""
-
-        def write() -> None:
-            self._require_leader("write task configurations")
-            self._require(name)
-            self._write_as_leader(lambda: self.configs.put_task_configs(name, configs))
-
-        self._submit(write, f"writing the task configs of the connector {name}")
+        self._submit(
+            lambda: self._leader.put_task_configs(name, configs),
+            f"writing the task configs of the connector {name}",
+        )
 
     def fence_zombies(self, name: str) -> None:
         """The internal `PUT /connectors/{c}/fence` (KIP-618)."""
         self._submit(
-            lambda: self._fence_zombies_now(name), f"fencing the zombie tasks of the connector {name}"
+            lambda: self._leader.fence_zombies(name), f"fencing the zombie tasks of the connector {name}"
         )
-
-    def _fence_zombies_now(self, name: str) -> None:
-        """Fence the producers of the connector's previous task generation, then write the task count
-        record, as Kafka's `doFenceZombieSourceTasks`."""
-        self._require_leader("fence zombie tasks")
-        try:
-            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
-        except StorageError as error:
-            raise ConnectError(f"Failed to read to end of config topic before fencing: {error}") from error
-        snapshot = self.configs.snapshot()
-        config = snapshot.connector_config(name)
-        if config is None:
-            raise NotFoundError(f"Connector {name} not found")
-        if self._type_of(config) is not ConnectorType.SOURCE:
-            raise BadRequestError(f"Connector {name} is not a source connector")
-        if not snapshot.pending_fencing(name):
-            return
-        task_count = snapshot.task_count(name)
-        previous = snapshot.task_count_record(name)
-        generation = snapshot.task_config_generation(name)
-        if previous is not None and (previous != 1 or task_count != 1):
-            self._fence_task_producers(name, previous)
-            self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
-            if self.configs.snapshot().task_config_generation(name) != generation:
-                raise ConflictError(
-                    "Fencing failed because new task configurations were generated for the connector"
-                )
-        self._write_as_leader(lambda: self.configs.put_task_count_record(name, task_count))
 
     def _set_target(self, name: str, target: TargetState) -> None:
         def write() -> None:
             self._require(name)
             if target is TargetState.STOPPED:
-                self._require_leader("stop connectors")
-                self._write_as_leader(lambda: self.configs.put_task_configs(name, []))
+                self._leader.require("stop connectors")
+                self._leader.write(lambda: self.configs.put_task_configs(name, []))
             self.configs.put_target_state(name, target.value)
 
         self._submit(write, f"changing the target state of the connector {name}")
@@ -1363,10 +537,10 @@ class DistributedHerder(BaseHerder):
 
         def request() -> ConnectorStateInfo:
             self._check_rebalance_needed()
-            self._require_leader("restart connectors and their tasks")
+            self._leader.require("restart connectors and their tasks")
             self._require(name)
             planned = self._planned_restart(name, include_tasks, only_failed)
-            self._write_as_leader(lambda: self.configs.put_restart_request(name, include_tasks, only_failed))
+            self._leader.write(lambda: self.configs.put_restart_request(name, include_tasks, only_failed))
             return planned
 
         return self._submit(request, f"restarting the connector {name}")
@@ -1375,16 +549,16 @@ class DistributedHerder(BaseHerder):
         """On the work thread: check the connector runs here, and queue its restart on its lane."""
         self._check_rebalance_needed()
         self._require(name)
-        if name not in self._running.connectors:
+        if name not in self._work.running.connectors:
             raise self._elsewhere("connector", name)
-        return self._restart_on_lane(name)
+        return self._work.restart_on_lane(name)
 
     def _elsewhere(self, kind: str, work: str | TaskId) -> RequestTargetError:
         """Where a restart of work this worker does not run goes: the leader knows its owner (Kafka's
         `NotAssignedException`); a follower sends it to the leader (`NotLeaderException`)."""
         message = NOT_ASSIGNED.format(kind)
         if self.is_leader():
-            return NotAssignedError(message, self._owners.get(work))
+            return NotAssignedError(message, self._listener.owners.get(work))
         return NotLeaderError(message, self.leader_url())
 
     def _planned_restart(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
@@ -1396,7 +570,7 @@ class DistributedHerder(BaseHerder):
             self._check_rebalance_needed()
             self._require(name)
             task_id = TaskId(name, task)
-            if self._needs_fencing_first(task_id):
+            if self._work.needs_fencing_first(task_id):
                 try:
                     self.configs.read_to_end(self.config.worker_sync_timeout_ms / 1000)
                 except StorageError as error:
@@ -1406,9 +580,9 @@ class DistributedHerder(BaseHerder):
                 self._check_rebalance_needed()
             if not self._has_task(name, task):
                 raise NotFoundError(f"Unknown task: {task_id}")
-            if task_id in self._running.tasks:
+            if task_id in self._work.running.tasks:
                 if self.worker.task_state(task_id) is None:
-                    self._start_task_fenced_if_needed(task_id)
+                    self._work.start_task_fenced_if_needed(task_id)
                 else:
                     self.worker.restart_task(task_id)
             else:
@@ -1419,8 +593,8 @@ class DistributedHerder(BaseHerder):
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
         def alter() -> str:
             self._check_rebalance_needed()
-            self._require_leader("alter connector offsets")
-            self._fence_before_modifying_offsets(name)
+            self._leader.require("alter connector offsets")
+            self._leader.fence_before_modifying_offsets(name)
             return self._alter_offsets(name, offsets)
 
         return self._submit(alter, f"altering the offsets of the connector {name}")
@@ -1428,19 +602,11 @@ class DistributedHerder(BaseHerder):
     def reset_connector_offsets(self, name: str) -> str:
         def reset() -> str:
             self._check_rebalance_needed()
-            self._require_leader("reset connector offsets")
-            self._fence_before_modifying_offsets(name)
+            self._leader.require("reset connector offsets")
+            self._leader.fence_before_modifying_offsets(name)
             return self._reset_offsets(name)
 
         return self._submit(reset, f"resetting the offsets of the connector {name}")
-
-    def _fence_before_modifying_offsets(self, name: str) -> None:
-        """KIP-875 under KIP-618: a stopped exactly-once source's zombie tasks are fenced before its
-        offsets change, so none of them can commit offsets over the new ones (Kafka's
-        `modifyConnectorOffsets`)."""
-        config = self._require_stopped(name)
-        if self.config.exactly_once_source_enabled and self._type_of(config) is ConnectorType.SOURCE:
-            self._fence_zombies_now(name)
 
     def _put_source_offsets(self, name: str, config: Mapping[str, str], offsets: OffsetUpdates) -> None:
         """Under exactly-once support, in one transaction as the connector's task 0."""
@@ -1471,10 +637,3 @@ class DistributedHerder(BaseHerder):
     def task_status(self, name: str, task: int) -> TaskState:
         self.statuses.read_to_end()
         return super().task_status(name, task)
-
-
-def _refused_for_good(error: Exception) -> bool:
-    """A fencing request that can never succeed as things stand: the connector is gone or not a source."""
-    if isinstance(error, NotFoundError | BadRequestError):
-        return True
-    return isinstance(error, InternalRequestError) and error.status in (400, 404)
