@@ -73,6 +73,7 @@ from conveyor.connectors.postgres.snapshot_plan import (
     ChunkProgress,
     SnapshotPlan,
     chunk_offset,
+    chunk_offsets,
     chunk_partition,
     plan_partition,
 )
@@ -127,6 +128,10 @@ class _Transaction:
     previous_commit_end: int | None
     """Where the transaction committed before this one ended, as far as this stream has seen."""
     events: int = 0
+
+
+_JsonSelects = tuple[sql.Composed, sql.Composed]
+"""What to select for PostgreSQL to write the JSON of a row's key and of its ``after`` payload."""
 
 
 class PostgresCdcSourceTask(SourceTask):
@@ -348,19 +353,37 @@ class PostgresCdcSourceTask(SourceTask):
         """This task's chunks not yet written, as batches of ``op`` r records; a chunk's last record
         marks it done. The chunks of a table share one set of schemas, so converters see them as one."""
         settings = self.settings
-        described: dict[TableId, TableEvents | None] = {}
+        described: dict[TableId, tuple[TableEvents, _JsonSelects | None] | None] = {}
         for chunk, progress in self._chunk_progress(plan, plan.chunks_of(self._index, self._task_count)):
             partition = chunk_partition(settings.topic_prefix, chunk.index)
             table = tables.get(chunk.table)
             if progress.done or table is None:
                 continue
             if table.id not in described:
-                columns = [(c.name, c.type_oid, c.type_modifier) for c in table.columns]
-                described[table.id] = self._table_events(table, columns)
-            events = described[table.id]
-            if events is None:
+                described[table.id] = self._described(table, reader)
+            found = described[table.id]
+            if found is None:
                 continue
-            yield from self._chunk_batches(plan, reader, chunk, table, events, partition, progress)
+            events, selects = found
+            yield from self._chunk_batches(plan, reader, chunk, table, events, selects, partition, progress)
+
+    def _described(
+        self, table: TableInfo, reader: SnapshotReader
+    ) -> tuple[TableEvents, _JsonSelects | None] | None:
+        """A captured table's events, and what to select for PostgreSQL to write its rows' JSON if it can."""
+        columns = [(c.name, c.type_oid, c.type_modifier) for c in table.columns]
+        events = self._table_events(table, columns)
+        if events is None:
+            return None
+        selects = self._json_selects(table, events) if reader.reads_utf8 else None
+        logger.info(
+            "Snapshot of %s: %s",
+            table.id,
+            "rows read as the JSON PostgreSQL writes, with COPY"
+            if selects is not None
+            else "rows read with a cursor and converted",
+        )
+        return events, selects
 
     def _chunk_batches(
         self,
@@ -369,6 +392,7 @@ class PostgresCdcSourceTask(SourceTask):
         chunk: Chunk,
         table: TableInfo,
         events: TableEvents,
+        selects: _JsonSelects | None,
         partition: Mapping[str, Any],
         progress: ChunkProgress,
     ) -> Iterator[list[SourceRecord]]:
@@ -376,7 +400,6 @@ class PostgresCdcSourceTask(SourceTask):
         rows: Iterator[Sequence[Any]]
         key_of: Callable[[Sequence[Any]], list[Any] | None]
         records: Callable[[list[Sequence[Any]], list[str], list[dict[str, Any]]], list[SourceRecord]]
-        selects = self._json_selects(table, events) if reader.reads_utf8 else None
         if selects is None:
             names = [column.name for column in table.columns]
             key_positions = [names.index(name) for name in table.primary_key]
@@ -418,16 +441,14 @@ class PostgresCdcSourceTask(SourceTask):
                 markers[0] = "first" if chunk.index == 0 else "first_in_data_collection"
             if following is None and chunk.last:
                 markers[-1] = "last" if chunk.index == len(plan.chunks) - 1 else "last_in_data_collection"
-            offsets = [chunk_offset(plan, key_of(row), False, switches) for row in batch]
+            offsets = chunk_offsets(plan, map(key_of, batch), switches)
             if following is None:
                 offsets[-1] = {**offsets[-1], "done": True}
             yield records(batch, markers, offsets)
             first = False
             batch = following
 
-    def _json_selects(
-        self, table: TableInfo, events: TableEvents
-    ) -> tuple[sql.Composed, sql.Composed] | None:
+    def _json_selects(self, table: TableInfo, events: TableEvents) -> _JsonSelects | None:
         """What to select (as ``conveyor_row``) for PostgreSQL to write the JSON of a row's key and of its
         ``after`` payload, when the runtime writes ``EncodedJson`` unchanged, the table has a key, and
         PostgreSQL writes every captured column as the converter does (:mod:`snapshot_json`); else None."""

@@ -30,7 +30,6 @@ _AS_IS: Final = frozenset(
         "bpchar",
         "char",
         "name",
-        "citext",
         "inet",
         "cidr",
         "macaddr",
@@ -42,7 +41,8 @@ _AS_IS: Final = frozenset(
 """Types whose ``to_json`` is the converter's text of their Connect value: JSON numbers and booleans, or
 their text output as a JSON string."""
 _CASTS: Final = {"oid": "int8", "json": "text", "jsonb": "text"}
-"""Types written through a cast: ``oid`` as a number, json as the string of its text."""
+"""Built-in types written through a cast: ``oid`` as a number, json as the string of its text. Enums and
+``citext`` are cast to text too: a cast to json someone defined for them is not Debezium's mapping."""
 
 _COPY_ESCAPES: Final = {
     ord("b"): b"\b",
@@ -62,7 +62,11 @@ def json_expression(pg_type: PgType, options: TypeOptions, column: sql.Composabl
         pg_type = pg_type.base
     if pg_type.element is not None:
         return None
-    if pg_type.enum_labels is not None or pg_type.name in _AS_IS:
+    if pg_type.enum_labels is not None or pg_type.name == "citext":
+        return sql.SQL("({})::text").format(column)
+    if pg_type.schema != "pg_catalog":
+        return None
+    if pg_type.name in _AS_IS:
         return column
     cast = _CASTS.get(pg_type.name)
     if cast is None and pg_type.name == "numeric":
