@@ -10,7 +10,9 @@ Kafka Connect 4.3.1, one PostgreSQL server and one Kafka broker, in the same run
   creation to the last snapshot record counted read_committed, beside PostgreSQL's own
   ``COPY ... TO STDOUT`` of the table (the ceiling). Conveyor's snapshot runs with ``tasks.max`` 1, 2 and 4
   (``--tasks``), its table split into primary-key chunks of ``--chunk-size`` rows; Debezium's in its one
-  thread. ``--no-streaming`` runs the snapshot part alone.
+  thread. ``--no-streaming`` runs the snapshot part alone. After each snapshot the same reader reads the
+  topic again from the start: the rate of reading alone (the records' bytes through the broker), apart
+  from writing them.
 
 Conveyor runs as users run it: ``conveyor standalone`` on the Kafka log with
 ``exactly.once.source.support=enabled``, its task on Spark. Kafka Connect runs ``ConnectDistributed`` from
@@ -19,7 +21,7 @@ Kafka's Maven jars with ``exactly.once.source.support=enabled``; both connectors
 ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 
     .venv/bin/python bench/postgres_cdc_bench.py [--changes N] [--rows M] [--per-transaction K]
-        [--tasks 1,2,4] [--chunk-size C] [--no-streaming]
+        [--tasks 1,2,4] [--chunk-size C] [--no-streaming] [--baseline-src OTHER/src]
 """
 
 from __future__ import annotations
@@ -90,8 +92,11 @@ def wait_for(condition: Callable[[], bool], what: str, timeout_s: float = DEADLI
 
 
 @contextlib.contextmanager
-def conveyor_standalone(directory: Path, bootstrap: str) -> Iterator[Runtime]:
-    """``conveyor standalone`` on the Kafka log, exactly-once source support enabled."""
+def conveyor_standalone(
+    directory: Path, bootstrap: str, sources: Path | None = None, name: str = "Conveyor"
+) -> Iterator[Runtime]:
+    """``conveyor standalone`` on the Kafka log, exactly-once source support enabled; with ``sources``, a
+    ``src`` directory whose ``conveyor`` package it runs instead of the installed one."""
     directory.mkdir(parents=True)
     properties = directory / "worker.properties"
     settings = {
@@ -102,8 +107,12 @@ def conveyor_standalone(directory: Path, bootstrap: str) -> Iterator[Runtime]:
         "offset.flush.interval.ms": "1000",
     }
     properties.write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
+    environment = dict(os.environ)
+    if sources is not None:
+        environment["PYTHONPATH"] = os.pathsep.join([str(sources), environment.get("PYTHONPATH", "")])
     process = subprocess.Popen(
         [str(CONVEYOR), "standalone", "--no-status", str(properties)],
+        env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -133,7 +142,7 @@ def conveyor_standalone(directory: Path, bootstrap: str) -> Iterator[Runtime]:
 
         try:
             wait_for(serving, "the Conveyor worker to serve its REST API", STARTUP_S)
-            yield Runtime("Conveyor", found[0])
+            yield Runtime(name, found[0])
         finally:
             process.terminate()
             try:
@@ -344,7 +353,8 @@ def snapshot(
     rows: int,
     tasks: int = 1,
     extra: dict[str, str] | None = None,
-) -> Timing:
+) -> tuple[Timing, Timing]:
+    """The snapshot's timing, and the same reader's reading the topic again once it is all there."""
     prefix = f"r{uuid.uuid4().hex[:8]}"
     topic = f"{prefix}.public.{table}"
     create_topic(bootstrap, topic)
@@ -353,9 +363,10 @@ def snapshot(
     config = {**cdc_config(database, prefix, table, "initial_only", tasks), **(extra or {})}
     create_connector(runtime, name, config)
     try:
-        return count_committed(bootstrap, topic, rows, started, lambda: task_failure(runtime, name))
+        timing = count_committed(bootstrap, topic, rows, started, lambda: task_failure(runtime, name))
     finally:
         delete_connector(runtime, name)
+    return timing, count_committed(bootstrap, topic, rows, time.monotonic(), lambda: None)
 
 
 class CountingSink(io.RawIOBase):
@@ -429,6 +440,11 @@ def main() -> None:
     parser.add_argument("--chunk-size", type=int, default=20_000, help="snapshot.chunk.size of Conveyor")
     parser.add_argument("--no-streaming", action="store_true", help="run the snapshot part only")
     parser.add_argument("--keep", action="store_true", help="keep the workers' output and print where")
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        help="a src directory of another Conveyor version, snapshotting in a second worker before each run",
+    )
     arguments = parser.parse_args()
     task_counts = [int(count) for count in arguments.tasks.split(",")]
     load = os.getloadavg()
@@ -451,7 +467,20 @@ def main() -> None:
         with (
             conveyor_standalone(directory / "conveyor", bootstrap) as conveyor,
             kafka_connect(directory, bootstrap) as debezium,
+            contextlib.ExitStack() as more,
         ):
+            baseline = (
+                more.enter_context(
+                    conveyor_standalone(
+                        directory / "baseline",
+                        bootstrap,
+                        arguments.baseline_src,
+                        f"Conveyor from {arguments.baseline_src}",
+                    )
+                )
+                if arguments.baseline_src is not None
+                else None
+            )
             if not arguments.no_streaming:
                 print("streaming, exactly once: records/s from the writers' start to the last committed one")
                 dbz_stream = stream(
@@ -468,21 +497,27 @@ def main() -> None:
             copy_out(database, "snap", arguments.rows)  # warms the table into shared buffers, unreported
             print(
                 "snapshot: records/s from the connector's creation to the last committed record; Conveyor's "
-                f"table in primary-key chunks of {arguments.chunk_size:,} rows over tasks.max tasks"
+                f"table in primary-key chunks of {arguments.chunk_size:,} rows over tasks.max tasks; after "
+                "each, the same reader reading the topic again (reading alone)"
             )
             ceiling = copy_out(database, "snap", arguments.rows)
             print(line("PostgreSQL COPY ... TO STDOUT", ceiling), flush=True)
-            dbz_snapshot = snapshot(debezium, database, bootstrap, "snap", arguments.rows)
+            dbz_snapshot, dbz_again = snapshot(debezium, database, bootstrap, "snap", arguments.rows)
             print(line(debezium.name, dbz_snapshot, ceiling, "COPY"), flush=True)
+            print(line("  reading alone", dbz_again), flush=True)
             chunks = {"snapshot.chunk.size": str(arguments.chunk_size)}
             for tasks in task_counts:
-                timing = snapshot(conveyor, database, bootstrap, "snap", arguments.rows, tasks, chunks)
-                print(line(f"{conveyor.name} (tasks.max: {tasks})", timing, ceiling, "COPY"), flush=True)
-                print(
-                    f"  {'':34s} x{timing.rate / dbz_snapshot.rate:.2f} of {debezium.name}  "
-                    f"(load average {os.getloadavg()[0]:.1f})",
-                    flush=True,
-                )
+                for runtime in [runtime for runtime in (baseline, conveyor) if runtime is not None]:
+                    timing, again = snapshot(
+                        runtime, database, bootstrap, "snap", arguments.rows, tasks, chunks
+                    )
+                    print(line(f"{runtime.name} (tasks.max: {tasks})", timing, ceiling, "COPY"), flush=True)
+                    print(
+                        f"  {'':34s} x{timing.rate / dbz_snapshot.rate:.2f} of {debezium.name}  "
+                        f"(load average {os.getloadavg()[0]:.1f})",
+                        flush=True,
+                    )
+                    print(line("  reading alone", again), flush=True)
 
 
 if __name__ == "__main__":

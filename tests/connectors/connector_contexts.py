@@ -52,10 +52,12 @@ class DictSourceTaskContext(SourceTaskContext):
         configs: Mapping[str, str],
         offsets: DictOffsetStorageReader | None = None,
         transactions: TransactionContext | None = None,
+        json_unchanged: bool = False,
     ) -> None:
         self._configs = dict(configs)
         self.offsets = offsets or DictOffsetStorageReader()
         self._transactions = transactions
+        self._json_unchanged = json_unchanged
 
     def configs(self) -> Mapping[str, str]:
         return self._configs
@@ -65,6 +67,9 @@ class DictSourceTaskContext(SourceTaskContext):
 
     def transaction_context(self) -> TransactionContext | None:
         return self._transactions
+
+    def writes_json_unchanged(self) -> bool:
+        return self._json_unchanged
 
 
 class DictSinkTaskContext(SinkTaskContext):

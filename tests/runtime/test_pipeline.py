@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from conveyor.convert.encoded_json import EncodedJson, default_converter
 from conveyor.data import (
     INT32_SCHEMA,
     OPTIONAL_STRING_SCHEMA,
     STRING_SCHEMA,
     Headers,
     Schema,
+    SchemaBuilder,
     SinkRecord,
     SourceRecord,
+    Struct,
     TimestampType,
 )
 from conveyor.log import RecordBatch
@@ -159,3 +162,48 @@ def test_consumed_records_go_through_the_transforms() -> None:
         ("in-routed", "in", "a"),
         ("in-routed", "in", "b"),
     ]
+
+
+JSON_BOTH = {"key.converter": JSON_CONVERTER, "value.converter": JSON_CONVERTER}
+PERSON = SchemaBuilder.struct().name("person").field("name", STRING_SCHEMA).field("age", INT32_SCHEMA).build()
+
+
+def encoded_person(name: str, age: int) -> tuple[Struct, EncodedJson]:
+    """A person struct and what a default JsonConverter writes for it."""
+    person = Struct(PERSON).put("name", name).put("age", age)
+    written = default_converter(False).from_connect_data("t", PERSON, person)
+    assert written is not None
+    return person, EncodedJson(written)
+
+
+def test_default_json_converters_write_encoded_json_values_as_they_are() -> None:
+    _, encoded = encoded_person("ada", 36)
+    json_pipeline = pipeline(**JSON_BOTH)
+    batch = json_pipeline.to_log([record("t", encoded, value_schema=PERSON)])[0]
+    assert json_pipeline.writes_json_unchanged()
+    assert batch.values == [encoded.data]
+
+
+def test_other_converters_get_the_connect_value_read_back_from_encoded_json() -> None:
+    person, encoded = encoded_person("bob", 7)
+    strings = pipeline()
+    polled = record("t", encoded, value_schema=PERSON)
+    batch = strings.to_log([polled])[0]
+    assert not strings.writes_json_unchanged()
+    assert polled.value == person
+    assert batch.values == strings.to_log([record("t", person, value_schema=PERSON)])[0].values
+
+
+def test_json_converters_with_other_settings_or_a_transformation_do_not_take_encoded_json() -> None:
+    numeric = pipeline(**JSON_BOTH, **{"value.converter.decimal.format": "NUMERIC"})
+    routed = pipeline(
+        **JSON_BOTH,
+        **{
+            "transforms": "route",
+            "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+            "transforms.route.regex": "t",
+            "transforms.route.replacement": "u",
+        },
+    )
+    assert not numeric.writes_json_unchanged()
+    assert not routed.writes_json_unchanged()

@@ -86,6 +86,12 @@ class SourceTaskContext(PluginMetricsHolder, abc.ABC):
         and the connector has ``transaction.boundary=connector``; ``None`` otherwise."""
         return None
 
+    def writes_json_unchanged(self) -> bool:
+        """Conveyor's own, not Kafka Connect's: whether the task's keys and values reach the log through
+        JsonConverters with their defaults and no transformation, so that a record may carry an
+        ``EncodedJson`` (``conveyor.convert.encoded_json``) instead of its Connect key or value."""
+        return False
+
 
 class SourceTask(Task):
     """Polls an external system and returns records with their source partitions and offsets.

@@ -234,6 +234,10 @@ class JsonConverter(ConfiguredConverter):
         structs = known.columns(nodes)
         return None if structs is None else (known.decoding.schema, structs)
 
+    def envelope_head(self, schema: Schema | None) -> bytes:
+        """The bytes this converter writes before the payload of a value of ``schema``."""
+        return _to_utf8(finish_json(self._encoding_for(schema).prefix))
+
     def json_schema(self, schema: Schema) -> str:
         """The envelope's ``schema`` object for ``schema`` as this converter writes it."""
         return json_schema_text(schema, self._encoder_for)

@@ -17,6 +17,7 @@ from typing import Any
 from conveyor.api import Converter, HeaderConverter, PluginMetrics
 from conveyor.api.plugin_metrics import monitor
 from conveyor.convert import ByteArrayConverter
+from conveyor.convert.encoded_json import EncodedJson, connect_value, writes_unchanged
 from conveyor.data import (
     Headers,
     Schema,
@@ -43,6 +44,7 @@ _VALUE_SCHEMA = attrgetter("value_schema")
 _VALUE = attrgetter("value")
 _TIMESTAMP = attrgetter("timestamp")
 _HAS_HEADERS = attrgetter("has_headers")
+_DATA = attrgetter("data")
 
 
 @dataclass
@@ -100,6 +102,9 @@ class RecordPipeline:
         self.chain = chain
         self.errors = errors
         self.plugin_metrics = _monitor_plugins(key_converter, value_converter, header_converter, chain)
+        self._writes_json_unchanged = (
+            not chain and writes_unchanged(key_converter) and writes_unchanged(value_converter)
+        )
 
     @classmethod
     def for_connector(
@@ -127,6 +132,11 @@ class RecordPipeline:
 
     # Source side: Connect records -> log bytes.
 
+    def writes_json_unchanged(self) -> bool:
+        """Whether keys and values reach the log through default JsonConverters with no transformation, so
+        that a source record's :class:`EncodedJson` key or value is written as it is."""
+        return self._writes_json_unchanged
+
     def transform(self, records: Sequence[Any]) -> list[Any]:
         """Apply the chain to a batch; records that fail are tolerated or reported one by one."""
         if not self.chain:
@@ -145,6 +155,8 @@ class RecordPipeline:
 
     def to_log(self, records: Sequence[SourceRecord]) -> list[OutgoingBatch]:
         """Transform and convert a polled batch, grouped by destination topic and partition."""
+        if not self._writes_json_unchanged:
+            records = _with_connect_values(records)
         transformed = self.transform(records)
         targets = list(map(_TARGET, transformed))
         groups: dict[tuple[str, int | None], list[SourceRecord]]
@@ -332,7 +344,16 @@ class RecordPipeline:
 def _batch_from_connect(
     converter: Converter, topic: str, schemas: list[Schema | None], values: list[Any]
 ) -> list[bytes | None]:
-    """One converter call when the batch shares one schema, else one call per record."""
+    """One converter call when the batch shares one schema, else one call per record; the bytes of
+    :class:`EncodedJson` values as they are."""
+    kinds = set(map(type, values))
+    if EncodedJson in kinds:
+        if len(kinds) == 1:
+            return list(map(_DATA, values))
+        return [
+            value.data if type(value) is EncodedJson else converter.from_connect_data(topic, schema, value)
+            for schema, value in zip(schemas, values, strict=True)
+        ]
     first = schemas[0] if schemas else None
     if schemas.count(first) == len(schemas):
         return converter.from_connect_batch(topic, first, values)
@@ -340,6 +361,20 @@ def _batch_from_connect(
         converter.from_connect_data(topic, schema, value)
         for schema, value in zip(schemas, values, strict=True)
     ]
+
+
+def _with_connect_values(records: Sequence[SourceRecord]) -> Sequence[SourceRecord]:
+    """The records with any :class:`EncodedJson` key or value read back into its Connect value, for a
+    pipeline whose converters or transformations need it."""
+    kinds = set(map(type, map(_KEY, records))) | set(map(type, map(_VALUE, records)))
+    if EncodedJson not in kinds:
+        return records
+    for record in records:
+        if type(record.key) is EncodedJson:
+            record.key = connect_value(record.key, record.key_schema)
+        if type(record.value) is EncodedJson:
+            record.value = connect_value(record.value, record.value_schema)
+    return records
 
 
 def _same(record: FailedRecord) -> FailedRecord:

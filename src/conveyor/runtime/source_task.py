@@ -67,11 +67,16 @@ EXACTLY_ONCE_PRODUCER_SETTINGS = ("transactional.id", "enable.idempotence")
 
 class RuntimeSourceTaskContext(SourceTaskContext):
     def __init__(
-        self, config: Mapping[str, str], reader: OffsetStorageReader, transactions: TransactionContext | None
+        self,
+        config: Mapping[str, str],
+        reader: OffsetStorageReader,
+        transactions: TransactionContext | None,
+        json_unchanged: bool = False,
     ) -> None:
         self._config = dict(config)
         self._reader = reader
         self._transactions = transactions
+        self._json_unchanged = json_unchanged
 
     def configs(self) -> Mapping[str, str]:
         return self._config
@@ -81,6 +86,9 @@ class RuntimeSourceTaskContext(SourceTaskContext):
 
     def transaction_context(self) -> TransactionContext | None:
         return self._transactions
+
+    def writes_json_unchanged(self) -> bool:
+        return self._json_unchanged
 
 
 _SOURCE_PARTITION = attrgetter("source_partition")
@@ -241,7 +249,9 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         reader = StoreOffsetStorageReader(
             ConnectorOffsetStore(self.offsets, self.worker_offsets), self.connector
         )
-        self.context = RuntimeSourceTaskContext(self.spec.task_config, reader, self.requests)
+        self.context = RuntimeSourceTaskContext(
+            self.spec.task_config, reader, self.requests, self.pipeline.writes_json_unchanged()
+        )
         self.task.initialize(self.context)
 
     def _log_client(self) -> Closeable:

@@ -37,11 +37,13 @@ class TaskRun:
     """A started task, the change records it returned (its heartbeat-topic records apart) and the offsets
     committed so far."""
 
-    def __init__(self, config: Mapping[str, str], offsets: DictOffsetStorageReader) -> None:
+    def __init__(
+        self, config: Mapping[str, str], offsets: DictOffsetStorageReader, json_unchanged: bool = False
+    ) -> None:
         self.config = dict(config)
         self.offsets = offsets
         self.task = PostgresCdcSourceTask()
-        self.task.initialize(DictSourceTaskContext(config, offsets))
+        self.task.initialize(DictSourceTaskContext(config, offsets, json_unchanged=json_unchanged))
         self.records: list[SourceRecord] = []
         self.heartbeats: list[SourceRecord] = []
         self._uncommitted: list[SourceRecord] = []
@@ -77,8 +79,12 @@ class TaskRun:
 
 
 @contextmanager
-def task_run(config: Mapping[str, str], offsets: DictOffsetStorageReader | None = None) -> Iterator[TaskRun]:
-    run = TaskRun(config, offsets or DictOffsetStorageReader())
+def task_run(
+    config: Mapping[str, str], offsets: DictOffsetStorageReader | None = None, json_unchanged: bool = False
+) -> Iterator[TaskRun]:
+    """A started task; with ``json_unchanged`` its context says its records reach default JsonConverters
+    unchanged (the snapshot then writes ``EncodedJson`` where it can)."""
+    run = TaskRun(config, offsets or DictOffsetStorageReader(), json_unchanged)
     try:
         yield run
     finally:

@@ -169,3 +169,66 @@ def test_conveyor_writes_what_debezium_writes_for_the_same_changes(
         for difference in differences(comparable(left), comparable(right))
     ]
     assert found == []
+
+
+PLAIN_TABLE = """CREATE TABLE plain (
+    id bigint PRIMARY KEY, name text NOT NULL, code varchar(12), padded char(5), qty smallint,
+    whole integer, flag boolean, amount numeric(10, 3), uid uuid, doc json, bdoc jsonb, mood mood
+)"""
+PLAIN_ROWS = (
+    "(1, E'tab\\there \"quoted\" back\\\\slash \\u00e9 \\x01', 'code', 'ab', 3, -7, true, 12.5, "
+    "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"a\":  [1, \"\\u00e9\"]}', '{\"b\": null}', 'sad')",
+    "(2, '', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+)
+
+
+@pytest.mark.timeout(900)
+def test_a_snapshot_of_rows_written_as_postgres_json_is_what_debezium_writes(
+    tmp_path: Path, database: PostgresAddress, kafka_bootstrap: str
+) -> None:
+    """A table whose every column PostgreSQL writes as JSON (so Conveyor's snapshot reads it so, with
+    ``decimal.handling.mode=string``) gives Debezium's snapshot events."""
+    execute(database, PLAIN_TABLE, f"INSERT INTO plain VALUES {', '.join(PLAIN_ROWS)}")
+    suffix = uuid.uuid4().hex[:8]
+    prefix = f"plain{suffix}"
+    topic = f"{prefix}.public.plain"
+    create_topic(kafka_bootstrap, topic)
+    plugins = f"{fetch_kafka().connect_file_plugin},{fetch_debezium_postgres()}"
+    settings = {
+        "bootstrap.servers": kafka_bootstrap,
+        "group.id": f"debezium-{suffix}",
+        "config.storage.topic": f"dbz-configs-{suffix}",
+        "offset.storage.topic": f"dbz-offsets-{suffix}",
+        "status.storage.topic": f"dbz-status-{suffix}",
+        "plugin.path": plugins,
+    }
+    only_plain = {"table.include.list": "public.plain", "decimal.handling.mode": "string"}
+    with (
+        KafkaConnect(tmp_path / "kafka-connect", settings) as kafka_connect,
+        running_worker(tmp_path / "conveyor") as worker,
+        rest_client(worker) as client,
+        open_log(f"kafka://{kafka_bootstrap}") as kafka,
+    ):
+        created = httpx.post(
+            f"{kafka_connect.url}/connectors",
+            json={"name": "debezium", "config": {**config(database, prefix, f"dbz_{suffix}"), **only_plain}},
+            timeout=60,
+        )
+        assert created.status_code == 201, created.text
+        create_connector(client, "conveyor", {**config(database, prefix, f"cvy_{suffix}"), **only_plain})
+        rows = len(PLAIN_ROWS)
+        debezium = wait_until(
+            lambda: (e := decoded(kafka, topic)) and len(e) >= rows and e, "Debezium's snapshot", DEADLINE_S
+        )
+        conveyor = wait_until(
+            lambda: (e := decoded(worker.log, topic)) and len(e) >= rows and e,
+            "Conveyor's snapshot",
+            DEADLINE_S,
+        )
+    assert len(debezium) == len(conveyor) == rows
+    found = [
+        f"event {n}: {difference}"
+        for n, (left, right) in enumerate(zip(debezium, conveyor, strict=True))
+        for difference in differences(comparable(left), comparable(right))
+    ]
+    assert found == []

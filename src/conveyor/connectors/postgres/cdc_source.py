@@ -12,11 +12,12 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import psycopg2
+from psycopg2 import sql
 
 from conveyor import __version__
 from conveyor.api import (
@@ -66,11 +67,13 @@ from conveyor.connectors.postgres.pgoutput import (
 )
 from conveyor.connectors.postgres.replication import ReplicationStream
 from conveyor.connectors.postgres.snapshot import SnapshotReader
+from conveyor.connectors.postgres.snapshot_json import json_expression, key_texts
 from conveyor.connectors.postgres.snapshot_plan import (
     Chunk,
     ChunkProgress,
     SnapshotPlan,
     chunk_offset,
+    chunk_offsets,
     chunk_partition,
     plan_partition,
 )
@@ -127,6 +130,10 @@ class _Transaction:
     events: int = 0
 
 
+_JsonSelects = tuple[sql.Composed, sql.Composed]
+"""What to select for PostgreSQL to write the JSON of a row's key and of its ``after`` payload."""
+
+
 class PostgresCdcSourceTask(SourceTask):
     """Snapshots the captured tables if needed, then streams their changes from the slot.
 
@@ -161,6 +168,7 @@ class PostgresCdcSourceTask(SourceTask):
         self._last_complete: tuple[_Transaction, int] | None = None
         self._streaming_done = False
         self._last_emit = time.monotonic()
+        self._json_unchanged = False
 
     def version(self) -> str:
         return __version__
@@ -172,6 +180,7 @@ class PostgresCdcSourceTask(SourceTask):
 
     def start(self, props: Mapping[str, str]) -> None:
         self._settings = settings = CdcSettings.from_props(props)
+        self._json_unchanged = self.context.writes_json_unchanged()
         self._index = int(props.get(TASK_INDEX_CONFIG) or 0)
         self._task_count = max(1, int(props.get(TASK_COUNT_CONFIG) or 1))
         self._catalog = connect(settings.address, application_name="conveyor-cdc", autocommit=True)
@@ -344,19 +353,37 @@ class PostgresCdcSourceTask(SourceTask):
         """This task's chunks not yet written, as batches of ``op`` r records; a chunk's last record
         marks it done. The chunks of a table share one set of schemas, so converters see them as one."""
         settings = self.settings
-        described: dict[TableId, TableEvents | None] = {}
+        described: dict[TableId, tuple[TableEvents, _JsonSelects | None] | None] = {}
         for chunk, progress in self._chunk_progress(plan, plan.chunks_of(self._index, self._task_count)):
             partition = chunk_partition(settings.topic_prefix, chunk.index)
             table = tables.get(chunk.table)
             if progress.done or table is None:
                 continue
             if table.id not in described:
-                columns = [(c.name, c.type_oid, c.type_modifier) for c in table.columns]
-                described[table.id] = self._table_events(table, columns)
-            events = described[table.id]
-            if events is None:
+                described[table.id] = self._described(table, reader)
+            found = described[table.id]
+            if found is None:
                 continue
-            yield from self._chunk_batches(plan, reader, chunk, table, events, partition, progress)
+            events, selects = found
+            yield from self._chunk_batches(plan, reader, chunk, table, events, selects, partition, progress)
+
+    def _described(
+        self, table: TableInfo, reader: SnapshotReader
+    ) -> tuple[TableEvents, _JsonSelects | None] | None:
+        """A captured table's events, and what to select for PostgreSQL to write its rows' JSON if it can."""
+        columns = [(c.name, c.type_oid, c.type_modifier) for c in table.columns]
+        events = self._table_events(table, columns)
+        if events is None:
+            return None
+        selects = self._json_selects(table, events) if reader.reads_utf8 else None
+        logger.info(
+            "Snapshot of %s: %s",
+            table.id,
+            "rows read as the JSON PostgreSQL writes, with COPY"
+            if selects is not None
+            else "rows read with a cursor and converted",
+        )
+        return events, selects
 
     def _chunk_batches(
         self,
@@ -365,15 +392,43 @@ class PostgresCdcSourceTask(SourceTask):
         chunk: Chunk,
         table: TableInfo,
         events: TableEvents,
+        selects: _JsonSelects | None,
         partition: Mapping[str, Any],
         progress: ChunkProgress,
     ) -> Iterator[list[SourceRecord]]:
-        names = [column.name for column in table.columns]
-        key_positions = [names.index(name) for name in table.primary_key]
         position = Position(plan.read_lsn, plan.read_lsn, 0, plan.xid, plan.started_us, "true")
+        rows: Iterator[Sequence[Any]]
+        key_of: Callable[[Sequence[Any]], list[Any] | None]
+        records: Callable[[list[Sequence[Any]], list[str], list[dict[str, Any]]], list[SourceRecord]]
+        if selects is None:
+            names = [column.name for column in table.columns]
+            key_positions = [names.index(name) for name in table.primary_key]
+            rows = reader.chunk_rows(table, names, chunk, progress.after)
+
+            def key_of(row: Sequence[Any]) -> list[Any] | None:
+                return [row[p] for p in key_positions] if key_positions else None
+
+            def records(
+                batch: list[Sequence[Any]], markers: list[str], offsets: list[dict[str, Any]]
+            ) -> list[SourceRecord]:
+                converted = [events.row(row) for row in batch]
+                return events.read_records(converted, markers, position, offsets, partition)
+
+        else:
+            rows = reader.chunk_json(table, *selects, chunk, progress.after)
+            key_count = len(table.primary_key)
+
+            def key_of(row: Sequence[Any]) -> list[Any] | None:
+                return key_texts(row, key_count)
+
+            def records(
+                batch: list[Sequence[Any]], markers: list[str], offsets: list[dict[str, Any]]
+            ) -> list[SourceRecord]:
+                return events.encoded_read_records(batch, markers, position, offsets, partition)
+
         size = self.settings.max_batch_size
         switches = progress.reading_in(plan)
-        batches = _batched(reader.chunk_rows(table, names, chunk, progress.after), size)
+        batches = _batched(rows, size)
         batch = next(batches, None)
         if batch is None:
             yield [self._bookkeeping_record(partition, chunk_offset(plan, progress.after, True, switches))]
@@ -386,18 +441,38 @@ class PostgresCdcSourceTask(SourceTask):
                 markers[0] = "first" if chunk.index == 0 else "first_in_data_collection"
             if following is None and chunk.last:
                 markers[-1] = "last" if chunk.index == len(plan.chunks) - 1 else "last_in_data_collection"
-            offsets = [
-                chunk_offset(
-                    plan, [row[p] for p in key_positions] if key_positions else None, False, switches
-                )
-                for row in batch
-            ]
+            offsets = chunk_offsets(plan, map(key_of, batch), switches)
             if following is None:
                 offsets[-1] = {**offsets[-1], "done": True}
-            rows = [events.row(row) for row in batch]
-            yield events.read_records(rows, markers, position, offsets, partition)
+            yield records(batch, markers, offsets)
             first = False
             batch = following
+
+    def _json_selects(self, table: TableInfo, events: TableEvents) -> _JsonSelects | None:
+        """What to select (as ``conveyor_row``) for PostgreSQL to write the JSON of a row's key and of its
+        ``after`` payload, when the runtime writes ``EncodedJson`` unchanged, the table has a key, and
+        PostgreSQL writes every captured column as the converter does (:mod:`snapshot_json`); else None."""
+        if not self._json_unchanged or not table.primary_key or events.key_schema is None:
+            return None
+        by_name = {column.name: column for column in table.columns}
+        key: list[sql.Composable] = []
+        value: list[sql.Composable] = []
+        for column in events.columns:
+            info = by_name.get(column.name)
+            if info is None:
+                return None
+            expression = json_expression(
+                self._pg_type(info.type_oid),
+                self.settings.type_options,
+                sql.SQL("conveyor_row.{}").format(sql.Identifier(column.name)),
+            )
+            if expression is None:
+                return None
+            selected = sql.SQL("{} AS {}").format(expression, sql.Identifier(column.name))
+            value.append(selected)
+            if column.primary_key:
+                key.append(selected)
+        return sql.SQL(", ").join(key), sql.SQL(", ").join(value)
 
     def _bookkeeping_record(self, partition: Mapping[str, Any], offset: Mapping[str, Any]) -> SourceRecord:
         """A heartbeat record carrying an offset of the snapshot's own (its plan, its completion)."""
@@ -931,8 +1006,8 @@ def _snapshot_completed(offset: Mapping[str, Any] | None) -> bool:
     )
 
 
-def _batched(rows: Iterable[tuple[str | None, ...]], size: int) -> Iterator[list[tuple[str | None, ...]]]:
-    batch: list[tuple[str | None, ...]] = []
+def _batched(rows: Iterable[Sequence[Any]], size: int) -> Iterator[list[Sequence[Any]]]:
+    batch: list[Sequence[Any]] = []
     for row in rows:
         batch.append(row)
         if len(batch) >= size:

@@ -17,6 +17,8 @@ from conveyor.connectors.postgres.types import (
     ColumnMapping,
     struct_schema,
 )
+from conveyor.convert import JsonConverter
+from conveyor.convert.encoded_json import EncodedJson, default_converter, finish_json_bytes
 from conveyor.data import Date, Decimal, Schema, SourceRecord, Struct, Time, Timestamp, Type
 from conveyor.data.logical import decimal_from_unscaled
 
@@ -183,6 +185,7 @@ class TableEvents:
             version=2,
         )
         self._fallbacks = [_fallback(column.mapping.schema) for column in columns]
+        self._json: tuple[JsonConverter, bytes] | None = None
 
     def row(self, values: Sequence[TupleValue]) -> list[Any]:
         """The Connect values of the kept columns of a tuple; a required column the tuple lacks (an old
@@ -277,6 +280,58 @@ class TableEvents:
             keys=keys,
         )
 
+    def encoded_read_records(
+        self,
+        rows: Sequence[Sequence[bytes]],
+        markers: Sequence[str],
+        position: Position,
+        offsets: Sequence[Mapping[str, Any]],
+        partition: Mapping[str, Any],
+    ) -> list[SourceRecord]:
+        """The records :meth:`read_records` gives, of rows whose last two fields are the JSON of their key
+        and of their ``after`` payload as the JSON converter writes them (lower-case ``\\u00xx`` escapes
+        aside): the records carry the converter's bytes (``EncodedJson``), its envelopes written around
+        them."""
+        assert self.key_schema is not None
+        converter, key_head = self._json_writer()
+        now_ns = time.time_ns()
+        times = (now_ns // 1_000_000, now_ns // 1_000, now_ns)
+        parts: dict[str, tuple[bytes, bytes]] = {}
+        for marker in set(markers):
+            source = self.source(replace(position, snapshot=marker))
+            envelope = Struct.unchecked(self.envelope_schema, [None, None, source, None, "r", *times])
+            written = converter.from_connect_data(self.topic, self.envelope_schema, envelope)
+            head = converter.envelope_head(self.envelope_schema) + _NO_AFTER
+            assert written is not None and written.startswith(head)
+            parts[marker] = (head[: -len(b"null")], written[len(head) :])
+        values: list[EncodedJson] = []
+        keys: list[EncodedJson] = []
+        for row, marker in zip(rows, markers, strict=True):
+            head, tail = parts[marker]
+            after, key = row[-1], row[-2]
+            if b"\\u00" in after:
+                after = finish_json_bytes(after)
+            if b"\\u00" in key:
+                key = finish_json_bytes(key)
+            values.append(EncodedJson(head + after + tail))
+            keys.append(EncodedJson(key_head + key + b"}"))
+        return SourceRecord.for_values(
+            self.topic,
+            values,
+            offsets,
+            source_partition=partition,
+            value_schema=self.envelope_schema,
+            key_schema=self.key_schema,
+            keys=keys,
+        )
+
+    def _json_writer(self) -> tuple[JsonConverter, bytes]:
+        """A JSON converter with the defaults and the bytes it writes before a key's payload."""
+        if self._json is None:
+            converter = default_converter(False)
+            self._json = (converter, converter.envelope_head(self.key_schema))
+        return self._json
+
     def truncate(
         self, position: Position, offset: Mapping[str, Any], partition: Mapping[str, Any]
     ) -> SourceRecord:
@@ -328,6 +383,9 @@ class TableEvents:
         previous = position.previous_commit_end if position.snapshot == "false" else position.commit_lsn
         first = "null" if previous is None else f'"{previous}"'
         return f'[{first},"{position.lsn}"]'
+
+
+_NO_AFTER: Final = b'{"before":null,"after":null'
 
 
 def _unavailable(schema: Schema, fallback: Any) -> Any:

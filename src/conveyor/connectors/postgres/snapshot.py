@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import types
 from collections.abc import Iterator, Sequence
 
 import psycopg2
@@ -15,6 +16,7 @@ from psycopg2 import sql
 
 from conveyor.connectors.postgres.catalog import CaptureError, TableInfo
 from conveyor.connectors.postgres.connection import PostgresAddress, connect, first_line
+from conveyor.connectors.postgres.snapshot_json import copy_fields, key_texts
 from conveyor.connectors.postgres.snapshot_plan import Chunk
 from conveyor.connectors.postgres.types import read_as_text
 
@@ -43,6 +45,11 @@ class SnapshotReader:
         """The snapshot's first unassigned transaction id: the reader takes none of its own, as a
         transaction holding one would hold up the creation of a slot (a resumed snapshot's)."""
         self.started_us: int = row[1]
+
+    @property
+    def reads_utf8(self) -> bool:
+        """Whether the server sends text in UTF-8, as the JSON converter writes it."""
+        return bool(self._connection.encoding == "UTF8")
 
     def chunks(self, tables: Sequence[TableInfo], chunk_size: int) -> list[Chunk]:
         """Every table split into primary-key ranges of ``chunk_size`` rows (as this snapshot sees them);
@@ -112,14 +119,66 @@ class SnapshotReader:
             except psycopg2.Error as error:
                 raise _unreadable(table, error) from error
 
+    def chunk_json(
+        self,
+        table: TableInfo,
+        key_select: sql.Composable,
+        value_select: sql.Composable,
+        chunk: Chunk,
+        after: tuple[str, ...] | None,
+    ) -> Iterator[list[bytes]]:
+        """The rows of ``chunk`` of a table with a primary key, in key order, those after the key ``after``
+        only: per row the key's columns in text form, then the JSON PostgreSQL writes of ``key_select``
+        and of ``value_select`` (select lists over the table as ``conveyor_row``). Read with ``COPY ... TO
+        STDOUT`` ``fetch_size`` rows at a time, each page after the last key of the one before."""
+        key = table.primary_key
+        assert key, "a table without a primary key is read with chunk_rows"
+        qualified = [sql.SQL("conveyor_row.{}").format(sql.Identifier(name)) for name in key]
+        select = sql.SQL(
+            "SELECT {key}, row_to_json(conveyor_key), row_to_json(conveyor_value) "
+            "FROM {table} AS conveyor_row, LATERAL (SELECT {key_select}) AS conveyor_key, "
+            "LATERAL (SELECT {value_select}) AS conveyor_value"
+        ).format(
+            key=sql.SQL(", ").join(qualified),
+            table=table.id.quoted(),
+            key_select=key_select,
+            value_select=value_select,
+        )
+        order = sql.SQL(" ORDER BY {} LIMIT {}").format(
+            sql.SQL(", ").join(qualified), sql.Literal(self._fetch_size)
+        )
+        page_after = after
+        while True:
+            conditions: list[sql.Composable] = []
+            params: list[str] = []
+            for bound, operator in ((chunk.lower, ">="), (chunk.upper, "<"), (page_after, ">")):
+                if bound is not None:
+                    conditions.append(_key_comparison(qualified, operator))
+                    params.extend(bound)
+            statement = select
+            if conditions:
+                statement += sql.SQL(" WHERE ") + sql.SQL(" AND ").join(conditions)
+            lines: list[bytes] = []
+            with self._connection.cursor() as cursor:
+                try:
+                    query = cursor.mogrify(statement + order, params).decode("utf-8")
+                    cursor.copy_expert(f"COPY ({query}) TO STDOUT", types.SimpleNamespace(write=lines.append))
+                except psycopg2.Error as error:
+                    raise _unreadable(table, error) from error
+            rows = [copy_fields(line) for line in lines]
+            yield from rows
+            if len(rows) < self._fetch_size:
+                return
+            page_after = tuple(key_texts(rows[-1], len(key)))
+
     def close(self) -> None:
         with contextlib.suppress(psycopg2.Error):
             self._connection.rollback()
             self._connection.close()
 
 
-def _key_comparison(key: Sequence[str], operator: str) -> sql.Composed:
-    columns = sql.SQL(", ").join(sql.Identifier(name) for name in key)
+def _key_comparison(key: Sequence[str] | Sequence[sql.Composable], operator: str) -> sql.Composed:
+    columns = sql.SQL(", ").join(sql.Identifier(name) if isinstance(name, str) else name for name in key)
     placeholders = sql.SQL(", ").join(sql.Placeholder() for _ in key)
     return sql.SQL("ROW({}) {} ROW({})").format(columns, sql.SQL(operator), placeholders)
 

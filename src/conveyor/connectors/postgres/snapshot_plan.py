@@ -12,7 +12,7 @@ from one snapshot to the next, so the stream knows which snapshot saw each key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -179,3 +179,16 @@ def chunk_offset(
         "switches": [[None if after is None else list(after), lsn] for after, lsn in switches],
         "snapshot": True,
     }
+
+
+def chunk_offsets(
+    plan: SnapshotPlan, keys: Iterable[list[str | None] | None], switches: Sequence[Switch] = ()
+) -> list[dict[str, Any]]:
+    """``chunk_offset(plan, key, False, switches)`` of each key (a list the offset keeps), what the keys
+    share built once."""
+    plan_id = plan.id
+    written = [[None if after is None else list(after), lsn] for after, lsn in switches]
+    return [
+        {"plan": plan_id, "key": key, "done": False, "switches": list(written), "snapshot": True}
+        for key in keys
+    ]
