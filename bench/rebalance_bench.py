@@ -146,8 +146,8 @@ class StopCounter:
     """Reads the status topic as it grows and counts task stops per worker: a task RUNNING on a worker
     has stopped there once its next status record is anything but RUNNING from that same worker."""
 
-    def __init__(self, log: Log) -> None:
-        described = log.admin().describe_topics([STATUS_TOPIC])[STATUS_TOPIC]
+    def __init__(self, log: Log, topic: str = STATUS_TOPIC) -> None:
+        described = log.admin().describe_topics([topic])[topic]
         self._partitions: list[TopicPartition] = described.topic_partitions()
         self._consumer = log.consumer()
         self._consumer.assign(self._partitions)
