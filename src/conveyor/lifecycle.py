@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeVar
 
 
 class Service(ABC):
@@ -30,3 +34,16 @@ class Service(ABC):
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+S = TypeVar("S", bound=Service)
+
+
+def serve_until_stopped(service: S, banner: Callable[[S], str]) -> None:
+    """Start ``service``, print ``banner(service)``, and serve until SIGTERM or Ctrl-C; then close it."""
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    with service:
+        print(banner(service), flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            stopping.wait()
