@@ -6,9 +6,9 @@ import dataclasses
 import logging
 import threading
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Self, cast
+from typing import TYPE_CHECKING, cast
 
+from conveyor.lifecycle import Service
 from conveyor.log import Log, open_log
 from conveyor.plugins import load_plugin_path
 from conveyor.plugins.plugin_path import PluginSource
@@ -34,7 +34,7 @@ SHUTDOWN_MARGIN_S = 30.0
 the group, Spark) before what has not stopped is abandoned."""
 
 
-class WorkerProcess:
+class WorkerProcess(Service):
     """Starts and stops everything a worker runs, in order; subclasses choose the herder."""
 
     def __init__(self, config: WorkerConfig) -> None:
@@ -134,15 +134,6 @@ class WorkerProcess:
             self.stop()
         except Exception:
             logger.exception("Stopping the worker failed")
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
 
 class StandaloneWorker(WorkerProcess):

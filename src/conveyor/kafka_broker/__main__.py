@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import tempfile
-import threading
 from pathlib import Path
 
 from conveyor.kafka_broker.broker import KafkaBroker
+from conveyor.lifecycle import serve_until_stopped
 
 
 def main() -> None:
@@ -18,16 +16,13 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=9092, help="the client port (0: any free port)")
     arguments = parser.parse_args()
     directory = arguments.directory or Path(tempfile.mkdtemp(prefix="conveyor-kafka-"))
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    with KafkaBroker(directory, port=arguments.port) as broker:
-        print(
+    serve_until_stopped(
+        KafkaBroker(directory, port=arguments.port),
+        lambda broker: (
             f"Kafka {broker.distribution.version} at {broker.bootstrap_servers}; log.url=kafka://"
-            f"{broker.bootstrap_servers}; store in {directory}; Ctrl-C stops it",
-            flush=True,
-        )
-        with contextlib.suppress(KeyboardInterrupt):
-            stopping.wait()
+            f"{broker.bootstrap_servers}; store in {directory}; Ctrl-C stops it"
+        ),
+    )
 
 
 if __name__ == "__main__":

@@ -9,12 +9,11 @@ import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 from conveyor.errors import ConnectError
 from conveyor.kafka_broker.fetch import KafkaDistribution, fetch_kafka
 from conveyor.kafka_broker.jvm import JavaProcess, free_port, java_command
+from conveyor.lifecycle import Service
 
 #: Broker settings for one node: replication factors of 1, quick first groups and transactions, no topics
 #: created behind a client's back, session timeouts as short as tests need to evict a member, and no
@@ -52,7 +51,7 @@ def new_cluster_id() -> str:
             return cluster_id
 
 
-class KafkaBroker:
+class KafkaBroker(Service):
     """A broker that keeps its store, settings and output under ``directory``; ``start`` and ``stop`` it.
 
     ``bootstrap_servers`` is known once started. ``with KafkaBroker(...) as broker:`` stops it on the way out.
@@ -116,15 +115,6 @@ class KafkaBroker:
     def stop(self, timeout_s: float = 30.0) -> None:
         """Shut the broker down cleanly (SIGTERM runs Kafka's shutdown hook); kill it if it hangs."""
         self._jvm.stop(timeout_s)
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
     def _write_properties(self, controller_port: int) -> Path:
         extra = {name: f"{name}://127.0.0.1:{port}" for name, port in self.listener_ports.items()}

@@ -9,14 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 import httpx
 
 from conveyor.errors import ConnectError
 from conveyor.kafka_broker.fetch import KafkaDistribution, fetch_kafka
 from conveyor.kafka_broker.jvm import JavaProcess, free_port
+from conveyor.lifecycle import Service
 
 #: Kafka's ``config/connect-distributed.properties`` for one broker: replication factors of 1, one
 #: partition per internal topic, and offsets flushed every second rather than every minute.
@@ -37,7 +36,7 @@ class KafkaConnectError(ConnectError):
     """Kafka Connect exited during start-up or did not become ready."""
 
 
-class KafkaConnect:
+class KafkaConnect(Service):
     """``org.apache.kafka.connect.cli.ConnectDistributed`` with ``settings`` (``bootstrap.servers``,
     ``group.id``, the internal topics, ...), its REST API on a free loopback port.
 
@@ -101,15 +100,6 @@ class KafkaConnect:
     def kill(self) -> None:
         """Stop at once, as a crash would: nothing is committed or closed on the way out."""
         self._jvm.kill()
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
     def _write_properties(self) -> Path:
         settings = {

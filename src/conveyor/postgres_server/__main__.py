@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
-import threading
 
+from conveyor.lifecycle import serve_until_stopped
 from conveyor.postgres_server.server import PostgresServer
 
 
@@ -16,16 +14,14 @@ def main() -> None:
     parser.add_argument("--user", default="conveyor", help="the superuser to create")
     parser.add_argument("--password", default="conveyor", help="that superuser's password")
     arguments = parser.parse_args()
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    with PostgresServer(port=arguments.port, user=arguments.user, password=arguments.password) as server:
-        print(
-            f"PostgreSQL at {server.host}:{server.port} (user {server.user}, password {server.password}); "
-            f"connection.url={server.jdbc_url()}; files in {server.directory}; Ctrl-C stops it",
-            flush=True,
-        )
-        with contextlib.suppress(KeyboardInterrupt):
-            stopping.wait()
+    serve_until_stopped(
+        PostgresServer(port=arguments.port, user=arguments.user, password=arguments.password),
+        lambda server: (
+            f"PostgreSQL at {server.host}:{server.port} (user {server.user}, password "
+            f"{server.password}); connection.url={server.jdbc_url()}; files in {server.directory}; "
+            "Ctrl-C stops it"
+        ),
+    )
 
 
 if __name__ == "__main__":

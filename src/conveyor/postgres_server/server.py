@@ -18,11 +18,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 from conveyor.errors import ConnectError
 from conveyor.kafka_broker.jvm import die_with_parent, free_port
+from conveyor.lifecycle import Service
 
 #: Settings for a test or demo server: logical replication on with room for many slots, and no fsync
 #: (a killed server still recovers from its WAL; only a crash of the machine would lose data).
@@ -93,7 +92,7 @@ class _RunAs:
         )
 
 
-class PostgresServer:
+class PostgresServer(Service):
     """A PostgreSQL cluster that ``start`` creates on first use and keeps across ``stop``/``start``.
 
     ``user``/``password`` name a superuser that password authentication (SCRAM) admits over TCP;
@@ -177,15 +176,6 @@ class PostgresServer:
         """Stop the server and remove its files."""
         self.stop()
         shutil.rmtree(self.directory, ignore_errors=True)
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def _initdb(self) -> None:
         password_file = self.directory / "password"

@@ -8,6 +8,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from conveyor.errors import ConnectError
 from conveyor.rest.errors import error_response
+from conveyor.rest.http_middleware import HttpMiddleware
 
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 """1 MiB, the largest record Kafka's config topic takes by default: no bigger config could be stored."""
@@ -17,17 +18,14 @@ class _BodyTooLarge(ConnectError):
     """Stops the app reading; whatever it answers then (FastAPI makes it a 400) is replaced by the 413."""
 
 
-class RequestBodyLimitMiddleware:
+class RequestBodyLimitMiddleware(HttpMiddleware):
     """Answers 413 to a request whose `Content-Length`, or whose streamed body, passes `max_bytes`."""
 
     def __init__(self, app: ASGIApp, max_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._declared_length(scope) > self.max_bytes:
             await self._too_large(scope, receive, send)
             return

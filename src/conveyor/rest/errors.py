@@ -16,7 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from conveyor.errors import (
     AlreadyExistsError,
@@ -29,6 +29,7 @@ from conveyor.errors import (
 )
 from conveyor.herder.distributed.errors import ConflictError
 from conveyor.log import RebalanceInProgressError
+from conveyor.rest.http_middleware import HttpMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -121,16 +122,10 @@ def describe_body_errors(errors: Sequence[Any]) -> str:
     return "Invalid request body: " + "; ".join(problems)
 
 
-class UnexpectedErrorMiddleware:
+class UnexpectedErrorMiddleware(HttpMiddleware):
     """Answers any exception no handler took with a 500 in Kafka's error body, and logs its trace."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         response_started = False
 
         async def send_tracking_start(message: Message) -> None:

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from conveyor.herder.distributed.errors import NO_LEADER, RebalanceNeededError, RequestTargetError
 from conveyor.herder.distributed.request_signature import SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER
 from conveyor.rest.errors import error_response
+from conveyor.rest.http_middleware import HttpMiddleware
 
 FORWARD_TO_HEADER = "x-conveyor-forward-to"
 FORWARD_TIMEOUT_S = 90.0
@@ -54,18 +55,15 @@ async def rebalance_needed_error(request: Request, exc: Exception) -> Response:
     return error_response(409, STALE_CONFIG)
 
 
-class ForwardingMiddleware:
+class ForwardingMiddleware(HttpMiddleware):
     """Keeps each request's body and, when the app names another worker, answers with its response."""
 
     def __init__(self, app: ASGIApp, tls: ssl.SSLContext | None = None) -> None:
-        self.app = app
+        super().__init__(app)
         self.tls = tls
         """How to reach other workers' HTTPS listeners; None trusts the system's CAs."""
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = bytearray()
         more = True
         while more:

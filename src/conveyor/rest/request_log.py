@@ -11,9 +11,10 @@ import re
 import time
 from urllib.parse import quote
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from conveyor.log_lines import escape_control_characters
+from conveyor.rest.http_middleware import HttpMiddleware
 
 logger = logging.getLogger("conveyor.rest.requests")
 
@@ -26,16 +27,10 @@ def connector_in_path(path: str) -> str | None:
     return match.group(1) if match else None
 
 
-class RequestLogMiddleware:
+class RequestLogMiddleware(HttpMiddleware):
     """Logs every HTTP request once it has been answered (or has failed without an answer)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         status = 500
 

@@ -194,20 +194,27 @@ class TransformationChain:
             raise failure
 
 
-def _build_stage(
-    props: Mapping[str, Any], alias: str, declared_predicates: Sequence[str], resolve: PluginResolver
-) -> TransformationStage:
-    prefix = f"{TRANSFORMS_CONFIG}.{alias}."
+def _plugin_class_and_settings(
+    props: Mapping[str, Any], prefix: str, kind: str, base: type, resolve: PluginResolver
+) -> tuple[type, dict[str, Any]]:
+    """The class named at ``<prefix>type`` (in the version ``<prefix>version`` asks for) and the plugin's own
+    settings, the keys under ``prefix`` without the version."""
     type_key = prefix + TYPE_CONFIG
     if type_key not in props:
         raise ConfigError.missing(type_key)
     settings = prefixed_settings(props, prefix)
-    transformation_class = resolve_plugin_class(
-        versioned(resolve, settings.pop(PLUGIN_VERSION_CONFIG, None)),
-        TRANSFORMATION_KIND,
-        type_key,
-        props[type_key],
-        Transformation,
+    plugin_class = resolve_plugin_class(
+        versioned(resolve, settings.pop(PLUGIN_VERSION_CONFIG, None)), kind, type_key, props[type_key], base
+    )
+    return plugin_class, settings
+
+
+def _build_stage(
+    props: Mapping[str, Any], alias: str, declared_predicates: Sequence[str], resolve: PluginResolver
+) -> TransformationStage:
+    prefix = f"{TRANSFORMS_CONFIG}.{alias}."
+    transformation_class, settings = _plugin_class_and_settings(
+        props, prefix, TRANSFORMATION_KIND, Transformation, resolve
     )
     predicate_alias = settings.pop(PREDICATE_CONFIG, None)
     negate = _parse_negate(prefix + NEGATE_CONFIG, settings.pop(NEGATE_CONFIG, None))
@@ -242,17 +249,7 @@ def _build_predicate(
             f"The predicate alias '{alias}' is not listed in '{PREDICATES_CONFIG}'",
         )
     prefix = f"{PREDICATES_CONFIG}.{alias}."
-    type_key = prefix + TYPE_CONFIG
-    if type_key not in props:
-        raise ConfigError.missing(type_key)
-    settings = prefixed_settings(props, prefix)
-    predicate_class = resolve_plugin_class(
-        versioned(resolve, settings.pop(PLUGIN_VERSION_CONFIG, None)),
-        PREDICATE_KIND,
-        type_key,
-        props[type_key],
-        Predicate,
-    )
+    predicate_class, settings = _plugin_class_and_settings(props, prefix, PREDICATE_KIND, Predicate, resolve)
     predicate = predicate_class()
     _configured(predicate, settings, prefix)
     return predicate  # type: ignore[no-any-return]

@@ -19,21 +19,12 @@ class InsertHeader(ConfiguredPlugin, Transformation[ConnectRecord]):
 
     CONFIG_DEF = (
         ConfigDef()
-        .define(
-            HEADER_CONFIG,
-            ConfigType.STRING,
-            validator=NonNullValidator(),
+        .define(HEADER_CONFIG, ConfigType.STRING, validator=NonNullValidator(), importance=Importance.HIGH,
+            documentation="The name of the header.")
+        .define(VALUE_LITERAL_CONFIG, ConfigType.STRING, validator=NonNullValidator(),
             importance=Importance.HIGH,
-            documentation="The name of the header.",
-        )
-        .define(
-            VALUE_LITERAL_CONFIG,
-            ConfigType.STRING,
-            validator=NonNullValidator(),
-            importance=Importance.HIGH,
-            documentation="The literal value that is to be set as the header value on all records.",
-        )
-    )
+            documentation="The literal value that is to be set as the header value on all records.")
+    )  # fmt: skip
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._header: str = settings[HEADER_CONFIG]

@@ -43,20 +43,11 @@ class RegexRouter(ConfiguredPlugin, Transformation[ConnectRecord]):
 
     CONFIG_DEF = (
         ConfigDef()
-        .define(
-            REGEX_CONFIG,
-            ConfigType.STRING,
-            validator=LambdaValidator(_validate_regex, "valid regex"),
-            importance=Importance.HIGH,
-            documentation="Regular expression to use for matching.",
-        )
-        .define(
-            REPLACEMENT_CONFIG,
-            ConfigType.STRING,
-            importance=Importance.HIGH,
-            documentation="Replacement string.",
-        )
-    )
+        .define(REGEX_CONFIG, ConfigType.STRING, validator=LambdaValidator(_validate_regex, "valid regex"),
+            importance=Importance.HIGH, documentation="Regular expression to use for matching.")
+        .define(REPLACEMENT_CONFIG, ConfigType.STRING, importance=Importance.HIGH,
+            documentation="Replacement string.")
+    )  # fmt: skip
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._regex = re.compile(settings[REGEX_CONFIG])

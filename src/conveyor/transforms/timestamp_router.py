@@ -19,23 +19,14 @@ class TimestampRouter(ConfiguredPlugin, Transformation[ConnectRecord]):
 
     CONFIG_DEF = (
         ConfigDef()
-        .define(
-            TOPIC_FORMAT_CONFIG,
-            ConfigType.STRING,
-            default="${topic}-${timestamp}",
+        .define(TOPIC_FORMAT_CONFIG, ConfigType.STRING, default="${topic}-${timestamp}",
             importance=Importance.HIGH,
             documentation="Format string which can contain <code>${topic}</code> and "
-            "<code>${timestamp}</code> as placeholders for the topic and timestamp, respectively.",
-        )
-        .define(
-            TIMESTAMP_FORMAT_CONFIG,
-            ConfigType.STRING,
-            default="yyyyMMdd",
-            importance=Importance.HIGH,
+            "<code>${timestamp}</code> as placeholders for the topic and timestamp, respectively.")
+        .define(TIMESTAMP_FORMAT_CONFIG, ConfigType.STRING, default="yyyyMMdd", importance=Importance.HIGH,
             documentation="Format string for the timestamp that is compatible with "
-            "<code>java.text.SimpleDateFormat</code>.",
-        )
-    )
+            "<code>java.text.SimpleDateFormat</code>.")
+    )  # fmt: skip
 
     def configure_settings(self, settings: Mapping[str, Any]) -> None:
         self._topic_format: str = settings[TOPIC_FORMAT_CONFIG]

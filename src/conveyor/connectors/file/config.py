@@ -14,23 +14,13 @@ POSITION_FIELD = "position"
 
 SOURCE_CONFIG_DEF = (
     ConfigDef()
-    .define(
-        FILE_CONFIG,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.HIGH,
-        documentation="Source filename. If not specified, the standard input will be used",
-    )
+    .define(FILE_CONFIG, ConfigType.STRING, default=None, importance=Importance.HIGH,
+        documentation="Source filename. If not specified, the standard input will be used")
     .define_key(topic_key("The topic to publish data to"))
-    .define(
-        TASK_BATCH_SIZE_CONFIG,
-        ConfigType.INT,
-        default=DEFAULT_TASK_BATCH_SIZE,
-        validator=Range.at_least(1),
-        importance=Importance.LOW,
-        documentation="The maximum number of records the source task can read from the file at one time",
-    )
-)
+    .define(TASK_BATCH_SIZE_CONFIG, ConfigType.INT, default=DEFAULT_TASK_BATCH_SIZE,
+        validator=Range.at_least(1), importance=Importance.LOW,
+        documentation="The maximum number of records the source task can read from the file at one time")
+)  # fmt: skip
 
 SINK_CONFIG_DEF = ConfigDef().define(
     FILE_CONFIG,

@@ -23,65 +23,29 @@ ENDLESS = -1
 CONFIG_DEF = (
     ConfigDef()
     .define_key(topic_key("The topic to write the generated records to."))
-    .define(
-        RECORDS_CONFIG,
-        ConfigType.LONG,
-        default=ENDLESS,
-        validator=Range.at_least(ENDLESS),
+    .define(RECORDS_CONFIG, ConfigType.LONG, default=ENDLESS, validator=Range.at_least(ENDLESS),
         importance=Importance.HIGH,
-        documentation="How many records each task produces in total before it goes idle; -1 for no end.",
-    )
-    .define(
-        RECORD_SIZE_CONFIG,
-        ConfigType.INT,
-        default=100,
-        validator=Range.at_least(HEADER_LENGTH),
+        documentation="How many records each task produces in total before it goes idle; -1 for no end.")
+    .define(RECORD_SIZE_CONFIG, ConfigType.INT, default=100, validator=Range.at_least(HEADER_LENGTH),
         importance=Importance.MEDIUM,
         documentation=f"The size of each value in bytes (ASCII characters); at least {HEADER_LENGTH}, "
-        "the length of the task and sequence number header every value starts with.",
-    )
-    .define(
-        RATE_CONFIG,
-        ConfigType.DOUBLE,
-        default=0.0,
-        validator=Range.at_least(0),
+        "the length of the task and sequence number header every value starts with.")
+    .define(RATE_CONFIG, ConfigType.DOUBLE, default=0.0, validator=Range.at_least(0),
         importance=Importance.MEDIUM,
-        documentation="Records per second per task; 0 produces as fast as the runtime takes them.",
-    )
-    .define(
-        BATCH_SIZE_CONFIG,
-        ConfigType.INT,
-        default=1000,
-        validator=Range.at_least(1),
-        importance=Importance.LOW,
-        documentation="The most records one poll returns.",
-    )
-    .define(
-        KEY_CARDINALITY_CONFIG,
-        ConfigType.LONG,
-        default=0,
-        validator=Range.at_least(0),
+        documentation="Records per second per task; 0 produces as fast as the runtime takes them.")
+    .define(BATCH_SIZE_CONFIG, ConfigType.INT, default=1000, validator=Range.at_least(1),
+        importance=Importance.LOW, documentation="The most records one poll returns.")
+    .define(KEY_CARDINALITY_CONFIG, ConfigType.LONG, default=0, validator=Range.at_least(0),
         importance=Importance.MEDIUM,
         documentation="Keys cycle over this many distinct strings, shared by all tasks; "
-        "0 leaves records without keys.",
-    )
-    .define(
-        SEED_CONFIG,
-        ConfigType.LONG,
-        default=0,
-        importance=Importance.LOW,
-        documentation="Seeds the value padding: the same seed, task and seqno give the same record.",
-    )
-    .define(
-        TRANSACTION_RECORDS_CONFIG,
-        ConfigType.LONG,
-        default=0,
-        validator=Range.at_least(0),
+        "0 leaves records without keys.")
+    .define(SEED_CONFIG, ConfigType.LONG, default=0, importance=Importance.LOW,
+        documentation="Seeds the value padding: the same seed, task and seqno give the same record.")
+    .define(TRANSACTION_RECORDS_CONFIG, ConfigType.LONG, default=0, validator=Range.at_least(0),
         importance=Importance.LOW,
         documentation="With transaction.boundary=connector, ask for a commit after every this many "
-        "records (and after the last one); 0 never asks.",
-    )
-)
+        "records (and after the last one); 0 never asks.")
+)  # fmt: skip
 
 TASK_CONFIG_DEF = ConfigDef(CONFIG_DEF).define(
     TASK_ID_CONFIG,

@@ -62,179 +62,75 @@ HEARTBEATS_REPLICATION_CONFIG = "heartbeats.replication.enabled"
 
 MIRROR_CONFIG_DEF = (
     ConfigDef()
-    .define(
-        SOURCE_ALIAS_CONFIG,
-        ConfigType.STRING,
-        default="source",
-        importance=Importance.HIGH,
-        documentation="The alias of the cluster records are read from.",
-    )
-    .define(
-        TARGET_ALIAS_CONFIG,
-        ConfigType.STRING,
-        default="target",
-        importance=Importance.HIGH,
-        documentation="The alias of the cluster records are written to.",
-    )
-    .define(
-        SOURCE_PREFIX + "log.url",
-        ConfigType.STRING,
-        default="",
-        importance=Importance.HIGH,
-        documentation="The source cluster's log (or source.cluster.bootstrap.servers for Kafka).",
-    )
-    .define(
-        TARGET_PREFIX + "log.url",
-        ConfigType.STRING,
-        default="",
-        importance=Importance.HIGH,
-        documentation="The target cluster's log (or target.cluster.bootstrap.servers for Kafka).",
-    )
-    .define(
-        TOPICS_EXCLUDE_CONFIG,
-        ConfigType.STRING,
-        default=DEFAULT_TOPICS_EXCLUDE,
-        importance=Importance.HIGH,
-        documentation="Comma-separated regexes of topics not to replicate.",
-    )
-    .define(
-        POLICY_CLASS_CONFIG,
-        ConfigType.STRING,
-        default="DefaultReplicationPolicy",
+    .define(SOURCE_ALIAS_CONFIG, ConfigType.STRING, default="source", importance=Importance.HIGH,
+        documentation="The alias of the cluster records are read from.")
+    .define(TARGET_ALIAS_CONFIG, ConfigType.STRING, default="target", importance=Importance.HIGH,
+        documentation="The alias of the cluster records are written to.")
+    .define(SOURCE_PREFIX + "log.url", ConfigType.STRING, default="", importance=Importance.HIGH,
+        documentation="The source cluster's log (or source.cluster.bootstrap.servers for Kafka).")
+    .define(TARGET_PREFIX + "log.url", ConfigType.STRING, default="", importance=Importance.HIGH,
+        documentation="The target cluster's log (or target.cluster.bootstrap.servers for Kafka).")
+    .define(TOPICS_EXCLUDE_CONFIG, ConfigType.STRING, default=DEFAULT_TOPICS_EXCLUDE,
+        importance=Importance.HIGH, documentation="Comma-separated regexes of topics not to replicate.")
+    .define(POLICY_CLASS_CONFIG, ConfigType.STRING, default="DefaultReplicationPolicy",
         importance=Importance.LOW,
-        documentation="DefaultReplicationPolicy (<alias>.<topic>) or IdentityReplicationPolicy.",
-    )
-    .define(
-        SEPARATOR_CONFIG,
-        ConfigType.STRING,
-        default=DEFAULT_SEPARATOR,
-        importance=Importance.LOW,
-        documentation="What DefaultReplicationPolicy puts between the source alias and the topic.",
-    )
-    .define(
-        INTERNAL_SEPARATOR_CONFIG,
-        ConfigType.BOOLEAN,
-        default=True,
-        importance=Importance.LOW,
+        documentation="DefaultReplicationPolicy (<alias>.<topic>) or IdentityReplicationPolicy.")
+    .define(SEPARATOR_CONFIG, ConfigType.STRING, default=DEFAULT_SEPARATOR, importance=Importance.LOW,
+        documentation="What DefaultReplicationPolicy puts between the source alias and the topic.")
+    .define(INTERNAL_SEPARATOR_CONFIG, ConfigType.BOOLEAN, default=True, importance=Importance.LOW,
         documentation="Whether MirrorMaker's internal topics (offset syncs, checkpoints) are named with "
-        "replication.policy.separator too (KIP-949); false keeps '.' in their names.",
-    )
-    .define(
-        SYNC_TOPIC_CONFIGS_CONFIG,
-        ConfigType.BOOLEAN,
-        default=True,
+        "replication.policy.separator too (KIP-949); false keeps '.' in their names.")
+    .define(SYNC_TOPIC_CONFIGS_CONFIG, ConfigType.BOOLEAN, default=True, importance=Importance.LOW,
+        documentation="Create remote topics with their source topic's configs.")
+    .define(EMIT_OFFSET_SYNCS_CONFIG, ConfigType.BOOLEAN, default=True, importance=Importance.LOW,
+        documentation="Record upstream/downstream offset pairs in mm2-offset-syncs.<target>.internal.")
+    .define(OFFSET_LAG_MAX_CONFIG, ConfigType.LONG, default=100, validator=Range.at_least(0),
         importance=Importance.LOW,
-        documentation="Create remote topics with their source topic's configs.",
-    )
-    .define(
-        EMIT_OFFSET_SYNCS_CONFIG,
-        ConfigType.BOOLEAN,
-        default=True,
-        importance=Importance.LOW,
-        documentation="Record upstream/downstream offset pairs in mm2-offset-syncs.<target>.internal.",
-    )
-    .define(
-        OFFSET_LAG_MAX_CONFIG,
-        ConfigType.LONG,
-        default=100,
-        validator=Range.at_least(0),
-        importance=Importance.LOW,
-        documentation="How far the upstream offset may move before a new offset sync is written.",
-    )
-)
+        documentation="How far the upstream offset may move before a new offset sync is written.")
+)  # fmt: skip
 
 SOURCE_CONFIG_DEF = (
     ConfigDef(MIRROR_CONFIG_DEF)
-    .define(
-        TOPICS_CONFIG,
-        ConfigType.STRING,
-        default=DEFAULT_TOPICS,
-        importance=Importance.HIGH,
-        documentation="Comma-separated regexes of topics to replicate.",
-    )
-    .define(
-        REFRESH_TOPICS_ENABLED_CONFIG,
-        ConfigType.BOOLEAN,
-        default=True,
-        importance=Importance.LOW,
-        documentation="Look for new topics and partitions to replicate periodically.",
-    )
-    .define(
-        REFRESH_TOPICS_INTERVAL_CONFIG,
-        ConfigType.LONG,
-        default=600,
-        validator=Range.at_least(1),
-        importance=Importance.LOW,
-        documentation="How often, in seconds, to look for new topics.",
-    )
-    .define(
-        METRIC_NAMES_FORMATS_CONFIG,
-        ConfigType.STRING,
-        default="legacy",
+    .define(TOPICS_CONFIG, ConfigType.STRING, default=DEFAULT_TOPICS, importance=Importance.HIGH,
+        documentation="Comma-separated regexes of topics to replicate.")
+    .define(REFRESH_TOPICS_ENABLED_CONFIG, ConfigType.BOOLEAN, default=True, importance=Importance.LOW,
+        documentation="Look for new topics and partitions to replicate periodically.")
+    .define(REFRESH_TOPICS_INTERVAL_CONFIG, ConfigType.LONG, default=600, validator=Range.at_least(1),
+        importance=Importance.LOW, documentation="How often, in seconds, to look for new topics.")
+    .define(METRIC_NAMES_FORMATS_CONFIG, ConfigType.STRING, default="legacy",
         validator=LambdaValidator(check_metric_names_formats, "legacy, new, or legacy,new"),
         importance=Importance.LOW,
         documentation="Kafka's metric name formats (KIP-1280); Conveyor publishes the new names "
-        "(kafka.connect:type=plugins) whatever this says.",
-    )
-    .define(
-        HEARTBEATS_REPLICATION_CONFIG,
-        ConfigType.BOOLEAN,
-        default=True,
-        importance=Importance.LOW,
+        "(kafka.connect:type=plugins) whatever this says.")
+    .define(HEARTBEATS_REPLICATION_CONFIG, ConfigType.BOOLEAN, default=True, importance=Importance.LOW,
         documentation="Whether heartbeats topics are replicated even when topics does not select them "
-        "(KIP-1089).",
-    )
-    .define(
-        CONSUMER_ISOLATION_CONFIG,
-        ConfigType.STRING,
-        default="read_committed",
-        importance=Importance.LOW,
-        documentation="read_committed (the default, required for exactly-once) or read_uncommitted.",
-    )
-)
+        "(KIP-1089).")
+    .define(CONSUMER_ISOLATION_CONFIG, ConfigType.STRING, default="read_committed", importance=Importance.LOW,
+        documentation="read_committed (the default, required for exactly-once) or read_uncommitted.")
+)  # fmt: skip
 
 SINK_CONFIG_DEF = (
     ConfigDef(MIRROR_CONFIG_DEF)
-    .define(
-        TRANSACTIONAL_PRODUCER_CONFIG,
-        ConfigType.BOOLEAN,
-        default=True,
-        importance=Importance.HIGH,
+    .define(TRANSACTIONAL_PRODUCER_CONFIG, ConfigType.BOOLEAN, default=True, importance=Importance.HIGH,
         documentation="KIP-656: write the batches and the source consumer offsets in transactions on the "
         "target cluster (exactly once); false writes plainly and commits offsets on the source "
-        "(at least once).",
-    )
-    .define(
-        TRANSACTION_BOUNDARY_CONFIG,
-        ConfigType.STRING,
-        default=TransactionBoundary.POLL.value,
+        "(at least once).")
+    .define(TRANSACTION_BOUNDARY_CONFIG, ConfigType.STRING, default=TransactionBoundary.POLL.value,
         validator=CaseInsensitiveValidString.in_(
-            TransactionBoundary.POLL.value, TransactionBoundary.INTERVAL.value
-        ),
-        importance=Importance.MEDIUM,
+        TransactionBoundary.POLL.value, TransactionBoundary.INTERVAL.value
+        ), importance=Importance.MEDIUM,
         documentation="Where a transaction of the sink design ends: 'poll' commits one per polled batch; "
         "'interval' lets one transaction cover consecutive batches until it holds "
-        f"{TRANSACTION_BOUNDARY_RECORDS_CONFIG} records or is {TRANSACTION_BOUNDARY_INTERVAL_CONFIG} old.",
-    )
-    .define(
-        TRANSACTION_BOUNDARY_INTERVAL_CONFIG,
-        ConfigType.LONG,
-        default=100,
-        validator=Range.at_least(0),
+        f"{TRANSACTION_BOUNDARY_RECORDS_CONFIG} records or is {TRANSACTION_BOUNDARY_INTERVAL_CONFIG} old.")
+    .define(TRANSACTION_BOUNDARY_INTERVAL_CONFIG, ConfigType.LONG, default=100, validator=Range.at_least(0),
         importance=Importance.LOW,
         documentation="With transaction.boundary=interval, the longest a transaction stays open (ms) "
-        "before it commits, records or not.",
-    )
-    .define(
-        TRANSACTION_BOUNDARY_RECORDS_CONFIG,
-        ConfigType.INT,
-        default=10_000,
-        validator=Range.at_least(1),
+        "before it commits, records or not.")
+    .define(TRANSACTION_BOUNDARY_RECORDS_CONFIG, ConfigType.INT, default=10_000, validator=Range.at_least(1),
         importance=Importance.LOW,
         documentation="With transaction.boundary=interval, a transaction commits once it holds this many "
-        "records (the batches of an open transaction stay in memory, to be sent again should it abort).",
-    )
-)
+        "records (the batches of an open transaction stay in memory, to be sent again should it abort).")
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

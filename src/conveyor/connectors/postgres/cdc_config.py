@@ -171,275 +171,107 @@ def split_list(value: Any) -> list[str]:
 
 CONFIG_DEF: Final = (
     ConfigDef()
-    .define(
-        HOSTNAME_CONFIG,
-        ConfigType.STRING,
-        validator=NonEmptyString(),
-        importance=Importance.HIGH,
-        documentation="Resolvable hostname or IP address of the PostgreSQL server.",
-    )
-    .define(
-        PORT_CONFIG,
-        ConfigType.INT,
-        default=5432,
-        validator=Range.between(1, 65535),
-        importance=Importance.HIGH,
-        documentation="Port of the PostgreSQL server.",
-    )
-    .define(
-        USER_CONFIG,
-        ConfigType.STRING,
-        validator=NonEmptyString(),
-        importance=Importance.HIGH,
-        documentation="The PostgreSQL user: it needs the REPLICATION attribute and SELECT on the tables.",
-    )
-    .define(
-        PASSWORD_CONFIG,
-        ConfigType.PASSWORD,
-        default=None,
-        importance=Importance.HIGH,
-        documentation="Password of the user; a config provider reference such as ${file:...} works.",
-    )
-    .define(
-        DBNAME_CONFIG,
-        ConfigType.STRING,
-        validator=NonEmptyString(),
-        importance=Importance.HIGH,
-        documentation="The database to stream changes from.",
-    )
-    .define(
-        SSLMODE_CONFIG,
-        ConfigType.STRING,
-        default="prefer",
-        validator=CaseInsensitiveValidString.in_(*SSL_MODES),
-        importance=Importance.MEDIUM,
-        documentation="libpq's sslmode for the connections to PostgreSQL.",
-    )
-    .define(
-        TOPIC_PREFIX_CONFIG,
-        ConfigType.STRING,
-        validator=_TopicPrefix(),
-        importance=Importance.HIGH,
+    .define(HOSTNAME_CONFIG, ConfigType.STRING, validator=NonEmptyString(), importance=Importance.HIGH,
+        documentation="Resolvable hostname or IP address of the PostgreSQL server.")
+    .define(PORT_CONFIG, ConfigType.INT, default=5432, validator=Range.between(1, 65535),
+        importance=Importance.HIGH, documentation="Port of the PostgreSQL server.")
+    .define(USER_CONFIG, ConfigType.STRING, validator=NonEmptyString(), importance=Importance.HIGH,
+        documentation="The PostgreSQL user: it needs the REPLICATION attribute and SELECT on the tables.")
+    .define(PASSWORD_CONFIG, ConfigType.PASSWORD, default=None, importance=Importance.HIGH,
+        documentation="Password of the user; a config provider reference such as ${file:...} works.")
+    .define(DBNAME_CONFIG, ConfigType.STRING, validator=NonEmptyString(), importance=Importance.HIGH,
+        documentation="The database to stream changes from.")
+    .define(SSLMODE_CONFIG, ConfigType.STRING, default="prefer",
+        validator=CaseInsensitiveValidString.in_(*SSL_MODES), importance=Importance.MEDIUM,
+        documentation="libpq's sslmode for the connections to PostgreSQL.")
+    .define(TOPIC_PREFIX_CONFIG, ConfigType.STRING, validator=_TopicPrefix(), importance=Importance.HIGH,
         documentation="Names the server: the prefix of every topic (<prefix>.<schema>.<table>) and the "
-        'source partition of the offsets ({"server": <prefix>}).',
-    )
-    .define(
-        PLUGIN_NAME_CONFIG,
-        ConfigType.STRING,
-        default="pgoutput",
-        validator=_PluginName(),
+        'source partition of the offsets ({"server": <prefix>}).')
+    .define(PLUGIN_NAME_CONFIG, ConfigType.STRING, default="pgoutput", validator=_PluginName(),
         importance=Importance.MEDIUM,
-        documentation="The logical decoding plugin; only pgoutput, built into PostgreSQL 10 and later.",
-    )
-    .define(
-        SLOT_NAME_CONFIG,
-        ConfigType.STRING,
-        default="debezium",
-        validator=NonEmptyString(),
+        documentation="The logical decoding plugin; only pgoutput, built into PostgreSQL 10 and later.")
+    .define(SLOT_NAME_CONFIG, ConfigType.STRING, default="debezium", validator=NonEmptyString(),
         importance=Importance.MEDIUM,
-        documentation="The logical replication slot the connector streams from (created when missing).",
-    )
-    .define(
-        SLOT_MAX_RETRIES_CONFIG,
-        ConfigType.INT,
-        default=6,
-        validator=Range.at_least(0),
+        documentation="The logical replication slot the connector streams from (created when missing).")
+    .define(SLOT_MAX_RETRIES_CONFIG, ConfigType.INT, default=6, validator=Range.at_least(0),
         importance=Importance.LOW,
         documentation="How often to try again to take a slot another connection holds (a previous "
-        "incarnation of the task may still be exiting) before the task fails.",
-    )
-    .define(
-        SLOT_RETRY_DELAY_CONFIG,
-        ConfigType.LONG,
-        default=10000,
-        validator=Range.at_least(0),
-        importance=Importance.LOW,
-        documentation="Milliseconds between two tries to take the slot.",
-    )
-    .define(
-        SLOT_DROP_ON_STOP_CONFIG,
-        ConfigType.BOOLEAN,
-        default=False,
-        importance=Importance.LOW,
+        "incarnation of the task may still be exiting) before the task fails.")
+    .define(SLOT_RETRY_DELAY_CONFIG, ConfigType.LONG, default=10000, validator=Range.at_least(0),
+        importance=Importance.LOW, documentation="Milliseconds between two tries to take the slot.")
+    .define(SLOT_DROP_ON_STOP_CONFIG, ConfigType.BOOLEAN, default=False, importance=Importance.LOW,
         documentation="Drop the slot when the task stops gracefully (PostgreSQL then keeps no WAL for "
-        "it; the next start snapshots or loses the changes made meanwhile). For tests and demos.",
-    )
-    .define(
-        PUBLICATION_NAME_CONFIG,
-        ConfigType.STRING,
-        default="dbz_publication",
-        validator=NonEmptyString(),
+        "it; the next start snapshots or loses the changes made meanwhile). For tests and demos.")
+    .define(PUBLICATION_NAME_CONFIG, ConfigType.STRING, default="dbz_publication", validator=NonEmptyString(),
         importance=Importance.MEDIUM,
-        documentation="The publication that selects the tables whose changes are streamed.",
-    )
-    .define(
-        PUBLICATION_AUTOCREATE_CONFIG,
-        ConfigType.STRING,
+        documentation="The publication that selects the tables whose changes are streamed.")
+    .define(PUBLICATION_AUTOCREATE_CONFIG, ConfigType.STRING,
         default=PublicationAutocreateMode.ALL_TABLES.value,
         validator=CaseInsensitiveValidString.in_(*(mode.value for mode in PublicationAutocreateMode)),
         importance=Importance.LOW,
         documentation="all_tables: create the publication FOR ALL TABLES when missing; filtered: create "
         "or update it for the captured tables; no_tables: create it without tables; disabled: never "
-        "create it (it must exist).",
-    )
-    .define(
-        SCHEMA_INCLUDE_CONFIG,
-        ConfigType.STRING,
-        default="",
-        validator=_Regexes(),
+        "create it (it must exist).")
+    .define(SCHEMA_INCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
         importance=Importance.MEDIUM,
-        documentation="Regular expressions of the schemas to capture (all but system schemas by default).",
-    )
-    .define(
-        SCHEMA_EXCLUDE_CONFIG,
-        ConfigType.STRING,
-        default="",
-        validator=_Regexes(),
-        importance=Importance.MEDIUM,
-        documentation="Regular expressions of schemas not to capture.",
-    )
-    .define(
-        TABLE_INCLUDE_CONFIG,
-        ConfigType.STRING,
-        default="",
-        validator=_Regexes(),
+        documentation="Regular expressions of the schemas to capture (all but system schemas by default).")
+    .define(SCHEMA_EXCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
+        importance=Importance.MEDIUM, documentation="Regular expressions of schemas not to capture.")
+    .define(TABLE_INCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
         importance=Importance.HIGH,
-        documentation="Regular expressions matched against <schema>.<table> of the tables to capture.",
-    )
-    .define(
-        TABLE_EXCLUDE_CONFIG,
-        ConfigType.STRING,
-        default="",
-        validator=_Regexes(),
+        documentation="Regular expressions matched against <schema>.<table> of the tables to capture.")
+    .define(TABLE_EXCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
         importance=Importance.MEDIUM,
-        documentation="Regular expressions matched against <schema>.<table> of tables not to capture.",
-    )
-    .define(
-        COLUMN_INCLUDE_CONFIG,
-        ConfigType.STRING,
-        default="",
-        validator=_Regexes(),
+        documentation="Regular expressions matched against <schema>.<table> of tables not to capture.")
+    .define(COLUMN_INCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
         importance=Importance.MEDIUM,
-        documentation="Regular expressions matched against <schema>.<table>.<column> of the columns to keep.",
-    )
-    .define(
-        COLUMN_EXCLUDE_CONFIG,
-        ConfigType.STRING,
-        default="",
-        validator=_Regexes(),
+        documentation="Regular expressions matched against <schema>.<table>.<column> of the columns to keep.")
+    .define(COLUMN_EXCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
         importance=Importance.MEDIUM,
-        documentation="Regular expressions matched against <schema>.<table>.<column> of columns to omit.",
-    )
-    .define(
-        SNAPSHOT_MODE_CONFIG,
-        ConfigType.STRING,
-        default=SnapshotMode.INITIAL.value,
-        validator=_SnapshotMode(),
-        importance=Importance.MEDIUM,
+        documentation="Regular expressions matched against <schema>.<table>.<column> of columns to omit.")
+    .define(SNAPSHOT_MODE_CONFIG, ConfigType.STRING, default=SnapshotMode.INITIAL.value,
+        validator=_SnapshotMode(), importance=Importance.MEDIUM,
         documentation="initial: snapshot the tables when there are no offsets, then stream; initial_only: "
         "snapshot, then stop streaming; no_data: stream only; always: snapshot at every start; "
-        "when_needed: snapshot when there are no offsets or the slot cannot resume from them.",
-    )
-    .define(
-        HEARTBEAT_INTERVAL_CONFIG,
-        ConfigType.INT,
-        default=0,
-        validator=Range.at_least(0),
+        "when_needed: snapshot when there are no offsets or the slot cannot resume from them.")
+    .define(HEARTBEAT_INTERVAL_CONFIG, ConfigType.INT, default=0, validator=Range.at_least(0),
         importance=Importance.MEDIUM,
         documentation="Every this many milliseconds without a change, send a heartbeat record that "
-        "carries the position reached, so the slot's WAL is released; 0 disables heartbeats.",
-    )
-    .define(
-        HEARTBEAT_TOPICS_PREFIX_CONFIG,
-        ConfigType.STRING,
-        default="__debezium-heartbeat",
-        importance=Importance.LOW,
-        documentation="Heartbeats go to the topic <this prefix>.<topic.prefix>.",
-    )
-    .define(
-        DECIMAL_HANDLING_CONFIG,
-        ConfigType.STRING,
-        default=DecimalHandlingMode.PRECISE.value,
+        "carries the position reached, so the slot's WAL is released; 0 disables heartbeats.")
+    .define(HEARTBEAT_TOPICS_PREFIX_CONFIG, ConfigType.STRING, default="__debezium-heartbeat",
+        importance=Importance.LOW, documentation="Heartbeats go to the topic <this prefix>.<topic.prefix>.")
+    .define(DECIMAL_HANDLING_CONFIG, ConfigType.STRING, default=DecimalHandlingMode.PRECISE.value,
         validator=CaseInsensitiveValidString.in_(*(mode.value for mode in DecimalHandlingMode)),
         importance=Importance.MEDIUM,
         documentation="precise: numeric as Connect Decimal (VariableScaleDecimal without a scale); "
-        "double: as float64; string: as its plain string.",
-    )
-    .define(
-        TIME_PRECISION_CONFIG,
-        ConfigType.STRING,
-        default=TimePrecisionMode.ADAPTIVE.value,
+        "double: as float64; string: as its plain string.")
+    .define(TIME_PRECISION_CONFIG, ConfigType.STRING, default=TimePrecisionMode.ADAPTIVE.value,
         validator=CaseInsensitiveValidString.in_(*(mode.value for mode in TimePrecisionMode)),
         importance=Importance.MEDIUM,
         documentation="adaptive: Debezium's time types by column precision; adaptive_time_microseconds: "
-        "the same, times always in microseconds; connect: Connect's Date, Time and Timestamp (millis).",
-    )
-    .define(
-        MONEY_FRACTION_DIGITS_CONFIG,
-        ConfigType.INT,
-        default=2,
-        validator=Range.at_least(0),
+        "the same, times always in microseconds; connect: Connect's Date, Time and Timestamp (millis).")
+    .define(MONEY_FRACTION_DIGITS_CONFIG, ConfigType.INT, default=2, validator=Range.at_least(0),
+        importance=Importance.LOW, documentation="The scale of money values written as decimals.")
+    .define(SKIPPED_OPERATIONS_CONFIG, ConfigType.STRING, default="t", validator=_Operations(),
+        importance=Importance.LOW, documentation="Operations not to emit: c, u, d, t (truncate), or none.")
+    .define(TOMBSTONES_ON_DELETE_CONFIG, ConfigType.BOOLEAN, default=True, importance=Importance.MEDIUM,
+        documentation="Follow each delete event with a tombstone (the key, a null value) for compaction.")
+    .define(MAX_BATCH_SIZE_CONFIG, ConfigType.INT, default=2048, validator=Range.at_least(1),
+        importance=Importance.MEDIUM, documentation="The most records one poll returns.")
+    .define(POLL_INTERVAL_CONFIG, ConfigType.LONG, default=500, validator=Range.at_least(1),
         importance=Importance.LOW,
-        documentation="The scale of money values written as decimals.",
-    )
-    .define(
-        SKIPPED_OPERATIONS_CONFIG,
-        ConfigType.STRING,
-        default="t",
-        validator=_Operations(),
-        importance=Importance.LOW,
-        documentation="Operations not to emit: c, u, d, t (truncate), or none.",
-    )
-    .define(
-        TOMBSTONES_ON_DELETE_CONFIG,
-        ConfigType.BOOLEAN,
-        default=True,
-        importance=Importance.MEDIUM,
-        documentation="Follow each delete event with a tombstone (the key, a null value) for compaction.",
-    )
-    .define(
-        MAX_BATCH_SIZE_CONFIG,
-        ConfigType.INT,
-        default=2048,
-        validator=Range.at_least(1),
-        importance=Importance.MEDIUM,
-        documentation="The most records one poll returns.",
-    )
-    .define(
-        POLL_INTERVAL_CONFIG,
-        ConfigType.LONG,
-        default=500,
-        validator=Range.at_least(1),
-        importance=Importance.LOW,
-        documentation="How long a poll waits for changes before returning what it has.",
-    )
-    .define(
-        SNAPSHOT_FETCH_SIZE_CONFIG,
-        ConfigType.INT,
-        default=10240,
-        validator=Range.at_least(1),
-        importance=Importance.LOW,
-        documentation="Rows the snapshot fetches from the server at a time.",
-    )
-    .define(
-        SNAPSHOT_CHUNK_SIZE_CONFIG,
-        ConfigType.INT,
-        default=20000,
-        validator=Range.at_least(1),
+        documentation="How long a poll waits for changes before returning what it has.")
+    .define(SNAPSHOT_FETCH_SIZE_CONFIG, ConfigType.INT, default=10240, validator=Range.at_least(1),
+        importance=Importance.LOW, documentation="Rows the snapshot fetches from the server at a time.")
+    .define(SNAPSHOT_CHUNK_SIZE_CONFIG, ConfigType.INT, default=20000, validator=Range.at_least(1),
         importance=Importance.MEDIUM,
         documentation="Rows per chunk of the initial snapshot: each table is split into primary-key "
-        "ranges of about this many rows, read by the connector's tasks (tasks.max) side by side.",
-    )
-    .define(
-        STATUS_UPDATE_INTERVAL_CONFIG,
-        ConfigType.INT,
-        default=10000,
-        validator=Range.at_least(0),
+        "ranges of about this many rows, read by the connector's tasks (tasks.max) side by side.")
+    .define(STATUS_UPDATE_INTERVAL_CONFIG, ConfigType.INT, default=10000, validator=Range.at_least(0),
         importance=Importance.LOW,
         documentation="Milliseconds between two status updates sent to the server on the replication "
-        "connection (they keep it alive and report the position Conveyor has durably written).",
-    )
-)
+        "connection (they keep it alive and report the position Conveyor has durably written).")
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -571,6 +571,10 @@ class PostgresCdcSourceTask(SourceTask):
     def _finish_reading(self, plan: SnapshotPlan) -> None:
         self._snapshot = None
         self._finished_plans.add(plan.reading_id)
+        self._close_reading()
+
+    def _close_reading(self) -> None:
+        """Close the snapshot's reader and the slot it reads at, where they are open."""
         if self._reader is not None:
             self._reader.close()
             self._reader = None
@@ -872,12 +876,7 @@ class PostgresCdcSourceTask(SourceTask):
                 )
 
     def stop(self) -> None:
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
-        if self._reading_slot is not None:
-            self._reading_slot.close()
-            self._reading_slot = None
+        self._close_reading()
         if self._stream is not None:
             self._stream.close()
             self._stream = None

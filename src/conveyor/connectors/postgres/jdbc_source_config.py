@@ -188,321 +188,127 @@ _CONNECTOR = "Connector"
 
 JDBC_SOURCE_CONFIG: Final = (
     ConfigDef()
-    .define(
-        CONNECTION_URL_CONFIG,
-        ConfigType.STRING,
-        default="",
+    .define(CONNECTION_URL_CONFIG, ConfigType.STRING, default="",
         validator=LambdaValidator(_connection_url, "jdbc:postgresql://host:port/dbname"),
         importance=Importance.HIGH,
-        documentation="JDBC connection URL, e.g. jdbc:postgresql://localhost:5432/shop.",
-        group=_DATABASE,
-        order_in_group=1,
-        display_name="JDBC URL",
-    )
-    .define(
-        CONNECTION_USER_CONFIG,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.HIGH,
-        documentation="JDBC connection user.",
-        group=_DATABASE,
-        order_in_group=2,
-        display_name="JDBC User",
-    )
-    .define(
-        CONNECTION_PASSWORD_CONFIG,
-        ConfigType.PASSWORD,
-        default=None,
-        importance=Importance.HIGH,
-        documentation="JDBC connection password.",
-        group=_DATABASE,
-        order_in_group=3,
-        display_name="JDBC Password",
-    )
-    .define(
-        CONNECTION_ATTEMPTS_CONFIG,
-        ConfigType.INT,
-        default=3,
-        validator=Range.at_least(1),
+        documentation="JDBC connection URL, e.g. jdbc:postgresql://localhost:5432/shop.", group=_DATABASE,
+        order_in_group=1, display_name="JDBC URL")
+    .define(CONNECTION_USER_CONFIG, ConfigType.STRING, default=None, importance=Importance.HIGH,
+        documentation="JDBC connection user.", group=_DATABASE, order_in_group=2, display_name="JDBC User")
+    .define(CONNECTION_PASSWORD_CONFIG, ConfigType.PASSWORD, default=None, importance=Importance.HIGH,
+        documentation="JDBC connection password.", group=_DATABASE, order_in_group=3,
+        display_name="JDBC Password")
+    .define(CONNECTION_ATTEMPTS_CONFIG, ConfigType.INT, default=3, validator=Range.at_least(1),
         importance=Importance.LOW,
         documentation="Maximum number of attempts to open a connection. Must be a positive integer.",
-        group=_DATABASE,
-        order_in_group=4,
-    )
-    .define(
-        CONNECTION_BACKOFF_CONFIG,
-        ConfigType.LONG,
-        default=10000,
-        validator=Range.at_least(0),
-        importance=Importance.LOW,
-        documentation="Backoff time in milliseconds between connection attempts.",
-        group=_DATABASE,
-        order_in_group=5,
-    )
-    .define(
-        TABLE_WHITELIST_CONFIG,
-        ConfigType.LIST,
-        default="",
-        importance=Importance.MEDIUM,
+        group=_DATABASE, order_in_group=4)
+    .define(CONNECTION_BACKOFF_CONFIG, ConfigType.LONG, default=10000, validator=Range.at_least(0),
+        importance=Importance.LOW, documentation="Backoff time in milliseconds between connection attempts.",
+        group=_DATABASE, order_in_group=5)
+    .define(TABLE_WHITELIST_CONFIG, ConfigType.LIST, default="", importance=Importance.MEDIUM,
         documentation="List of tables to include in copying. If specified, table.blacklist may not be set.",
-        group=_DATABASE,
-        order_in_group=6,
-    )
-    .define(
-        TABLE_BLACKLIST_CONFIG,
-        ConfigType.LIST,
-        default="",
-        importance=Importance.MEDIUM,
+        group=_DATABASE, order_in_group=6)
+    .define(TABLE_BLACKLIST_CONFIG, ConfigType.LIST, default="", importance=Importance.MEDIUM,
         documentation="List of tables to exclude from copying. If specified, table.whitelist may not be set.",
-        group=_DATABASE,
-        order_in_group=7,
-    )
-    .define(
-        TABLE_INCLUDE_LIST_CONFIG,
-        ConfigType.LIST,
-        default="",
+        group=_DATABASE, order_in_group=7)
+    .define(TABLE_INCLUDE_LIST_CONFIG, ConfigType.LIST, default="",
         validator=LambdaValidator(_regex_list, "a valid comma-separated list of regular expressions"),
         importance=Importance.MEDIUM,
         documentation="Regular expressions matching the fully-qualified names (schema.table) of the tables "
-        "to copy. If specified, table.whitelist and table.blacklist cannot be set.",
-        group=_DATABASE,
-        order_in_group=8,
-    )
-    .define(
-        TABLE_EXCLUDE_LIST_CONFIG,
-        ConfigType.LIST,
-        default="",
+        "to copy. If specified, table.whitelist and table.blacklist cannot be set.", group=_DATABASE,
+        order_in_group=8)
+    .define(TABLE_EXCLUDE_LIST_CONFIG, ConfigType.LIST, default="",
         validator=LambdaValidator(_regex_list, "a valid comma-separated list of regular expressions"),
         importance=Importance.MEDIUM,
         documentation="Regular expressions matching the fully-qualified names of tables not to copy; "
-        "applies to the tables table.include.list matches and requires it.",
-        group=_DATABASE,
-        order_in_group=9,
-    )
-    .define(
-        CATALOG_PATTERN_CONFIG,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.MEDIUM,
+        "applies to the tables table.include.list matches and requires it.", group=_DATABASE,
+        order_in_group=9)
+    .define(CATALOG_PATTERN_CONFIG, ConfigType.STRING, default=None, importance=Importance.MEDIUM,
         documentation="Catalog pattern: on PostgreSQL the connection's database, the only catalog it sees.",
-        group=_DATABASE,
-        order_in_group=10,
-    )
-    .define(
-        SCHEMA_PATTERN_CONFIG,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.HIGH,
+        group=_DATABASE, order_in_group=10)
+    .define(SCHEMA_PATTERN_CONFIG, ConfigType.STRING, default=None, importance=Importance.HIGH,
         documentation="Schema pattern (SQL LIKE) to list tables from; null (default) lists every schema.",
-        group=_DATABASE,
-        order_in_group=11,
-    )
-    .define(
-        NUMERIC_PRECISION_MAPPING_CONFIG,
-        ConfigType.BOOLEAN,
-        default=False,
-        importance=Importance.LOW,
-        documentation="Deprecated: numeric.mapping=precision_only.",
-        group=_DATABASE,
-        order_in_group=12,
-    )
-    .define(
-        NUMERIC_MAPPING_CONFIG,
-        ConfigType.STRING,
-        default=None,
+        group=_DATABASE, order_in_group=11)
+    .define(NUMERIC_PRECISION_MAPPING_CONFIG, ConfigType.BOOLEAN, default=False, importance=Importance.LOW,
+        documentation="Deprecated: numeric.mapping=precision_only.", group=_DATABASE, order_in_group=12)
+    .define(NUMERIC_MAPPING_CONFIG, ConfigType.STRING, default=None,
         validator=LambdaValidator(_numeric_mapping, str([m.value for m in NumericMapping])),
         importance=Importance.LOW,
         documentation="Map NUMERIC values by precision and scale: none (Connect Decimal), precision_only "
         "(integers by precision when the scale is 0), best_fit (integers, or FLOAT64 when the scale "
         "is positive and the precision fits), best_fit_eager_double (FLOAT64 whenever scale > 0).",
-        group=_DATABASE,
-        order_in_group=13,
-    )
-    .define(
-        DIALECT_NAME_CONFIG,
-        ConfigType.STRING,
-        default="",
-        validator=LambdaValidator(_dialect, f"empty or {POSTGRES_DIALECT}"),
-        importance=Importance.LOW,
-        documentation="The database dialect; Conveyor's JDBC source speaks PostgreSQL.",
-        group=_DATABASE,
-        order_in_group=14,
-    )
-    .define(
-        MODE_CONFIG,
-        ConfigType.STRING,
-        default="",
-        validator=ValidString(["", *(m.value for m in Mode)]),
+        group=_DATABASE, order_in_group=13)
+    .define(DIALECT_NAME_CONFIG, ConfigType.STRING, default="",
+        validator=LambdaValidator(_dialect, f"empty or {POSTGRES_DIALECT}"), importance=Importance.LOW,
+        documentation="The database dialect; Conveyor's JDBC source speaks PostgreSQL.", group=_DATABASE,
+        order_in_group=14)
+    .define(MODE_CONFIG, ConfigType.STRING, default="", validator=ValidString(["", *(m.value for m in Mode)]),
         importance=Importance.HIGH,
         documentation="How each poll finds rows: bulk (the whole table every poll), incrementing (rows "
         "whose strictly increasing column is above the last seen), timestamp (rows whose timestamp "
         "is after the last seen), timestamp+incrementing (both, so rows sharing a timestamp are "
-        "neither lost nor repeated).",
-        group=_MODE,
-        order_in_group=1,
-    )
-    .define(
-        INCREMENTING_COLUMN_NAME_CONFIG,
-        ConfigType.STRING,
-        default="",
-        importance=Importance.MEDIUM,
+        "neither lost nor repeated).", group=_MODE, order_in_group=1)
+    .define(INCREMENTING_COLUMN_NAME_CONFIG, ConfigType.STRING, default="", importance=Importance.MEDIUM,
         documentation="The strictly incrementing column; empty finds the table's serial or identity column.",
-        group=_MODE,
-        order_in_group=2,
-    )
-    .define(
-        TIMESTAMP_COLUMN_NAME_CONFIG,
-        ConfigType.LIST,
-        default="",
-        importance=Importance.MEDIUM,
+        group=_MODE, order_in_group=2)
+    .define(TIMESTAMP_COLUMN_NAME_CONFIG, ConfigType.LIST, default="", importance=Importance.MEDIUM,
         documentation="One or more timestamp columns, compared through COALESCE in the given order.",
-        group=_MODE,
-        order_in_group=3,
-    )
-    .define(
-        INCREMENTING_COLUMN_MAPPING_CONFIG,
-        ConfigType.LIST,
-        default="",
+        group=_MODE, order_in_group=3)
+    .define(INCREMENTING_COLUMN_MAPPING_CONFIG, ConfigType.LIST, default="",
         validator=LambdaValidator(_column_mapping, "a list of 'regex:columnName' mappings"),
         importance=Importance.MEDIUM,
         documentation="Per table, the incrementing column: 'regex:column' entries whose regex matches "
         "schema.table in full, e.g. public\\.orders.*:id. Each copied table must match exactly one.",
-        group=_MODE,
-        order_in_group=3,
-    )
-    .define(
-        TIMESTAMP_COLUMN_MAPPING_CONFIG,
-        ConfigType.LIST,
-        default="",
+        group=_MODE, order_in_group=3)
+    .define(TIMESTAMP_COLUMN_MAPPING_CONFIG, ConfigType.LIST, default="",
         validator=LambdaValidator(_columns_mapping, "a list of 'regex:[col1|col2|...]' mappings"),
         importance=Importance.MEDIUM,
         documentation="Per table, the timestamp columns: 'regex:[col1|col2]' entries whose regex matches "
-        "schema.table in full. Each copied table must match exactly one.",
-        group=_MODE,
-        order_in_group=3,
-    )
-    .define(
-        TIMESTAMP_INITIAL_CONFIG,
-        ConfigType.LONG,
-        default=None,
-        importance=Importance.LOW,
+        "schema.table in full. Each copied table must match exactly one.", group=_MODE, order_in_group=3)
+    .define(TIMESTAMP_INITIAL_CONFIG, ConfigType.LONG, default=None, importance=Importance.LOW,
         documentation="The epoch milliseconds timestamp queries start from when there is no offset; "
-        "-1 for the database's current time. Unset reads every row.",
-        group=_MODE,
-        order_in_group=4,
-    )
-    .define(
-        VALIDATE_NON_NULL_CONFIG,
-        ConfigType.BOOLEAN,
-        default=True,
-        importance=Importance.LOW,
+        "-1 for the database's current time. Unset reads every row.", group=_MODE, order_in_group=4)
+    .define(VALIDATE_NON_NULL_CONFIG, ConfigType.BOOLEAN, default=True, importance=Importance.LOW,
         documentation="Refuse tables whose incrementing column is nullable, or whose timestamp columns "
-        "all are.",
-        group=_MODE,
-        order_in_group=5,
-    )
-    .define(
-        QUERY_CONFIG,
-        ConfigType.STRING,
-        default="",
-        importance=Importance.MEDIUM,
+        "all are.", group=_MODE, order_in_group=5)
+    .define(QUERY_CONFIG, ConfigType.STRING, default="", importance=Importance.MEDIUM,
         documentation="A SELECT to run instead of copying tables; the incremental modes append their WHERE "
-        "clause to it. topic.prefix is then the whole topic name.",
-        group=_MODE,
-        order_in_group=6,
-    )
-    .define(
-        QUERY_SUFFIX_CONFIG,
-        ConfigType.STRING,
-        default="",
-        importance=Importance.LOW,
-        documentation="Suffix to append at the end of the generated query.",
-        group=_MODE,
-        order_in_group=7,
-    )
-    .define(
-        TRANSACTION_ISOLATION_MODE_CONFIG,
-        ConfigType.STRING,
-        default="DEFAULT",
-        validator=ValidString(list(ISOLATION_LEVELS)),
-        importance=Importance.LOW,
-        documentation="The isolation level the queries run at; DEFAULT keeps the server's.",
-        group=_MODE,
-        order_in_group=8,
-    )
-    .define(
-        TABLE_TYPES_CONFIG,
-        ConfigType.LIST,
-        default="TABLE",
-        importance=Importance.LOW,
+        "clause to it. topic.prefix is then the whole topic name.", group=_MODE, order_in_group=6)
+    .define(QUERY_SUFFIX_CONFIG, ConfigType.STRING, default="", importance=Importance.LOW,
+        documentation="Suffix to append at the end of the generated query.", group=_MODE, order_in_group=7)
+    .define(TRANSACTION_ISOLATION_MODE_CONFIG, ConfigType.STRING, default="DEFAULT",
+        validator=ValidString(list(ISOLATION_LEVELS)), importance=Importance.LOW,
+        documentation="The isolation level the queries run at; DEFAULT keeps the server's.", group=_MODE,
+        order_in_group=8)
+    .define(TABLE_TYPES_CONFIG, ConfigType.LIST, default="TABLE", importance=Importance.LOW,
         documentation="The kinds of relations to copy: TABLE, VIEW, MATERIALIZED VIEW, FOREIGN TABLE, "
-        "PARTITIONED TABLE.",
-        group=_CONNECTOR,
-        order_in_group=1,
-    )
-    .define(
-        POLL_INTERVAL_MS_CONFIG,
-        ConfigType.INT,
-        default=5000,
-        validator=Range.at_least(0),
-        importance=Importance.HIGH,
-        documentation="Frequency in ms to poll for new data in each table.",
-        group=_CONNECTOR,
-        order_in_group=2,
-    )
-    .define(
-        BATCH_MAX_ROWS_CONFIG,
-        ConfigType.INT,
-        default=1000,
-        validator=Range.at_least(1),
+        "PARTITIONED TABLE.", group=_CONNECTOR, order_in_group=1)
+    .define(POLL_INTERVAL_MS_CONFIG, ConfigType.INT, default=5000, validator=Range.at_least(0),
+        importance=Importance.HIGH, documentation="Frequency in ms to poll for new data in each table.",
+        group=_CONNECTOR, order_in_group=2)
+    .define(BATCH_MAX_ROWS_CONFIG, ConfigType.INT, default=1000, validator=Range.at_least(1),
         importance=Importance.LOW,
         documentation="Maximum number of rows one poll returns; rows are fetched from a server-side "
-        "cursor this many at a time.",
-        group=_CONNECTOR,
-        order_in_group=3,
-    )
-    .define(
-        TABLE_POLL_INTERVAL_MS_CONFIG,
-        ConfigType.LONG,
-        default=60000,
-        validator=Range.at_least(1),
+        "cursor this many at a time.", group=_CONNECTOR, order_in_group=3)
+    .define(TABLE_POLL_INTERVAL_MS_CONFIG, ConfigType.LONG, default=60000, validator=Range.at_least(1),
         importance=Importance.LOW,
         documentation="Frequency in ms to look for new or removed tables, which reconfigures the tasks.",
-        group=_CONNECTOR,
-        order_in_group=4,
-    )
-    .define(
-        TOPIC_PREFIX_CONFIG,
-        ConfigType.STRING,
-        default="",
+        group=_CONNECTOR, order_in_group=4)
+    .define(TOPIC_PREFIX_CONFIG, ConfigType.STRING, default="",
         validator=LambdaValidator(_topic_prefix, "ASCII alphanumerics, '.', '_' and '-'"),
         importance=Importance.HIGH,
         documentation="Prefix prepended to table names to name their topics, or with query the whole topic.",
-        group=_CONNECTOR,
-        order_in_group=5,
-    )
-    .define(
-        TIMESTAMP_DELAY_INTERVAL_MS_CONFIG,
-        ConfigType.LONG,
-        default=0,
-        validator=Range.at_least(0),
+        group=_CONNECTOR, order_in_group=5)
+    .define(TIMESTAMP_DELAY_INTERVAL_MS_CONFIG, ConfigType.LONG, default=0, validator=Range.at_least(0),
         importance=Importance.HIGH,
         documentation="How long after a timestamp a row is included, leaving transactions with earlier "
-        "timestamps time to commit.",
-        group=_CONNECTOR,
-        order_in_group=6,
-    )
-    .define(
-        DB_TIMEZONE_CONFIG,
-        ConfigType.STRING,
-        default="UTC",
+        "timestamps time to commit.", group=_CONNECTOR, order_in_group=6)
+    .define(DB_TIMEZONE_CONFIG, ConfigType.STRING, default="UTC",
         validator=LambdaValidator(_time_zone, "a time zone identifier such as UTC or Europe/Paris"),
         importance=Importance.MEDIUM,
         documentation="The time zone of timestamp columns without time zone, and of the queries' criteria.",
-        group=_CONNECTOR,
-        order_in_group=7,
-    )
-)
+        group=_CONNECTOR, order_in_group=7)
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -59,142 +59,58 @@ def _lower_choice(*choices: str) -> ValidString:
 
 CONFIG_DEF = (
     ConfigDef()
-    .define(
-        CONNECTION_URL,
-        ConfigType.STRING,
-        importance=Importance.HIGH,
-        documentation="JDBC connection URL, e.g. jdbc:postgresql://host:5432/dbname.",
-    )
-    .define(
-        CONNECTION_USER,
-        ConfigType.STRING,
-        default=None,
-        importance=Importance.HIGH,
-        documentation="JDBC connection user.",
-    )
-    .define(
-        CONNECTION_PASSWORD,
-        ConfigType.PASSWORD,
-        default=None,
-        importance=Importance.HIGH,
-        documentation="JDBC connection password.",
-    )
-    .define(
-        INSERT_MODE,
-        ConfigType.STRING,
-        default=InsertMode.INSERT.value,
-        validator=_lower_choice(*InsertMode),
-        importance=Importance.HIGH,
+    .define(CONNECTION_URL, ConfigType.STRING, importance=Importance.HIGH,
+        documentation="JDBC connection URL, e.g. jdbc:postgresql://host:5432/dbname.")
+    .define(CONNECTION_USER, ConfigType.STRING, default=None, importance=Importance.HIGH,
+        documentation="JDBC connection user.")
+    .define(CONNECTION_PASSWORD, ConfigType.PASSWORD, default=None, importance=Importance.HIGH,
+        documentation="JDBC connection password.")
+    .define(INSERT_MODE, ConfigType.STRING, default=InsertMode.INSERT.value,
+        validator=_lower_choice(*InsertMode), importance=Importance.HIGH,
         documentation="insert: COPY the rows; upsert: INSERT ... ON CONFLICT (key) DO UPDATE; "
-        "update: UPDATE the rows with the record's key.",
-    )
-    .define(
-        BATCH_SIZE,
-        ConfigType.INT,
-        default=3000,
-        validator=Range.at_least(0),
+        "update: UPDATE the rows with the record's key.")
+    .define(BATCH_SIZE, ConfigType.INT, default=3000, validator=Range.at_least(0),
         importance=Importance.MEDIUM,
-        documentation="How many records to send to the database in one statement, when possible.",
-    )
-    .define(
-        DELETE_ENABLED,
-        ConfigType.BOOLEAN,
-        default=False,
-        importance=Importance.MEDIUM,
-        documentation="Whether to treat null record values as deletes. Requires pk.mode to be record_key.",
-    )
-    .define(
-        TABLE_NAME_FORMAT,
-        ConfigType.STRING,
-        default="${topic}",
-        importance=Importance.MEDIUM,
+        documentation="How many records to send to the database in one statement, when possible.")
+    .define(DELETE_ENABLED, ConfigType.BOOLEAN, default=False, importance=Importance.MEDIUM,
+        documentation="Whether to treat null record values as deletes. Requires pk.mode to be record_key.")
+    .define(TABLE_NAME_FORMAT, ConfigType.STRING, default="${topic}", importance=Importance.MEDIUM,
         documentation="A format string for the destination table name, which may contain '${topic}' as a "
         "placeholder for the originating topic name (its dots turned into underscores); a dot in the "
-        "format names a schema, as in 'staging.${topic}'.",
-    )
-    .define(
-        PK_MODE,
-        ConfigType.STRING,
-        default=PkMode.NONE.value,
-        validator=_lower_choice(*PkMode),
+        "format names a schema, as in 'staging.${topic}'.")
+    .define(PK_MODE, ConfigType.STRING, default=PkMode.NONE.value, validator=_lower_choice(*PkMode),
         importance=Importance.HIGH,
         documentation="The primary key mode: none, kafka (topic, partition, offset), record_key or "
-        "record_value; see pk.fields.",
-    )
-    .define(
-        PK_FIELDS,
-        ConfigType.LIST,
-        default="",
-        importance=Importance.MEDIUM,
+        "record_value; see pk.fields.")
+    .define(PK_FIELDS, ConfigType.LIST, default="", importance=Importance.MEDIUM,
         documentation="The primary key fields: for kafka three column names (default __connect_topic, "
         "__connect_partition, __connect_offset); for record_key the key's fields (all when empty) or the "
-        "one column name of a primitive key; for record_value the value's fields (all when empty).",
-    )
-    .define(
-        FIELDS_WHITELIST,
-        ConfigType.LIST,
-        default="",
-        importance=Importance.MEDIUM,
-        documentation="The value fields to write (all when empty); key columns are added as pk.mode says.",
-    )
-    .define(
-        DB_TIMEZONE,
-        ConfigType.STRING,
-        default="UTC",
-        importance=Importance.MEDIUM,
+        "one column name of a primitive key; for record_value the value's fields (all when empty).")
+    .define(FIELDS_WHITELIST, ConfigType.LIST, default="", importance=Importance.MEDIUM,
+        documentation="The value fields to write (all when empty); key columns are added as pk.mode says.")
+    .define(DB_TIMEZONE, ConfigType.STRING, default="UTC", importance=Importance.MEDIUM,
         documentation="The time zone of the database's TIMESTAMP (without time zone) columns; "
-        "Connect timestamps are written as the wall time in this zone.",
-    )
-    .define(
-        AUTO_CREATE,
-        ConfigType.BOOLEAN,
-        default=False,
-        importance=Importance.MEDIUM,
-        documentation="Whether to create a missing destination table (CREATE TABLE) from the record schema.",
-    )
-    .define(
-        AUTO_EVOLVE,
-        ConfigType.BOOLEAN,
-        default=False,
-        importance=Importance.MEDIUM,
+        "Connect timestamps are written as the wall time in this zone.")
+    .define(AUTO_CREATE, ConfigType.BOOLEAN, default=False, importance=Importance.MEDIUM,
+        documentation="Whether to create a missing destination table (CREATE TABLE) from the record schema.")
+    .define(AUTO_EVOLVE, ConfigType.BOOLEAN, default=False, importance=Importance.MEDIUM,
         documentation="Whether to add columns (ALTER TABLE ADD COLUMN, nullable) for record fields the "
-        "table lacks.",
-    )
-    .define(
-        MAX_RETRIES,
-        ConfigType.INT,
-        default=10,
-        validator=Range.at_least(0),
+        "table lacks.")
+    .define(MAX_RETRIES, ConfigType.INT, default=10, validator=Range.at_least(0),
         importance=Importance.MEDIUM,
         documentation="How many times to retry on a database error (a lost connection, a restarted "
-        "server) before failing the task.",
-    )
-    .define(
-        RETRY_BACKOFF_MS,
-        ConfigType.INT,
-        default=3000,
-        validator=Range.at_least(0),
+        "server) before failing the task.")
+    .define(RETRY_BACKOFF_MS, ConfigType.INT, default=3000, validator=Range.at_least(0),
         importance=Importance.MEDIUM,
-        documentation="The time in milliseconds to wait following an error before a retry attempt.",
-    )
-    .define(
-        EXACTLY_ONCE,
-        ConfigType.BOOLEAN,
-        default=None,
-        importance=Importance.HIGH,
+        documentation="The time in milliseconds to wait following an error before a retry attempt.")
+    .define(EXACTLY_ONCE, ConfigType.BOOLEAN, default=None, importance=Importance.HIGH,
         documentation="Write each batch's rows and the offsets they cover in one database transaction, "
         "fencing older task incarnations; defaults to true for insert.mode=insert (where a replay would "
-        "duplicate rows) and false for upsert and update (whose writes are idempotent).",
-    )
-    .define(
-        OFFSETS_TABLE,
-        ConfigType.STRING,
-        default=DEFAULT_OFFSETS_TABLE,
-        importance=Importance.LOW,
+        "duplicate rows) and false for upsert and update (whose writes are idempotent).")
+    .define(OFFSETS_TABLE, ConfigType.STRING, default=DEFAULT_OFFSETS_TABLE, importance=Importance.LOW,
         documentation="The table, created by the connector, that holds the offsets and generations of "
-        "exactly-once sinks (one row per connector, topic and partition).",
-    )
-)
+        "exactly-once sinks (one row per connector, topic and partition).")
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

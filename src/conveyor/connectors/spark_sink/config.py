@@ -37,69 +37,29 @@ Hadoop-style readers skip names starting with ``_``."""
 
 SPARK_FILE_SINK_CONFIG_DEF = (
     ConfigDef()
-    .define(
-        FORMAT_CONFIG,
-        ConfigType.STRING,
-        default="parquet",
-        validator=ValidString(FORMATS),
+    .define(FORMAT_CONFIG, ConfigType.STRING, default="parquet", validator=ValidString(FORMATS),
         importance=Importance.HIGH,
-        documentation="What Spark writes: files (parquet, json, csv, orc) or a table (delta, iceberg)",
-    )
-    .define(
-        PATH_CONFIG,
-        ConfigType.STRING,
-        default="",
-        importance=Importance.HIGH,
+        documentation="What Spark writes: files (parquet, json, csv, orc) or a table (delta, iceberg)")
+    .define(PATH_CONFIG, ConfigType.STRING, default="", importance=Importance.HIGH,
         documentation="The directory Spark's file sink writes to (with its _spark_metadata log), or the "
-        "Delta table's directory",
-    )
-    .define(
-        TABLE_CONFIG,
-        ConfigType.STRING,
-        default="",
-        importance=Importance.HIGH,
+        "Delta table's directory")
+    .define(TABLE_CONFIG, ConfigType.STRING, default="", importance=Importance.HIGH,
         documentation="The table a delta or iceberg sink writes to, by name (created when missing): "
-        "an Iceberg table of the worker's catalog (db.name), or a Delta table of Spark's catalog",
-    )
-    .define(
-        CHECKPOINT_LOCATION_CONFIG,
-        ConfigType.STRING,
-        default="",
-        importance=Importance.MEDIUM,
+        "an Iceberg table of the worker's catalog (db.name), or a Delta table of Spark's catalog")
+    .define(CHECKPOINT_LOCATION_CONFIG, ConfigType.STRING, default="", importance=Importance.MEDIUM,
         documentation="The streaming query's checkpoint; by default "
-        f"<path>/{CHECKPOINT_DIR}, so a restarted connector resumes (required with table)",
-    )
-    .define(
-        SQL_CONFIG,
-        ConfigType.STRING,
-        default="",
-        importance=Importance.MEDIUM,
+        f"<path>/{CHECKPOINT_DIR}, so a restarted connector resumes (required with table)")
+    .define(SQL_CONFIG, ConfigType.STRING, default="", importance=Importance.MEDIUM,
         documentation=f"An optional projection over the view {RECORDS_VIEW!r}, e.g. "
-        f"SELECT id, upper(name) AS name FROM {RECORDS_VIEW}",
-    )
-    .define(
-        TRIGGER_INTERVAL_MS_CONFIG,
-        ConfigType.LONG,
-        default=DEFAULT_TRIGGER_INTERVAL_MS,
-        validator=Range.at_least(0),
-        importance=Importance.LOW,
-        documentation="How often a micro-batch starts (0: as soon as the previous one ends)",
-    )
-    .define(
-        MAX_RECORDS_PER_TRIGGER_CONFIG,
-        ConfigType.LONG,
-        default=None,
-        importance=Importance.LOW,
-        documentation="At most this many offsets per micro-batch (none: all available)",
-    )
-    .define(
-        PARTITION_BY_CONFIG,
-        ConfigType.LIST,
-        default="",
-        importance=Importance.LOW,
-        documentation="Output columns to partition the files by (directories column=value)",
-    )
-)
+        f"SELECT id, upper(name) AS name FROM {RECORDS_VIEW}")
+    .define(TRIGGER_INTERVAL_MS_CONFIG, ConfigType.LONG, default=DEFAULT_TRIGGER_INTERVAL_MS,
+        validator=Range.at_least(0), importance=Importance.LOW,
+        documentation="How often a micro-batch starts (0: as soon as the previous one ends)")
+    .define(MAX_RECORDS_PER_TRIGGER_CONFIG, ConfigType.LONG, default=None, importance=Importance.LOW,
+        documentation="At most this many offsets per micro-batch (none: all available)")
+    .define(PARTITION_BY_CONFIG, ConfigType.LIST, default="", importance=Importance.LOW,
+        documentation="Output columns to partition the files by (directories column=value)")
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

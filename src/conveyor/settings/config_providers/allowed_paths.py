@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from conveyor.api.config import ConfigDef, ConfigType, Importance
+from conveyor.api.config_provider import ConfigProvider
 
 ALLOWED_PATHS_CONFIG = "allowed.paths"
 
@@ -30,6 +31,19 @@ def allowed_paths_config_def() -> ConfigDef:
         documentation="A comma-separated list of paths that this config provider is allowed to access. "
         "If not set, all paths are allowed.",
     )
+
+
+class PathConfigProvider(ConfigProvider):
+    """A provider that reads files, only under ``allowed.paths`` when that is set."""
+
+    def __init__(self) -> None:
+        self.allowed = AllowedPaths({})
+
+    def configure(self, configs: Mapping[str, str]) -> None:
+        self.allowed = AllowedPaths(configs)
+
+    def config(self) -> ConfigDef:
+        return allowed_paths_config_def()
 
 
 class AllowedPaths:

@@ -2,31 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Set
+from collections.abc import Set
 from pathlib import Path
 
-from conveyor.api.config import ConfigDef
-from conveyor.api.config_provider import ConfigData, ConfigProvider
+from conveyor.api.config_provider import ConfigData
 from conveyor.api.errors import ConfigError
-from conveyor.settings.config_providers.allowed_paths import AllowedPaths, allowed_paths_config_def
+from conveyor.settings.config_providers.allowed_paths import PathConfigProvider
 
 
-class DirectoryConfigProvider(ConfigProvider):
+class DirectoryConfigProvider(PathConfigProvider):
     """Kafka's ``org.apache.kafka.common.config.provider.DirectoryConfigProvider``: each regular file
     of the directory is a key, its whole content the value (as mounted Kubernetes secrets are).
 
     With ``allowed.paths`` set, a file counts only if it really lies under those directories once its
     symlinks are resolved (see ``allowed_paths``): a link in an allowed directory that points out of it is
     not a key."""
-
-    def __init__(self) -> None:
-        self.allowed = AllowedPaths({})
-
-    def configure(self, configs: Mapping[str, str]) -> None:
-        self.allowed = AllowedPaths(configs)
-
-    def config(self) -> ConfigDef:
-        return allowed_paths_config_def()
 
     def get(self, path: str, keys: Set[str] | None = None) -> ConfigData:
         directory = Path(path)

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Set
+from collections.abc import Set
 from pathlib import Path
 
-from conveyor.api.config import ConfigDef
-from conveyor.api.config_provider import ConfigData, ConfigProvider
+from conveyor.api.config_provider import ConfigData
 from conveyor.api.errors import ConfigError
-from conveyor.settings.config_providers.allowed_paths import AllowedPaths, allowed_paths_config_def
+from conveyor.settings.config_providers.allowed_paths import PathConfigProvider
 from conveyor.settings.properties import read_properties
 
 
-class FileConfigProvider(ConfigProvider):
+class FileConfigProvider(PathConfigProvider):
     """Kafka's ``org.apache.kafka.common.config.provider.FileConfigProvider``; with ``allowed.paths`` set,
     only files that really lie under those directories (see ``allowed_paths``) are read."""
-
-    def __init__(self) -> None:
-        self.allowed = AllowedPaths({})
-
-    def configure(self, configs: Mapping[str, str]) -> None:
-        self.allowed = AllowedPaths(configs)
-
-    def config(self) -> ConfigDef:
-        return allowed_paths_config_def()
 
     def get(self, path: str, keys: Set[str] | None = None) -> ConfigData:
         if not path:
