@@ -35,11 +35,11 @@ from conveyor.log import open_log
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.rebalance_bench import COMMANDS, StopCounter, WorkerProcess, free_port, wait_for
+from tests.takeover.test_kafka_connect_takeover import group_settings
+from tests.takeover.test_rolling_move import SINK, SOURCE, connector_configs
 from tests.takeover.topics import LineTally, append_lines, create_topic, tally_lines
 
 WORKERS = 3
-SOURCE = "file-source"
-SINK = "file-sink"
 LINES_PER_APPEND = 200
 APPEND_EVERY_S = 0.25
 JVM_STARTUP_S = 300.0
@@ -72,28 +72,6 @@ class Step:
     """From the Kafka Connect worker's stop until both connectors ran again on the workers left."""
     stops: int
     """Task and connector stops on the workers that stayed through the step."""
-
-
-def group_settings(bootstrap: str, delay_ms: int) -> dict[str, str]:
-    """Both runtimes' settings: one sessioned group, its own internal topics, exactly-once sources."""
-    suffix = uuid.uuid4().hex[:8]
-    return {
-        "bootstrap.servers": bootstrap,
-        "group.id": f"rolling-{suffix}",
-        "config.storage.topic": f"connect-configs-{suffix}",
-        "offset.storage.topic": f"connect-offsets-{suffix}",
-        "status.storage.topic": f"connect-status-{suffix}",
-        "config.storage.replication.factor": "1",
-        "offset.storage.replication.factor": "1",
-        "status.storage.replication.factor": "1",
-        "offset.storage.partitions": "1",
-        "status.storage.partitions": "1",
-        "exactly.once.source.support": "enabled",
-        "connect.protocol": "sessioned",
-        "scheduled.rebalance.max.delay.ms": str(delay_ms),
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-    }
 
 
 def conveyor_worker(root: Path, name: str, settings: dict[str, str], runner: str) -> WorkerProcess:
@@ -159,7 +137,11 @@ def run(runner: str, delay_ms: int) -> None:
     root = Path(tempfile.mkdtemp(prefix="conveyor-rolling-"))
     with KafkaBroker(root / "broker", heap="1g") as broker:
         bootstrap = broker.bootstrap_servers
-        settings = group_settings(bootstrap, delay_ms)
+        settings = {
+            **group_settings(bootstrap),
+            "connect.protocol": "sessioned",
+            "scheduled.rebalance.max.delay.ms": str(delay_ms),
+        }
         topic = f"lines-{uuid.uuid4().hex[:8]}"
         create_topic(bootstrap, topic)
         source, sink = root / "input.txt", root / "output.txt"
@@ -197,25 +179,6 @@ def run(runner: str, delay_ms: int) -> None:
                 conveyor.stop()
             log.close()
             print(f"worker logs in {root}")
-
-
-def connector_configs(source: Path, sink: Path, topic: str) -> dict[str, dict[str, str]]:
-    return {
-        SOURCE: {
-            "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
-            "tasks.max": "1",
-            "file": str(source),
-            "topic": topic,
-            "batch.size": "200",
-            "exactly.once.support": "required",
-        },
-        SINK: {
-            "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
-            "tasks.max": "1",
-            "file": str(sink),
-            "topics": topic,
-        },
-    }
 
 
 def report(steps: list[Step], runner: str, delay_ms: int, tally: LineTally) -> None:
