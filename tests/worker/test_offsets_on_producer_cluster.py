@@ -53,6 +53,7 @@ class Worker:
         run = unique("two-clusters")
         self.group_id = run
         self.offsets_topic = f"{run}-offsets"
+        self.configs_topic = f"{run}-configs"
         self.properties = directory / "worker.properties"
         self.properties.write_text(
             worker_properties(
@@ -60,7 +61,7 @@ class Worker:
                 **{
                     "bootstrap.servers": bootstrap,
                     "group.id": run,
-                    "config.storage.topic": f"{run}-configs",
+                    "config.storage.topic": self.configs_topic,
                     "offset.storage.topic": self.offsets_topic,
                     "status.storage.topic": f"{run}-status",
                     "config.storage.replication.factor": "1",
@@ -164,6 +165,17 @@ def offset_keys(log: Log, topic: str) -> list[Any]:
     return [json.loads(record.key) for record in committed(log, topic) if record.key]
 
 
+def task_count_records(log: Log, configs_topic: str, name: str) -> list[Any]:
+    """The task counts the leader recorded for connector `name` (`tasks-fencing-<name>`), oldest first:
+    each written only once it has fenced the producers of the previous task generation."""
+    key = f"tasks-fencing-{name}".encode()
+    return [
+        json.loads(record.value)["task-count"]
+        for record in committed(log, configs_topic)
+        if record.key == key and record.value is not None
+    ]
+
+
 def last_seqno(log: Log, topic: str) -> int:
     headers = [parse_header(value) for value in committed_values(log, topic) if value is not None]
     return max(header[1] for header in headers if header is not None)
@@ -240,7 +252,7 @@ def test_the_task_producers_of_a_source_on_another_cluster_are_fenced_on_that_cl
     """Task 1 of the first generation is gone from the second (two tasks become one), and the task the
     zombie fenced is not restarted, so nothing but the leader's fencing can stop a zombie that holds its
     transactional id on cluster B."""
-    _, b = logs
+    a, b = logs
     worker = worker_without_task_restarts
     topic, name = unique("fenced"), unique("fenced")
     on_b = {"producer.override.bootstrap.servers": cluster_b, "rate": "20"}
@@ -258,7 +270,10 @@ def test_the_task_producers_of_a_source_on_another_cluster_are_fenced_on_that_cl
         response = worker.request("PUT", f"/connectors/{name}/config", generator(topic, -1, **on_b))
         assert response.status_code == 200, response.text
         wait_until(
-            lambda: worker.task_states(name) == ["RUNNING"], "the new generation's one task", DONE_S, 1.0
+            lambda: task_count_records(a, worker.configs_topic, name)[-1:] == [1],
+            "the leader to fence the first generation and record the second's task count",
+            DONE_S,
+            1.0,
         )
         with pytest.raises(ProducerFencedError):
             zombie.commit_transaction()
