@@ -10,10 +10,8 @@ from collections.abc import Mapping
 from conveyor.log import url_on_brokers, url_with_client_settings
 from conveyor.runtime.task_spec import TaskKind, TaskSpec
 from conveyor.settings.client_overrides import ClientType, allowed_overrides
-from conveyor.settings.names import CONSUMER_LOG_URL_CONFIG
+from conveyor.settings.names import BOOTSTRAP_SERVERS, CONSUMER_LOG_URL_CONFIG
 from conveyor.settings.worker_config import WorkerConfig
-
-BOOTSTRAP_SERVERS = "bootstrap.servers"
 
 
 def task_log_url(spec: TaskSpec) -> str:

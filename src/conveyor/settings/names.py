@@ -1,9 +1,13 @@
 """Names derived from settings, each built in one place: the sink consumer group, the transactional ids
-of exactly-once source tasks, and the key that points a sink's consumer at another log."""
+of exactly-once source tasks, the key that points a sink's consumer at another log, and the client
+setting that names a Kafka cluster."""
 
 from __future__ import annotations
 
 from typing import Final
+
+BOOTSTRAP_SERVERS: Final = "bootstrap.servers"
+"""The Kafka client setting naming a cluster's brokers."""
 
 CONSUMER_LOG_URL_CONFIG: Final = "consumer.override.log.url"
 """The log a sink connector's tasks consume from, when it is not the worker's (MirrorMaker's sink design)."""

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conveyor.errors import ConfigError
+from conveyor.settings.names import BOOTSTRAP_SERVERS
 
 LOG_URL = "log.url"
-BOOTSTRAP_SERVERS = "bootstrap.servers"
 SOURCE_PREFIX = "source.cluster."
 TARGET_PREFIX = "target.cluster."
 

@@ -220,14 +220,12 @@ class JdbcSinkTask(ColumnSinkTask):
                     self._writer.commit_text(cursor, table, layout, text, fence)
                 finally:
                     _end_transaction(connection, cursor)
-        except psycopg2.Error as error:
+        except BaseException as error:
             self.context.request_commit()
-            fenced = None if self._offsets is None else self._offsets.fenced(error, [partition])
-            if fenced is not None:
-                raise fenced from error
-            raise
-        except BaseException:
-            self.context.request_commit()
+            if isinstance(error, psycopg2.Error) and self._offsets is not None:
+                fenced = self._offsets.fenced(error, [partition])
+                if fenced is not None:
+                    raise fenced from error
             raise
 
     def _settle(self) -> None:

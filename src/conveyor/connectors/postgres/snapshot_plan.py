@@ -176,7 +176,7 @@ def chunk_offset(
         "plan": plan.id,
         "key": None if key is None else list(key),
         "done": done,
-        "switches": [[None if after is None else list(after), lsn] for after, lsn in switches],
+        "switches": _written_switches(switches),
         "snapshot": True,
     }
 
@@ -187,8 +187,13 @@ def chunk_offsets(
     """``chunk_offset(plan, key, False, switches)`` of each key (a list the offset keeps), what the keys
     share built once."""
     plan_id = plan.id
-    written = [[None if after is None else list(after), lsn] for after, lsn in switches]
+    written = _written_switches(switches)
     return [
         {"plan": plan_id, "key": key, "done": False, "switches": list(written), "snapshot": True}
         for key in keys
     ]
+
+
+def _written_switches(switches: Sequence[Switch]) -> list[list[Any]]:
+    """Switches as a chunk's offset keeps them: ``[key after which the newer snapshot reads, its lsn]``."""
+    return [[None if after is None else list(after), lsn] for after, lsn in switches]
