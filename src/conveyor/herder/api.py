@@ -20,6 +20,19 @@ from conveyor.metrics.worker_usage import WorkerUsage
 
 
 @dataclass(frozen=True)
+class ConfigWrite:
+    """A checked request to create or replace a connector's config, as `put_connector_config` takes it."""
+
+    name: str
+    config: dict[str, str]
+    """The config to write, its `name` key set."""
+    allow_replace: bool
+    initial_state: str | None
+    initial_offsets: list[ConnectorOffset] | None
+    resume_offsets: bool
+
+
+@dataclass(frozen=True)
 class HerderHealth:
     """What `GET /health` reports (KIP-1017): started or not, stuck or not, and what the herder is doing."""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+from abc import abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -20,7 +21,7 @@ from conveyor.errors import (
     NotFoundError,
     NotReadyError,
 )
-from conveyor.herder.api import Herder, HerderHealth
+from conveyor.herder.api import ConfigWrite, Herder, HerderHealth
 from conveyor.herder.entities import (
     ConnectorInfo,
     ConnectorOffset,
@@ -246,32 +247,37 @@ class BaseHerder(Herder):
     def connector_config(self, name: str) -> dict[str, str]:
         return self._require(name)
 
-    def _checked_config(self, name: str, config: Mapping[str, str]) -> dict[str, str]:
-        """A connector config about to be written, with its name, once the worker is ready and the config
-        is valid."""
-        named = {**config, "name": name}
-        self._require_ready()
-        self._raise_on_invalid(named)
-        return named
-
-    def _prepare_config_write(
+    def put_connector_config(
         self,
         name: str,
         config: Mapping[str, str],
         allow_replace: bool,
-        initial_state: str | None,
-        initial_offsets: list[ConnectorOffset] | None,
-        resume_offsets: bool,
-    ) -> tuple[bool, TargetState | None]:
+        initial_state: str | None = None,
+        initial_offsets: list[ConnectorOffset] | None = None,
+        resume_offsets: bool = False,
+    ) -> tuple[bool, ConnectorInfo]:
+        named = {**config, "name": name}
+        self._require_ready()
+        self._raise_on_invalid(named)
+        return self._write_connector_config(
+            ConfigWrite(name, named, allow_replace, initial_state, initial_offsets, resume_offsets)
+        )
+
+    @abstractmethod
+    def _write_connector_config(self, write: ConfigWrite) -> tuple[bool, ConnectorInfo]:
+        """Write a checked connector config as this herder's mode does; returns (created, info)."""
+
+    def _prepare_config_write(self, write: ConfigWrite) -> tuple[bool, TargetState | None]:
         """Before a connector config is written: whether the connector exists (one that may not be replaced
         raises `AlreadyExistsError`) and, for a new one, its initial target state (KIP-980), its offsets
         set up first (KIP-995)."""
+        name = write.name
         if self.configs.snapshot().contains(name):
-            if not allow_replace:
+            if not write.allow_replace:
                 raise AlreadyExistsError(f"Connector {name} already exists")
             return True, None
-        target = self._initial_target(initial_state)
-        self._set_up_offsets_of_new_connector(name, config, initial_offsets, resume_offsets)
+        target = self._initial_target(write.initial_state)
+        self._set_up_offsets_of_new_connector(name, write.config, write.initial_offsets, write.resume_offsets)
         return False, target
 
     @staticmethod

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 
 from conveyor.errors import NotFoundError
+from conveyor.herder.api import ConfigWrite
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.connector_locks import ConnectorLocks
 from conveyor.herder.entities import (
@@ -133,22 +134,12 @@ class StandaloneHerder(BaseHerder):
 
         threading.Thread(target=reconfigure, name=f"reconfigure-{name}", daemon=True).start()
 
-    def put_connector_config(
-        self,
-        name: str,
-        config: Mapping[str, str],
-        allow_replace: bool,
-        initial_state: str | None = None,
-        initial_offsets: list[ConnectorOffset] | None = None,
-        resume_offsets: bool = False,
-    ) -> tuple[bool, ConnectorInfo]:
-        config = self._checked_config(name, config)
-        if allow_replace and self.configs.snapshot().contains(name):
+    def _write_connector_config(self, write: ConfigWrite) -> tuple[bool, ConnectorInfo]:
+        name, config = write.name, write.config
+        if write.allow_replace and self.configs.snapshot().contains(name):
             self.worker.supersede(name)
         with self._changing(name, "writing the config of the connector"):
-            exists, target = self._prepare_config_write(
-                name, config, allow_replace, initial_state, initial_offsets, resume_offsets
-            )
+            exists, target = self._prepare_config_write(write)
             if exists:
                 self.worker.stop_tasks(self.worker.tasks_of(name))
                 self.worker.stop_connector(name)

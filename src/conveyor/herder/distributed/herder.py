@@ -32,7 +32,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TypeVar
 
 from conveyor.errors import ConnectError, NotFoundError, NotReadyError
-from conveyor.herder.api import HerderHealth
+from conveyor.herder.api import ConfigWrite, HerderHealth
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.assignment import ConnectorsAndTasks
 from conveyor.herder.distributed.connector_lanes import ConnectorLanes
@@ -465,23 +465,11 @@ class DistributedHerder(BaseHerder):
 
     # The REST operations that change things: leader-only writes.
 
-    def put_connector_config(
-        self,
-        name: str,
-        config: Mapping[str, str],
-        allow_replace: bool,
-        initial_state: str | None = None,
-        initial_offsets: list[ConnectorOffset] | None = None,
-        resume_offsets: bool = False,
-    ) -> tuple[bool, ConnectorInfo]:
-        config = self._checked_config(name, config)
-
-        def write() -> tuple[bool, ConnectorInfo]:
-            return self._leader.put_connector_config(
-                name, config, allow_replace, initial_state, initial_offsets, resume_offsets
-            )
-
-        return self._submit(write, f"writing the config of the connector {name}")
+    def _write_connector_config(self, write: ConfigWrite) -> tuple[bool, ConnectorInfo]:
+        return self._submit(
+            lambda: self._leader.put_connector_config(write),
+            f"writing the config of the connector {write.name}",
+        )
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         config = self._patched_config(name, patch)

@@ -11,15 +11,16 @@ if it was fenced), and the rotation of the session key. A follower asked for one
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from conveyor.errors import BadRequestError, ConnectError, NotFoundError
+from conveyor.herder.api import ConfigWrite
 from conveyor.herder.base import BaseHerder
 from conveyor.herder.distributed.errors import ConflictError, NotLeaderError
 from conveyor.herder.distributed.protocol import ConnectProtocolCompatibility
 from conveyor.herder.distributed.session_keys import SessionKeyRotation
-from conveyor.herder.entities import ConnectorInfo, ConnectorOffset
+from conveyor.herder.entities import ConnectorInfo
 from conveyor.runtime.worker import ConnectorType
 from conveyor.storage.errors import PrivilegedWriteError, StorageError
 
@@ -100,25 +101,17 @@ class LeaderWrites:
             except ConnectError as error:
                 logger.warning("Could not write a new session key: %s", error)
 
-    def put_connector_config(
-        self,
-        name: str,
-        config: Mapping[str, str],
-        allow_replace: bool,
-        initial_state: str | None,
-        initial_offsets: list[ConnectorOffset] | None,
-        resume_offsets: bool,
-    ) -> tuple[bool, ConnectorInfo]:
+    def put_connector_config(self, write: ConfigWrite) -> tuple[bool, ConnectorInfo]:
         """Create or replace a connector's config (a new one's offsets set up first); (created, info)."""
         herder = self._herder
         self.require("create or reconfigure connectors")
-        exists, target = herder._prepare_config_write(
-            name, config, allow_replace, initial_state, initial_offsets, resume_offsets
-        )
+        exists, target = herder._prepare_config_write(write)
         self.write(
-            lambda: self._configs.put_connector_config(name, config, None if target is None else target.value)
+            lambda: self._configs.put_connector_config(
+                write.name, write.config, None if target is None else target.value
+            )
         )
-        return not exists, BaseHerder.connector_info(herder, name)
+        return not exists, BaseHerder.connector_info(herder, write.name)
 
     def delete_connector(self, name: str) -> None:
         self.require("delete connectors")
