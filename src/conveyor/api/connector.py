@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from conveyor.api.config import ConfigDef, ConfigValue
-from conveyor.api.errors import ConnectError
+from conveyor.api.context import HasContext
 from conveyor.api.plugin_metrics import PluginMetricsHolder
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class SinkConnectorContext(ConnectorContext):
     """A sink connector's context."""
 
 
-class Connector(abc.ABC):
+class Connector(HasContext[ConnectorContext], abc.ABC):
     """Configures a job and divides it into tasks; the runtime runs the tasks.
 
     Lifecycle: ``initialize(context)``, ``start(props)``, then ``task_class()`` and
@@ -81,18 +81,6 @@ class Connector(abc.ABC):
     ``alter_offsets`` are called on an instance of their own that is never initialized or started:
     they must not depend on ``start``.
     """
-
-    _context: ConnectorContext | None = None
-
-    def initialize(self, context: ConnectorContext) -> None:
-        self._context = context
-
-    @property
-    def context(self) -> ConnectorContext:
-        """The context given to ``initialize``."""
-        if self._context is None:
-            raise ConnectError(f"{type(self).__name__} has not been initialized with a context")
-        return self._context
 
     @abc.abstractmethod
     def version(self) -> str:

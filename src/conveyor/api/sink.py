@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Protocol
 
-from conveyor.api.errors import ConnectError
+from conveyor.api.context import HasContext
 from conveyor.api.plugin_metrics import PluginMetricsHolder
 from conveyor.api.task import Task
 from conveyor.positions import TopicPartition
@@ -103,7 +103,7 @@ class SinkTaskContext(PluginMetricsHolder, abc.ABC):
         """
 
 
-class SinkTask(Task):
+class SinkTask(Task, HasContext[SinkTaskContext]):
     """Receives records from the log and writes them to an external system.
 
     The runtime calls ``open`` with newly assigned partitions, ``put`` with batches, ``pre_commit`` (by
@@ -126,18 +126,6 @@ class SinkTask(Task):
 
     TOPICS_CONFIG = TOPICS_CONFIG
     TOPICS_REGEX_CONFIG = TOPICS_REGEX_CONFIG
-
-    _context: SinkTaskContext | None = None
-
-    def initialize(self, context: SinkTaskContext) -> None:
-        self._context = context
-
-    @property
-    def context(self) -> SinkTaskContext:
-        """The context given to ``initialize``."""
-        if self._context is None:
-            raise ConnectError(f"{type(self).__name__} has not been initialized with a context")
-        return self._context
 
     @abc.abstractmethod
     def put(self, records: Sequence[SinkRecord]) -> None:

@@ -7,7 +7,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from conveyor.api.errors import ConnectError
+from conveyor.api.context import HasContext
 from conveyor.api.plugin_metrics import PluginMetricsHolder
 from conveyor.api.task import Task
 from conveyor.positions import RecordMetadata
@@ -93,7 +93,7 @@ class SourceTaskContext(PluginMetricsHolder, abc.ABC):
         return False
 
 
-class SourceTask(Task):
+class SourceTask(Task, HasContext[SourceTaskContext]):
     """Polls an external system and returns records with their source partitions and offsets.
 
     The loop, on the task's thread: ``poll``, convert and send what it returned, and at each commit
@@ -118,18 +118,6 @@ class SourceTask(Task):
     """
 
     TRANSACTION_BOUNDARY_CONFIG = TRANSACTION_BOUNDARY_CONFIG
-
-    _context: SourceTaskContext | None = None
-
-    def initialize(self, context: SourceTaskContext) -> None:
-        self._context = context
-
-    @property
-    def context(self) -> SourceTaskContext:
-        """The context given to ``initialize``."""
-        if self._context is None:
-            raise ConnectError(f"{type(self).__name__} has not been initialized with a context")
-        return self._context
 
     @abc.abstractmethod
     def poll(self) -> list[SourceRecord] | None:
