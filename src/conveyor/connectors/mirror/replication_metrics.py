@@ -103,17 +103,18 @@ class ReplicationMetrics:
                 "The age of incoming source records when replicated.",
                 lambda: stats.last_age_ms,
             ),
-            "record-age-ms-min": ("The min age of incoming source records.", stats.ages.min),
-            "record-age-ms-max": ("The max age of incoming source records.", stats.ages.max),
-            "record-age-ms-avg": ("The average age of incoming source records.", stats.ages.avg),
             "replication-latency-ms": (
                 "Time it takes records to replicate from source to target cluster.",
                 lambda: stats.last_latency_ms,
             ),
-            "replication-latency-ms-min": ("The min replication latency.", stats.latencies.min),
-            "replication-latency-ms-max": ("The max replication latency.", stats.latencies.max),
-            "replication-latency-ms-avg": ("The average replication latency.", stats.latencies.avg),
         }
+        for name, what, window in (
+            ("record-age-ms", "age of incoming source records", stats.ages),
+            ("replication-latency-ms", "replication latency", stats.latencies),
+        ):
+            readings[f"{name}-min"] = (f"The min {what}.", window.min)
+            readings[f"{name}-max"] = (f"The max {what}.", window.max)
+            readings[f"{name}-avg"] = (f"The average {what}.", window.avg)
         for name, (description, reading) in readings.items():
             self._metrics.add_metric(self._metrics.metric_name(name, description, tags), reading)
         return stats
