@@ -280,6 +280,19 @@ class BaseHerder(Herder):
         self._set_up_offsets_of_new_connector(name, write.config, write.initial_offsets, write.resume_offsets)
         return False, target
 
+    def pause_connector(self, name: str) -> None:
+        self._set_target(name, TargetState.PAUSED)
+
+    def resume_connector(self, name: str) -> None:
+        self._set_target(name, TargetState.STARTED)
+
+    def stop_connector(self, name: str) -> None:
+        self._set_target(name, TargetState.STOPPED)
+
+    @abstractmethod
+    def _set_target(self, name: str, target: TargetState) -> None:
+        """Write the connector's new target state and make this worker act on it, as this mode does."""
+
     @staticmethod
     def _initial_target(initial_state: str | None) -> TargetState:
         if initial_state is None:

@@ -208,15 +208,6 @@ class StandaloneHerder(BaseHerder):
             else:
                 self.worker.set_connector_target(name, target)
 
-    def pause_connector(self, name: str) -> None:
-        self._set_target(name, TargetState.PAUSED)
-
-    def resume_connector(self, name: str) -> None:
-        self._set_target(name, TargetState.STARTED)
-
-    def stop_connector(self, name: str) -> None:
-        self._set_target(name, TargetState.STOPPED)
-
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
         with self._changing(name, "altering the offsets of the connector"):
             return self._alter_offsets(name, offsets)

@@ -501,15 +501,6 @@ class DistributedHerder(BaseHerder):
 
         self._submit(write, f"changing the target state of the connector {name}")
 
-    def pause_connector(self, name: str) -> None:
-        self._set_target(name, TargetState.PAUSED)
-
-    def resume_connector(self, name: str) -> None:
-        self._set_target(name, TargetState.STARTED)
-
-    def stop_connector(self, name: str) -> None:
-        self._set_target(name, TargetState.STOPPED)
-
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
         if not include_tasks and not only_failed:
             restarted = self._submit(
