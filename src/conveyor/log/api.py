@@ -15,6 +15,7 @@ from itertools import repeat
 from types import TracebackType
 from typing import Literal, Self
 
+from conveyor.log.new_topic import NewTopic
 from conveyor.positions import RecordMetadata, TopicPartition
 
 Header = tuple[str, bytes | None]
@@ -134,7 +135,6 @@ class Admin(ABC):
         """The id of the cluster the log lives on: the Kafka cluster's, or the one an embedded log made
         when it was first opened. It never changes for one log."""
 
-    @abstractmethod
     def create_topic(
         self,
         name: str,
@@ -146,6 +146,11 @@ class Admin(ABC):
         """Create a topic. ``config`` takes ``cleanup.policy`` (``delete``/``compact``), ``retention.ms``,
         ``delete.retention.ms``. Raises ``TopicExistsError`` unless ``exist_ok``. ``replication_factor``
         is the copies a cluster keeps (-1: its default); a one-machine log keeps one whatever it says."""
+        self._create_topic(NewTopic.checked(name, partitions, config, replication_factor), exist_ok)
+
+    @abstractmethod
+    def _create_topic(self, topic: NewTopic, exist_ok: bool) -> None:
+        """Create a topic whose name, partition count and cleanup policy Kafka's rules allow."""
 
     @abstractmethod
     def delete_topic(self, name: str) -> None:

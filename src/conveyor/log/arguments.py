@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -11,8 +10,6 @@ from conveyor.log.client_config import choice_setting, int_setting
 from conveyor.log.errors import (
     IllegalStateError,
     InvalidConfigError,
-    InvalidPartitionsError,
-    InvalidTopicError,
 )
 
 
@@ -55,28 +52,6 @@ class ConsumerSettings:
             ),
             max_poll_records=int_setting(config, "max.poll.records", 500, minimum=1),
         )
-
-
-_LEGAL_TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]+")
-_MAX_TOPIC_NAME_LENGTH = 249
-_CLEANUP_POLICIES = ("delete", "compact")
-
-
-def check_new_topic(name: str, partitions: int, config: Mapping[str, str | int] | None) -> None:
-    """Kafka's rules for a topic to create: a name of 1-249 characters of ``[a-zA-Z0-9._-]`` other than
-    ``.`` and ``..``, at least one partition, and a cleanup.policy of delete, compact or both."""
-    if (
-        not name
-        or name in (".", "..")
-        or len(name) > _MAX_TOPIC_NAME_LENGTH
-        or not _LEGAL_TOPIC_NAME.fullmatch(name)
-    ):
-        raise InvalidTopicError(f"Topic name {name!r} is illegal: use 1-249 characters of [a-zA-Z0-9._-]")
-    if partitions < 1:
-        raise InvalidPartitionsError(f"Topic {name}: partition count must be at least 1, got {partitions}")
-    policy = str((config or {}).get("cleanup.policy", "delete"))
-    if any(each not in _CLEANUP_POLICIES for each in policy.split(",")):
-        raise InvalidConfigError(f"Topic {name}: cleanup.policy={policy!r} must be delete, compact or both")
 
 
 def require_transactional(transactional_id: str | None) -> str:

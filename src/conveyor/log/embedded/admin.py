@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import sqlite3
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from conveyor.log.api import (
     Admin,
@@ -15,7 +15,6 @@ from conveyor.log.api import (
     PartitionOffsets,
     TopicDescription,
 )
-from conveyor.log.arguments import check_new_topic
 from conveyor.log.embedded import group_offsets, transactions
 from conveyor.log.embedded import topics as topic_store
 from conveyor.log.embedded.cleaner import clean_topic
@@ -23,6 +22,7 @@ from conveyor.log.embedded.database import Database, now_ms
 from conveyor.log.embedded.partition_log import partition_bounds
 from conveyor.log.embedded.visibility import abort_expired_if_any
 from conveyor.log.errors import GroupIdNotFoundError, NonEmptyGroupError
+from conveyor.log.new_topic import NewTopic
 from conveyor.positions import TopicPartition
 
 
@@ -41,18 +41,10 @@ class EmbeddedAdmin(Admin):
             conn.execute("INSERT INTO cluster(id) VALUES (?)", (made,))
             return made
 
-    def create_topic(
-        self,
-        name: str,
-        partitions: int = 1,
-        config: Mapping[str, str | int] | None = None,
-        exist_ok: bool = False,
-        replication_factor: int = -1,
-    ) -> None:
-        check_new_topic(name, partitions, config)
-        complete_config = topic_store.topic_config(name, config)
+    def _create_topic(self, topic: NewTopic, exist_ok: bool) -> None:
+        complete_config = topic_store.topic_config(topic.name, topic.config)
         with self._database.write() as conn:
-            topic_store.create_topic(conn, name, partitions, complete_config, exist_ok)
+            topic_store.create_topic(conn, topic.name, topic.partitions, complete_config, exist_ok)
 
     def delete_topic(self, name: str) -> None:
         with self._database.write() as conn:

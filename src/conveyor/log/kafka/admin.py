@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 
 from confluent_kafka import ConsumerGroupTopicPartitions, IsolationLevel, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import (
     AdminClient,
     ConfigResource,
-    NewTopic,
     OffsetSpec,
     ResourceType,
 )
+from confluent_kafka.admin import NewTopic as KafkaNewTopic
 
 from conveyor.log.api import (
     Admin,
@@ -23,7 +23,6 @@ from conveyor.log.api import (
     PartitionOffsets,
     TopicDescription,
 )
-from conveyor.log.arguments import check_new_topic
 from conveyor.log.errors import (
     InvalidTopicError,
     LogError,
@@ -36,6 +35,7 @@ from conveyor.log.kafka.client_logs import with_client_logger
 from conveyor.log.kafka.errors import leader_moving, log_error
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.log.new_topic import NewTopic
 from conveyor.positions import TopicPartition
 
 #: How long an admin call may take before it fails (seconds).
@@ -51,18 +51,11 @@ class KafkaAdmin(Admin):
         self._names = Namespace(settings.namespace)
         self._client = client
 
-    def create_topic(
-        self,
-        name: str,
-        partitions: int = 1,
-        config: Mapping[str, str | int] | None = None,
-        exist_ok: bool = False,
-        replication_factor: int = -1,
-    ) -> None:
-        settings = {key: str(value) for key, value in (config or {}).items()}
-        check_new_topic(name, partitions, settings)
+    def _create_topic(self, topic: NewTopic, exist_ok: bool) -> None:
+        name, partitions = topic.name, topic.partitions
+        settings = {key: str(value) for key, value in topic.config.items()}
         outer = self._names.outer(name)
-        new_topic = NewTopic(outer, partitions, replication_factor, config=settings)
+        new_topic = KafkaNewTopic(outer, partitions, topic.replication_factor, config=settings)
         try:
             self._client.create_topics([new_topic], request_timeout=REQUEST_TIMEOUT_S)[outer].result()
         except KafkaException as error:
