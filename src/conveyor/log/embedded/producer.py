@@ -112,39 +112,27 @@ class EmbeddedProducer(Producer):
         on_delivery: Callable[[RecordMetadata], None] | None = None,
     ) -> None:
         with self._lock:
-            self._send(topic, value, key, partition, headers, timestamp, on_delivery)
+            self._ensure_can_send()
+            info = self._topics.get(topic) or self._topic(topic)
+            if key is None:
+                if info.compacted:
+                    raise InvalidRecordError(f"Topic {topic} is compacted: every record needs a key")
+                if partition is None:
+                    partition = self._sticky_partitions.get(topic)
+                    if partition is None:
+                        partition = self._stick(topic, info)
+            elif partition is None:
+                partition = partition_for_key(key, info.partitions)
+            buffer = self._buffers.get((topic, partition))
+            if buffer is None:
+                buffer = self._new_buffer(info, partition)
+            buffer.add(value, key, headers, time.time_ns() // 1_000_000 if timestamp is None else timestamp)
+            if on_delivery is not None:
+                buffer.on_delivery(on_delivery)
+            if buffer.size >= self._batch_size:
+                self._append_full(topic, partition)
             if self._transactional_id is None and self._linger_thread is None:
                 self._start_lingering()
-
-    def _send(
-        self,
-        topic: str,
-        value: bytes | None,
-        key: bytes | None,
-        partition: int | None,
-        headers: Headers | None,
-        timestamp: int | None,
-        on_delivery: Callable[[RecordMetadata], None] | None,
-    ) -> None:
-        self._ensure_can_send()
-        info = self._topics.get(topic) or self._topic(topic)
-        if key is None:
-            if info.compacted:
-                raise InvalidRecordError(f"Topic {topic} is compacted: every record needs a key")
-            if partition is None:
-                partition = self._sticky_partitions.get(topic)
-                if partition is None:
-                    partition = self._stick(topic, info)
-        elif partition is None:
-            partition = partition_for_key(key, info.partitions)
-        buffer = self._buffers.get((topic, partition))
-        if buffer is None:
-            buffer = self._new_buffer(info, partition)
-        buffer.add(value, key, headers, time.time_ns() // 1_000_000 if timestamp is None else timestamp)
-        if on_delivery is not None:
-            buffer.on_delivery(on_delivery)
-        if buffer.size >= self._batch_size:
-            self._append_full(topic, partition)
 
     def send_batch(
         self,
@@ -156,42 +144,31 @@ class EmbeddedProducer(Producer):
         timestamps: Sequence[int] | None = None,
     ) -> None:
         with self._lock:
-            self._send_batch(topic, values, keys, partition, headers, timestamps)
+            self._ensure_can_send()
+            info = self._topics.get(topic) or self._topic(topic)
+            count = check_batch_columns(topic, values, keys, headers, timestamps)
+            if info.compacted and (keys is None or None in keys):
+                raise InvalidRecordError(f"Topic {topic} is compacted: every record needs a key")
+            stamps = timestamps if timestamps is not None else [time.time_ns() // 1_000_000] * count
+            if partition is not None or keys is None:
+                target = partition
+                if target is None:
+                    target = self._sticky_partitions.get(topic)
+                    if target is None:
+                        target = self._stick(topic, info)
+                self._extend(info, target, values, keys, headers, stamps)
+            else:
+                for target, rows in _rows_by_key_partition(keys, info.partitions).items():
+                    self._extend(
+                        info,
+                        target,
+                        [values[i] for i in rows],
+                        [keys[i] for i in rows],
+                        None if headers is None else [headers[i] for i in rows],
+                        [stamps[i] for i in rows],
+                    )
             if self._transactional_id is None and self._linger_thread is None:
                 self._start_lingering()
-
-    def _send_batch(
-        self,
-        topic: str,
-        values: Sequence[bytes | None],
-        keys: Sequence[bytes | None] | None,
-        partition: int | None,
-        headers: Sequence[Headers | None] | None,
-        timestamps: Sequence[int] | None,
-    ) -> None:
-        self._ensure_can_send()
-        info = self._topics.get(topic) or self._topic(topic)
-        count = check_batch_columns(topic, values, keys, headers, timestamps)
-        if info.compacted and (keys is None or None in keys):
-            raise InvalidRecordError(f"Topic {topic} is compacted: every record needs a key")
-        stamps = timestamps if timestamps is not None else [time.time_ns() // 1_000_000] * count
-        if partition is not None or keys is None:
-            target = partition
-            if target is None:
-                target = self._sticky_partitions.get(topic)
-                if target is None:
-                    target = self._stick(topic, info)
-            self._extend(info, target, values, keys, headers, stamps)
-            return
-        for target, rows in _rows_by_key_partition(keys, info.partitions).items():
-            self._extend(
-                info,
-                target,
-                [values[i] for i in rows],
-                [keys[i] for i in rows],
-                None if headers is None else [headers[i] for i in rows],
-                [stamps[i] for i in rows],
-            )
 
     def flush(self, timeout_s: float | None = None) -> None:
         """Appends at once: the embedded log has no queue to wait on, so `timeout_s` is always met."""
