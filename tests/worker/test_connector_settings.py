@@ -7,28 +7,26 @@ import pytest
 
 from conveyor.api import ConfigError, TransactionBoundary
 from conveyor.pipeline.error_handling import ErrorPolicy
-from conveyor.settings.connector_config import (
-    ErrorSettings,
-    SinkTopics,
-    SourceTransactionSettings,
-    TaskCount,
-    ToleranceType,
-)
+from conveyor.settings.connector_config import SinkTopics, SourceTransactionSettings, TaskCount
 
 
 def test_an_empty_config_takes_the_definitions_defaults() -> None:
     assert TaskCount.parse({}) == TaskCount(tasks_max=1, enforce=True)
-    assert ErrorSettings.parse({}) == ErrorSettings(ToleranceType.NONE, 0, 60000, False, False, "", False)
+    assert ErrorPolicy.from_connector_config({}) == ErrorPolicy(False, 0, 60000, False, False, "", False)
     assert SourceTransactionSettings.parse({}) == SourceTransactionSettings(
         False, TransactionBoundary.POLL, None, None
     )
 
 
+def test_an_error_policy_built_without_arguments_has_the_definitions_defaults() -> None:
+    assert ErrorPolicy() == ErrorPolicy.from_connector_config({})
+
+
 def test_values_are_typed() -> None:
-    settings = ErrorSettings.parse(
+    settings = ErrorPolicy.from_connector_config(
         {"errors.tolerance": "all", "errors.log.enable": "TRUE", "errors.retry.timeout": "5"}
     )
-    assert settings.tolerance is ToleranceType.ALL
+    assert settings.tolerance_all is True
     assert settings.log_enable is True
     assert settings.retry_timeout_ms == 5
 

@@ -45,7 +45,7 @@ from conveyor.settings.client_overrides import (
 )
 from conveyor.settings.connector_config import (
     CONNECTOR_CLASS_CONFIG,
-    ErrorSettings,
+    ErrorPolicy,
     SinkTopics,
     SourceTransactionSettings,
     connector_config_def,
@@ -314,7 +314,7 @@ def _check_sink_topics(config: Mapping[str, str], values: list[ConfigValue]) -> 
     """Exactly one of `topics` and `topics.regex`, and the DLQ topic outside both (SinkConnectorConfig)."""
     try:
         subscription = SinkTopics.parse(config)
-        dlq = ErrorSettings.parse(config).dlq_topic
+        dlq = ErrorPolicy.from_connector_config(config).dlq_topic
     except ConfigError:
         return  # the bad value is reported under its own key by the definitions' validation
     if subscription.problem is not None:

@@ -19,7 +19,7 @@ from conveyor.api.errors import RetriableError
 from conveyor.data import ConnectError
 from conveyor.log import Log, Producer
 from conveyor.pipeline.topics import TopicCreator
-from conveyor.settings.connector_config import ErrorSettings, ToleranceType
+from conveyor.settings.connector_config import ErrorPolicy as ErrorPolicy  # the tasks take it from here
 
 logger = logging.getLogger(__name__)
 
@@ -48,33 +48,6 @@ TOLERABLE_STAGES = frozenset(
 
 class ToleranceExceededError(ConnectError):
     """An error the connector's `errors.tolerance` does not allow; the task fails with it."""
-
-
-@dataclass(frozen=True)
-class ErrorPolicy:
-    """The connector's `errors.*` settings."""
-
-    tolerance_all: bool = False
-    retry_timeout_ms: int = 0
-    retry_delay_max_ms: int = 60000
-    log_enable: bool = False
-    log_include_messages: bool = False
-    dlq_topic: str = ""
-    dlq_context_headers: bool = False
-
-    @classmethod
-    def from_connector_config(cls, config: Mapping[str, str]) -> ErrorPolicy:
-        """The policy of a connector config; raises `ConfigError` naming a bad `errors.*` key."""
-        settings = ErrorSettings.parse(config)
-        return cls(
-            tolerance_all=settings.tolerance is ToleranceType.ALL,
-            retry_timeout_ms=settings.retry_timeout_ms,
-            retry_delay_max_ms=settings.retry_delay_max_ms,
-            log_enable=settings.log_enable,
-            log_include_messages=settings.log_include_messages,
-            dlq_topic=settings.dlq_topic,
-            dlq_context_headers=settings.dlq_context_headers,
-        )
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from conveyor.settings.connector_config.definitions import (
     source_connector_config_def,
 )
 from conveyor.settings.connector_config.settings import (
-    ErrorSettings,
+    ErrorPolicy,
     SinkTopics,
     SourceTransactionSettings,
     TaskCount,
@@ -25,7 +25,7 @@ __all__ = [
     "TASKS_MAX_CONFIG",
     "TOPICS_CONFIG",
     "TOPICS_REGEX_CONFIG",
-    "ErrorSettings",
+    "ErrorPolicy",
     "SinkTopics",
     "SourceTransactionSettings",
     "TaskCount",

@@ -91,23 +91,28 @@ class TaskCount:
         return cls(values[TASKS_MAX_CONFIG], values[TASKS_MAX_ENFORCE_CONFIG])
 
 
-@dataclass(frozen=True)
-class ErrorSettings:
-    """The ``errors.*`` keys (KIP-298), the dead letter queue's included."""
+_ERROR_DEFAULTS = _ERRORS.parse({})
 
-    tolerance: ToleranceType
-    retry_timeout_ms: int
-    retry_delay_max_ms: int
-    log_enable: bool
-    log_include_messages: bool
-    dlq_topic: str
-    dlq_context_headers: bool
+
+@dataclass(frozen=True)
+class ErrorPolicy:
+    """The ``errors.*`` keys (KIP-298), the dead letter queue's included; a field the constructor is not
+    given takes its key's default."""
+
+    tolerance_all: bool = _ERROR_DEFAULTS[ERRORS_TOLERANCE_CONFIG].lower() == ToleranceType.ALL
+    retry_timeout_ms: int = _ERROR_DEFAULTS[ERRORS_RETRY_TIMEOUT_CONFIG]
+    retry_delay_max_ms: int = _ERROR_DEFAULTS[ERRORS_RETRY_MAX_DELAY_CONFIG]
+    log_enable: bool = _ERROR_DEFAULTS[ERRORS_LOG_ENABLE_CONFIG]
+    log_include_messages: bool = _ERROR_DEFAULTS[ERRORS_LOG_INCLUDE_MESSAGES_CONFIG]
+    dlq_topic: str = _ERROR_DEFAULTS[DLQ_TOPIC_NAME_CONFIG]
+    dlq_context_headers: bool = _ERROR_DEFAULTS[DLQ_CONTEXT_HEADERS_ENABLE_CONFIG]
 
     @classmethod
-    def parse(cls, config: Mapping[str, Any]) -> ErrorSettings:
+    def from_connector_config(cls, config: Mapping[str, Any]) -> ErrorPolicy:
+        """The policy of a connector config; raises `ConfigError` naming a bad `errors.*` key."""
         values = _ERRORS.parse(config)
         return cls(
-            tolerance=ToleranceType(values[ERRORS_TOLERANCE_CONFIG].lower()),
+            tolerance_all=ToleranceType(values[ERRORS_TOLERANCE_CONFIG].lower()) is ToleranceType.ALL,
             retry_timeout_ms=values[ERRORS_RETRY_TIMEOUT_CONFIG],
             retry_delay_max_ms=values[ERRORS_RETRY_MAX_DELAY_CONFIG],
             log_enable=values[ERRORS_LOG_ENABLE_CONFIG],
