@@ -8,8 +8,11 @@ record of a FileStreamSource connector created as soon as it is healthy. Then, t
 process tree idle (``/proc/<pid>/smaps_rollup`` of the process and its descendants: shared pages count
 once), the same after N more one-task source connectors and after one sink connector with N tasks
 (``--connectors 10 --tasks 100``; 0 skips them, the default), and the CPU seconds per record while
-lines are appended to the source file at 100 per second for S seconds (20). ``--census`` prints each
-process of the tree with what it holds. A broker is started with ``conveyor.kafka_broker`` unless
+lines are appended to the source file at 100 per second for S seconds (20). Beside the seconds to
+healthy, the CPU seconds the process tree used by then (less swayed by a busy machine). ``--census``
+prints each process of the tree with what it holds. ``distributed-spark-jvm`` in ``--only`` adds a
+distributed worker whose Spark JVM has Spark's own defaults (``spark.driver.defaultJavaOptions=``), to
+compare the worker's JVM options in one run. A broker is started with ``conveyor.kafka_broker`` unless
 ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 """
 
@@ -104,6 +107,7 @@ class Runtime:
 class Figures:
     label: str
     health_s: float = 0.0
+    health_cpu_s: float = 0.0
     first_record_s: float = 0.0
     idle_mb: float = 0.0
     idle_processes: int = 0
@@ -151,6 +155,7 @@ def measure(runtime: Runtime, connectors: int, tasks: int, rate_seconds: float, 
     try:
         wait_for(lambda: healthy(url), f"{runtime.label} to be healthy")
         figures.health_s = time.monotonic() - started
+        figures.health_cpu_s = cpu_s(pid)
         lines_topic = topic(runtime, f"fp-{uuid.uuid4().hex[:6]}")
         create(
             runtime.label,
@@ -289,6 +294,19 @@ def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
             directory,
             conveyor_start("distributed", directory, settings),
         )
+    if "distributed-spark-jvm" in only:
+        directory = root / "distributed-spark-jvm"
+        directory.mkdir()
+        settings = {
+            **group_settings(bootstrap, f"fp-conveyor-sj-{uuid.uuid4().hex[:6]}"),
+            "spark.driver.defaultJavaOptions": "",
+        }
+        yield Runtime(
+            "Conveyor, Spark's JVM",
+            f"kafka://{bootstrap}",
+            directory,
+            conveyor_start("distributed", directory, settings),
+        )
     if "kafka-connect" in only:
         directory = root / "kafka-connect"
         directory.mkdir()
@@ -303,12 +321,12 @@ def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
 
 def report(all_figures: list[Figures], connectors: int, tasks: int) -> None:
     print(
-        f"{'':22}{'health s':>9}{'1st rec s':>10}{'idle MB':>9}{'procs':>6}"
+        f"{'':22}{'health s':>9}{'CPU s':>6}{'1st rec s':>10}{'idle MB':>9}{'procs':>6}"
         f"{f'+{connectors} conn MB':>14}{f'+{tasks} tasks MB':>15}{'CPU ms/rec':>11}{'core %':>7}"
     )
     for f in all_figures:
         print(
-            f"{f.label:22}{f.health_s:9.1f}{f.first_record_s:10.1f}{f.idle_mb:9.0f}{f.idle_processes:6}"
+            f"{f.label:22}{f.health_s:9.1f}{f.health_cpu_s:6.1f}{f.first_record_s:10.1f}{f.idle_mb:9.0f}{f.idle_processes:6}"
             f"{f.connectors_mb:14.0f}{f.tasks_mb:15.0f}{f.cpu_ms_per_record:11.2f}{f.cpu_share:7.1%}",
             flush=True,
         )
