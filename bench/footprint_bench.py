@@ -10,10 +10,10 @@ once), the same after N more one-task source connectors and after one sink conne
 (``--connectors 10 --tasks 100``; 0 skips them, the default), and the CPU seconds per record while
 lines are appended to the source file at 100 per second for S seconds (20). Beside the seconds to
 healthy, the CPU seconds the process tree used by then (less swayed by a busy machine). ``--census``
-prints each process of the tree with what it holds. ``distributed-spark-jvm`` in ``--only`` adds a
-distributed worker whose Spark JVM has Spark's own defaults (``spark.driver.defaultJavaOptions=``), to
-compare the worker's JVM options in one run. A broker is started with ``conveyor.kafka_broker`` unless
-``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
+prints each process of the tree with what it holds. ``--only`` may add distributed workers with
+settings of their own: ``distributed-spark-jvm`` (Spark's own JVM defaults,
+``spark.driver.defaultJavaOptions=``) and ``distributed-pack`` (``task.placement=pack``). A broker is
+started with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 """
 
 from __future__ import annotations
@@ -44,6 +44,12 @@ RATE = 100
 SETTLE_S = 5.0
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+CONVEYOR_VARIANTS: dict[str, tuple[str, dict[str, str]]] = {
+    "distributed": ("Conveyor distributed", {}),
+    "distributed-spark-jvm": ("Conveyor, Spark's JVM", {"spark.driver.defaultJavaOptions": ""}),
+    "distributed-pack": ("Conveyor, pack", {"task.placement": "pack"}),
+}
+"""`conveyor distributed` workers by their `--only` name: label and the settings added to the group's."""
 
 
 def pss_mb(root: int) -> float:
@@ -284,28 +290,14 @@ def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
             directory,
             conveyor_start("standalone", directory, settings),
         )
-    if "distributed" in only:
-        directory = root / "distributed"
+    for name, (label, own) in CONVEYOR_VARIANTS.items():
+        if name not in only:
+            continue
+        directory = root / name
         directory.mkdir()
-        settings = group_settings(bootstrap, f"fp-conveyor-{uuid.uuid4().hex[:6]}")
+        settings = {**group_settings(bootstrap, f"fp-{name}-{uuid.uuid4().hex[:6]}"), **own}
         yield Runtime(
-            "Conveyor distributed",
-            f"kafka://{bootstrap}",
-            directory,
-            conveyor_start("distributed", directory, settings),
-        )
-    if "distributed-spark-jvm" in only:
-        directory = root / "distributed-spark-jvm"
-        directory.mkdir()
-        settings = {
-            **group_settings(bootstrap, f"fp-conveyor-sj-{uuid.uuid4().hex[:6]}"),
-            "spark.driver.defaultJavaOptions": "",
-        }
-        yield Runtime(
-            "Conveyor, Spark's JVM",
-            f"kafka://{bootstrap}",
-            directory,
-            conveyor_start("distributed", directory, settings),
+            label, f"kafka://{bootstrap}", directory, conveyor_start("distributed", directory, settings)
         )
     if "kafka-connect" in only:
         directory = root / "kafka-connect"
