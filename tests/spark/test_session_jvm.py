@@ -17,6 +17,7 @@ def test_a_workers_jvm_runs_the_serial_collector_from_a_small_heap_with_the_quic
 
     assert "-XX:+UseSerialGC" in options
     assert "-Xms32m" in options
+    assert "-XX:NewRatio=5" in options
     assert "-XX:TieredStopAtLevel=1" in options
 
 

@@ -51,12 +51,14 @@ SERIAL_COLLECTOR = "-XX:+UseSerialGC"
 SMALL_JVM_OPTIONS: tuple[str, ...] = (
     SERIAL_COLLECTOR,
     "-Xms32m",
+    "-XX:NewRatio=5",
     "-XX:MinHeapFreeRatio=10",
     "-XX:MaxHeapFreeRatio=30",
 )
 """A JVM sized for a worker, which schedules long-running tasks and holds little: the serial collector
 (G1's remembered sets and the young generation sized from the machine's memory took about 45 MB idle),
-a small initial heap that grows on demand and gives back what a collection frees."""
+a small initial heap that grows on demand and gives back what a collection frees, and a young generation
+of a sixth of the heap rather than a third (about 12 MB less idle; it grows with the heap)."""
 
 QUICK_JIT = "-XX:TieredStopAtLevel=1"
 """Only the quick (C1) compiler: the optimizing one's compilations took about 3 s of CPU at start-up and
