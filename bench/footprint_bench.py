@@ -12,8 +12,9 @@ lines are appended to the source file at 100 per second for S seconds (20). Besi
 healthy, the CPU seconds the process tree used by then (less swayed by a busy machine). ``--census``
 prints each process of the tree with what it holds. ``--only`` may add distributed workers with
 settings of their own: ``distributed-spark-jvm`` (Spark's own JVM defaults,
-``spark.driver.defaultJavaOptions=``) and ``distributed-pack`` (``task.placement=pack``). A broker is
-started with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
+``spark.driver.defaultJavaOptions=``) and ``distributed-pack`` (``task.placement=pack``);
+``--set KEY=VALUE`` adds a setting to every distributed Conveyor worker. A broker is started with
+``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 """
 
 from __future__ import annotations
@@ -278,7 +279,7 @@ def kafka_connect_start(
     return start
 
 
-def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
+def runtimes(bootstrap: str, root: Path, only: list[str], extra: dict[str, str]) -> Iterator[Runtime]:
     string = "org.apache.kafka.connect.storage.StringConverter"
     if "standalone" in only:
         directory = root / "standalone"
@@ -295,7 +296,7 @@ def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
             continue
         directory = root / name
         directory.mkdir()
-        settings = {**group_settings(bootstrap, f"fp-{name}-{uuid.uuid4().hex[:6]}"), **own}
+        settings = {**group_settings(bootstrap, f"fp-{name}-{uuid.uuid4().hex[:6]}"), **own, **extra}
         yield Runtime(
             label, f"kafka://{bootstrap}", directory, conveyor_start("distributed", directory, settings)
         )
@@ -331,11 +332,13 @@ def main() -> None:
     parser.add_argument("--rate-seconds", type=float, default=20.0)
     parser.add_argument("--census", action="store_true")
     parser.add_argument("--only", default="standalone,distributed,kafka-connect")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     arguments = parser.parse_args()
+    extra = dict(setting.split("=", 1) for setting in arguments.set)
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
     with broker() as bootstrap, tempfile.TemporaryDirectory(prefix="footprint-bench-") as tmp:
         results = []
-        for runtime in runtimes(bootstrap, Path(tmp), arguments.only.split(",")):
+        for runtime in runtimes(bootstrap, Path(tmp), arguments.only.split(","), extra):
             results.append(
                 measure(
                     runtime, arguments.connectors, arguments.tasks, arguments.rate_seconds, arguments.census
