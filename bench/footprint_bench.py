@@ -45,6 +45,7 @@ RATE = 100
 SETTLE_S = 5.0
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+DAEMON_MODULE = "conveyor.spark.executor_daemon"
 CONVEYOR_VARIANTS: dict[str, tuple[str, dict[str, str]]] = {
     "distributed": ("Conveyor distributed", {}),
     "distributed-spark-jvm": ("Conveyor, Spark's JVM", {"spark.driver.defaultJavaOptions": ""}),
@@ -70,9 +71,25 @@ def command_line(pid: int) -> str:
     return " ".join(a.decode(errors="replace") for a in argv if a)[:110]
 
 
+def parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def role(pid: int) -> str:
+    """What a process of the executors' daemon is: the daemon, or a task host it forked (both have the
+    daemon's command line)."""
+    if DAEMON_MODULE not in command_line(pid):
+        return ""
+    return "task host  " if DAEMON_MODULE in command_line(parent(pid)) else "daemon  "
+
+
 def census(root: int) -> str:
     return "\n".join(
-        f"      {pid:>8} {memory_bytes(pid) / 2**20:8.1f} MB  {command_line(pid)}"
+        f"      {pid:>8} {memory_bytes(pid) / 2**20:8.1f} MB  {role(pid)}{command_line(pid)}"
         for pid in process_tree(root)
     )
 
