@@ -262,7 +262,7 @@ def _worker_config_def() -> ConfigDef:
         .define("tasks.per.slot", ConfigType.INT, default=DEFAULT_TASKS_PER_SLOT, validator=positive,
                 importance=low,
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
-                "process, once every slot runs a task.")
+                "process, once every slot runs a task (from the first task with task.placement=pack).")
         .define("task.placement", ConfigType.STRING, default=TaskPlacement.SPREAD.value, importance=low,
                 validator=CaseInsensitiveValidString([p.value for p in TaskPlacement]),
                 documentation="spread: each task gets a Python process of its own while Spark slots are "
