@@ -52,5 +52,5 @@ def test_the_sessions_jvm_starts_with_the_workers_java_options(spark: SparkSessi
     arguments = list(management.getRuntimeMXBean().getInputArguments())
     collectors = [collector.getName() for collector in management.getGarbageCollectorMXBeans()]
 
-    assert "-XX:TieredStopAtLevel=1" in arguments
+    assert "-Xms32m" in arguments
     assert collectors == ["Copy", "MarkSweepCompact"]
