@@ -8,9 +8,13 @@ record of a FileStreamSource connector created as soon as it is healthy. Then, t
 process tree idle (``/proc/<pid>/smaps_rollup`` of the process and its descendants: shared pages count
 once), the same after N more one-task source connectors and after one sink connector with N tasks
 (``--connectors 10 --tasks 100``; 0 skips them, the default), and the CPU seconds per record while
-lines are appended to the source file at 100 per second for S seconds (20). ``--census`` prints each
-process of the tree with what it holds. A broker is started with ``conveyor.kafka_broker`` unless
-``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
+lines are appended to the source file at 100 per second for S seconds (20). Beside the seconds to
+healthy, the CPU seconds the process tree used by then (less swayed by a busy machine). ``--census``
+prints each process of the tree with what it holds. ``--only`` may add distributed workers with
+settings of their own: ``distributed-spark-jvm`` (Spark's own JVM defaults,
+``spark.driver.defaultJavaOptions=``) and ``distributed-pack`` (``task.placement=pack``);
+``--set KEY=VALUE`` adds a setting to every distributed Conveyor worker. A broker is started with
+``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 """
 
 from __future__ import annotations
@@ -41,6 +45,13 @@ RATE = 100
 SETTLE_S = 5.0
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+DAEMON_MODULE = "conveyor.spark.executor_daemon"
+CONVEYOR_VARIANTS: dict[str, tuple[str, dict[str, str]]] = {
+    "distributed": ("Conveyor distributed", {}),
+    "distributed-spark-jvm": ("Conveyor, Spark's JVM", {"spark.driver.defaultJavaOptions": ""}),
+    "distributed-pack": ("Conveyor, pack", {"task.placement": "pack"}),
+}
+"""`conveyor distributed` workers by their `--only` name: label and the settings added to the group's."""
 
 
 def pss_mb(root: int) -> float:
@@ -60,9 +71,25 @@ def command_line(pid: int) -> str:
     return " ".join(a.decode(errors="replace") for a in argv if a)[:110]
 
 
+def parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def role(pid: int) -> str:
+    """What a process of the executors' daemon is: the daemon, or a task host it forked (both have the
+    daemon's command line)."""
+    if DAEMON_MODULE not in command_line(pid):
+        return ""
+    return "task host  " if DAEMON_MODULE in command_line(parent(pid)) else "daemon  "
+
+
 def census(root: int) -> str:
     return "\n".join(
-        f"      {pid:>8} {memory_bytes(pid) / 2**20:8.1f} MB  {command_line(pid)}"
+        f"      {pid:>8} {memory_bytes(pid) / 2**20:8.1f} MB  {role(pid)}{command_line(pid)}"
         for pid in process_tree(root)
     )
 
@@ -104,6 +131,7 @@ class Runtime:
 class Figures:
     label: str
     health_s: float = 0.0
+    health_cpu_s: float = 0.0
     first_record_s: float = 0.0
     idle_mb: float = 0.0
     idle_processes: int = 0
@@ -151,6 +179,7 @@ def measure(runtime: Runtime, connectors: int, tasks: int, rate_seconds: float, 
     try:
         wait_for(lambda: healthy(url), f"{runtime.label} to be healthy")
         figures.health_s = time.monotonic() - started
+        figures.health_cpu_s = cpu_s(pid)
         lines_topic = topic(runtime, f"fp-{uuid.uuid4().hex[:6]}")
         create(
             runtime.label,
@@ -267,7 +296,7 @@ def kafka_connect_start(
     return start
 
 
-def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
+def runtimes(bootstrap: str, root: Path, only: list[str], extra: dict[str, str]) -> Iterator[Runtime]:
     string = "org.apache.kafka.connect.storage.StringConverter"
     if "standalone" in only:
         directory = root / "standalone"
@@ -279,15 +308,14 @@ def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
             directory,
             conveyor_start("standalone", directory, settings),
         )
-    if "distributed" in only:
-        directory = root / "distributed"
+    for name, (label, own) in CONVEYOR_VARIANTS.items():
+        if name not in only:
+            continue
+        directory = root / name
         directory.mkdir()
-        settings = group_settings(bootstrap, f"fp-conveyor-{uuid.uuid4().hex[:6]}")
+        settings = {**group_settings(bootstrap, f"fp-{name}-{uuid.uuid4().hex[:6]}"), **own, **extra}
         yield Runtime(
-            "Conveyor distributed",
-            f"kafka://{bootstrap}",
-            directory,
-            conveyor_start("distributed", directory, settings),
+            label, f"kafka://{bootstrap}", directory, conveyor_start("distributed", directory, settings)
         )
     if "kafka-connect" in only:
         directory = root / "kafka-connect"
@@ -303,12 +331,12 @@ def runtimes(bootstrap: str, root: Path, only: list[str]) -> Iterator[Runtime]:
 
 def report(all_figures: list[Figures], connectors: int, tasks: int) -> None:
     print(
-        f"{'':22}{'health s':>9}{'1st rec s':>10}{'idle MB':>9}{'procs':>6}"
+        f"{'':22}{'health s':>9}{'CPU s':>6}{'1st rec s':>10}{'idle MB':>9}{'procs':>6}"
         f"{f'+{connectors} conn MB':>14}{f'+{tasks} tasks MB':>15}{'CPU ms/rec':>11}{'core %':>7}"
     )
     for f in all_figures:
         print(
-            f"{f.label:22}{f.health_s:9.1f}{f.first_record_s:10.1f}{f.idle_mb:9.0f}{f.idle_processes:6}"
+            f"{f.label:22}{f.health_s:9.1f}{f.health_cpu_s:6.1f}{f.first_record_s:10.1f}{f.idle_mb:9.0f}{f.idle_processes:6}"
             f"{f.connectors_mb:14.0f}{f.tasks_mb:15.0f}{f.cpu_ms_per_record:11.2f}{f.cpu_share:7.1%}",
             flush=True,
         )
@@ -321,11 +349,13 @@ def main() -> None:
     parser.add_argument("--rate-seconds", type=float, default=20.0)
     parser.add_argument("--census", action="store_true")
     parser.add_argument("--only", default="standalone,distributed,kafka-connect")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     arguments = parser.parse_args()
+    extra = dict(setting.split("=", 1) for setting in arguments.set)
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
     with broker() as bootstrap, tempfile.TemporaryDirectory(prefix="footprint-bench-") as tmp:
         results = []
-        for runtime in runtimes(bootstrap, Path(tmp), arguments.only.split(",")):
+        for runtime in runtimes(bootstrap, Path(tmp), arguments.only.split(","), extra):
             results.append(
                 measure(
                     runtime, arguments.connectors, arguments.tasks, arguments.rate_seconds, arguments.census

@@ -69,6 +69,7 @@ class WorkerProcess(Service):
             advertised_control_host=config.control_channel_host,
             lease_s=config.task_lease_ms / 1000,
             tasks_per_slot=config.tasks_per_slot,
+            placement=config.task_placement,
         )
 
     def _new_herder(self, worker_id: str) -> BaseHerder:

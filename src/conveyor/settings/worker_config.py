@@ -94,6 +94,15 @@ SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverte
 DEFAULT_TASKS_PER_SLOT = 16
 
 
+class TaskPlacement(enum.StrEnum):
+    """`task.placement`: whether each task gets a Python process of its own while Spark slots are free
+    (`spread`: isolation), or tasks fill a process up to `tasks.per.slot` before another starts (`pack`:
+    about 1 MB a task instead of about 15 MB)."""
+
+    SPREAD = "spread"
+    PACK = "pack"
+
+
 class ConnectProtocolMode(enum.StrEnum):
     """`connect.protocol`: how the group rebalances (KIP-415) and whether it signs requests (KIP-507)."""
 
@@ -253,7 +262,13 @@ def _worker_config_def() -> ConfigDef:
         .define("tasks.per.slot", ConfigType.INT, default=DEFAULT_TASKS_PER_SLOT, validator=positive,
                 importance=low,
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
-                "process, once every slot runs a task.")
+                "process, once every slot runs a task (from the first task with task.placement=pack).")
+        .define("task.placement", ConfigType.STRING, default=TaskPlacement.SPREAD.value, importance=low,
+                validator=CaseInsensitiveValidString([p.value for p in TaskPlacement]),
+                documentation="spread: each task gets a Python process of its own while Spark slots are "
+                "free, then tasks share processes; pack: tasks fill a process up to tasks.per.slot before "
+                "another starts (less memory per task; tasks of a process share its memory limit, its "
+                "interpreter lock and its fate).")
         .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low,
                 documentation="Enable tracking the set of active topics per connector during runtime.")
         .define("topic.tracking.allow.reset", ConfigType.BOOLEAN, default=True, importance=low,
@@ -368,6 +383,7 @@ class WorkerConfig:
     topic_tracking_enable: bool
     topic_tracking_allow_reset: bool
     rest_request_max_bytes: int
+    task_placement: TaskPlacement = TaskPlacement.SPREAD
     metric_namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,)
     """How `GET /metrics` names Kafka Connect's metrics (`metrics.names`), in the order given."""
     transactional_id: str | None = None
@@ -495,6 +511,7 @@ class WorkerConfig:
             rest_request_max_bytes=parsed["rest.request.max.bytes"],
             task_lease_ms=parsed["task.lease.ms"],
             tasks_per_slot=parsed["tasks.per.slot"],
+            task_placement=TaskPlacement(parsed["task.placement"].lower()),
             topic_tracking_enable=parsed["topic.tracking.enable"],
             topic_tracking_allow_reset=parsed["topic.tracking.allow.reset"],
             metric_namings=tuple(

@@ -1,10 +1,11 @@
 """Runs task loops in long-running Spark jobs: task hosts, each one partition on a Spark executor.
 
-A host takes one Spark task slot for as long as it runs tasks. The runner gives every host one task
-before any host a second (so up to the slot count each task has its own Python process, as an ordinary
-Spark task would), then shares hosts among up to `tasks_per_slot` tasks each, as threads: light tasks
-(a few records a second) then cost a thread and a connection rather than a process. A task beyond
-`slots * tasks_per_slot` waits, UNASSIGNED with the reason, until a place frees.
+A host takes one Spark task slot for as long as it runs tasks. By default (`TaskPlacement.SPREAD`) the
+runner gives every host one task before any host a second (so up to the slot count each task has its
+own Python process, as an ordinary Spark task would), then shares hosts among up to `tasks_per_slot`
+tasks each, as threads: light tasks (a few records a second) then cost a thread and a connection rather
+than a process. With `TaskPlacement.PACK` it fills a host up to `tasks_per_slot` before starting
+another. A task beyond `slots * tasks_per_slot` waits, UNASSIGNED with the reason, until a place frees.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from conveyor.metrics.worker_usage import SlotUsage
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskOutcome, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
-from conveyor.settings.worker_config import DEFAULT_TASKS_PER_SLOT
+from conveyor.settings.worker_config import DEFAULT_TASKS_PER_SLOT, TaskPlacement
 from conveyor.spark.control_channel import ControlServer
 from conveyor.spark.task_partition import HostLaunch, run_task_host, spec_message
 
@@ -85,6 +86,7 @@ class TaskJobRunner(TaskRunner):
         tasks_per_slot: int = DEFAULT_TASKS_PER_SLOT,
         advertised_control_host: str | None = None,
         control_port: int = 0,
+        placement: TaskPlacement = TaskPlacement.SPREAD,
     ) -> None:
         self._spark = spark
         self._control = ControlServer(
@@ -102,6 +104,7 @@ class TaskJobRunner(TaskRunner):
         self._lease_s = lease_s
         self.slots = slots if slots is not None else spark_slots(spark)
         self.tasks_per_slot = max(1, tasks_per_slot)
+        self.placement = placement
         self._placed: dict[TaskId, _Placed] = {}
         self._waiting: list[_Placed] = []
         self._hosts: list[_Host] = []
@@ -127,14 +130,22 @@ class TaskJobRunner(TaskRunner):
             self._hand(host, placed)
 
     def _place(self, placed: _Placed) -> tuple[_Host | None, bool]:
-        """Choose the task's host (under the lock): an idle one, a new one while slots are free, else the
-        least loaded one with room; None if every place is taken. True if the host is new."""
-        host = min(self._hosts, key=lambda h: len(h.tasks), default=None)
+        """Choose the task's host (under the lock). Spread: an idle one, a new one while slots are free,
+        else the least loaded one with room. Pack: the most loaded one with room, else a new one while
+        slots are free. None if every place is taken; True if the host is new."""
+        with_room = [h for h in self._hosts if len(h.tasks) < self.tasks_per_slot]
+        host: _Host | None
+        if self.placement is TaskPlacement.PACK:
+            host = max(with_room, key=lambda h: len(h.tasks), default=None)
+            wants_new = host is None
+        else:
+            host = min(with_room, key=lambda h: len(h.tasks), default=None)
+            wants_new = host is None or bool(host.tasks)
         new = False
-        if (host is None or host.tasks) and len(self._hosts) < self.slots:
+        if wants_new and len(self._hosts) < self.slots:
             host, new = _Host(uuid.uuid4().hex[:12]), True
             self._hosts.append(host)
-        if host is None or len(host.tasks) >= self.tasks_per_slot:
+        if host is None:
             return None, False
         host.tasks[placed.spec.id] = placed
         placed.host = host

@@ -11,7 +11,7 @@ from conveyor.metrics.worker_usage import SlotUsage
 from conveyor.runtime.control import TargetState
 from conveyor.runtime.task_runner import TaskEvents, TaskRunner
 from conveyor.runtime.task_spec import TaskId, TaskSpec
-from conveyor.settings.worker_config import DEFAULT_TASKS_PER_SLOT
+from conveyor.settings.worker_config import DEFAULT_TASKS_PER_SLOT, TaskPlacement
 from conveyor.spark.streaming import QueryTaskRunner, is_query_task
 from conveyor.spark.task_jobs import TaskJobRunner
 
@@ -30,6 +30,7 @@ class SparkTaskRunner(TaskRunner):
         tasks_per_slot: int = DEFAULT_TASKS_PER_SLOT,
         advertised_control_host: str | None = None,
         control_port: int = 0,
+        placement: TaskPlacement = TaskPlacement.SPREAD,
     ) -> None:
         self._jobs = TaskJobRunner(
             spark,
@@ -39,6 +40,7 @@ class SparkTaskRunner(TaskRunner):
             tasks_per_slot=tasks_per_slot,
             advertised_control_host=advertised_control_host,
             control_port=control_port,
+            placement=placement,
         )
         self._queries = QueryTaskRunner(spark)
         self._spark = spark
