@@ -21,7 +21,9 @@ query alone, Spark's own measure: rows over the ``triggerExecution`` time of the
 carried them (for (a) the task's ``rows-read`` over its ``processing-time-ms``). That leaves out
 starting the query, which for (a) includes starting the Python process that plans a Python streaming
 source's batches, about a second, paid once per connector start. Both run on one SparkSession
-(``local[P]``) after a warm-up, alternately, R rounds; the best round of each counts.
+(``local[P]``) after a warm-up, alternately, R rounds; the best round of each counts. Each round's
+figures and ratios are printed too, and the median of the rounds' end-to-end ratios, which a loaded
+machine moves less than the best rounds.
 """
 
 from __future__ import annotations
@@ -229,6 +231,14 @@ def main() -> None:
             out_b = root / f"out-b-{round_}"
             plain.append(plain_spark_run(spark, root / "files", out_b, root / f"cp-b-{round_}", args.records))
             assert parquet_rows(spark, out_b) == args.records
+            for target in targets:
+                a, b = connector[target][-1], plain[-1]
+                print(
+                    f"round {round_}: {target} {a.end_to_end:,.0f} / {a.query:,.0f}, "
+                    f"plain {b.end_to_end:,.0f} / {b.query:,.0f}: "
+                    f"end to end {a.end_to_end / b.end_to_end:.0%}, query {a.query / b.query:.0%}",
+                    flush=True,
+                )
     finally:
         worker.stop()
     best_b = Run.best(plain)
@@ -245,6 +255,9 @@ def main() -> None:
         )
     label = "(b) Spark Structured Streaming, JSON -> parquet"
     print(f"{label:46}{best_b.end_to_end:>14,.0f}{best_b.query:>14,.0f}")
+    for target in targets:
+        ratios = sorted(a.end_to_end / b.end_to_end for a, b in zip(connector[target], plain, strict=True))
+        print(f"{target}: median end-to-end ratio of the rounds {ratios[len(ratios) // 2]:.0%}")
     for target, reason in skipped.items():
         print(f"{target}: not run: {reason}")
 

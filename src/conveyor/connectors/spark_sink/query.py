@@ -22,7 +22,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 from pyspark.sql.streaming.readwriter import DataStreamReader
-from pyspark.sql.types import StructType
+from pyspark.sql.types import DataType, StructType
 
 from conveyor.connectors.spark_sink.config import RECORDS_VIEW, TABLE_FORMATS, SparkFileSinkSettings
 from conveyor.data import ConnectError, DataError
@@ -91,8 +91,11 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
                 records = raw.mapInArrow(mapper, output)
     finally:
         chain.close()
-    records_view(records).createOrReplaceTempView(RECORDS_VIEW)
-    projected = spark.sql(settings.sql) if settings.sql else value_columns(records)
+    if settings.sql:
+        records_view(records).createOrReplaceTempView(RECORDS_VIEW)
+        projected = spark.sql(settings.sql)
+    else:
+        projected = value_columns(records)
     writer = (
         projected.writeStream.format(settings.format)
         .option("checkpointLocation", settings.checkpoint_location)
@@ -193,8 +196,7 @@ def keys_have_a_type(log: Log, partitions: list[TopicPartition], spec: Converter
     return True
 
 
-def _value_fields(records: DataFrame) -> list[Column]:
-    value_type = records.schema["value"].dataType
+def _value_fields(value_type: DataType) -> list[Column]:
     if isinstance(value_type, StructType):
         return [F.col("value")[name].alias(name) for name in value_type.fieldNames()]
     return [F.col("value")]
@@ -202,17 +204,13 @@ def _value_fields(records: DataFrame) -> list[Column]:
 
 def value_columns(records: DataFrame) -> DataFrame:
     """What is written without ``sql``: the value's fields (or the value itself)."""
-    return records.select(*_value_fields(records))
+    return records.select(*_value_fields(records.schema["value"].dataType))
 
 
 def records_view(records: DataFrame) -> DataFrame:
     """The value's fields, then the record's coordinates as ``kafka_*`` columns (unless a field has
-    that name)."""
-    fields = _value_fields(records)
-    taken = (
-        set(records.schema["value"].dataType.fieldNames())
-        if isinstance(records.schema["value"].dataType, StructType)
-        else {"value"}
-    )
+    that name): what ``sql`` reads as ``records``."""
+    value_type = records.schema["value"].dataType
+    taken = set(value_type.fieldNames()) if isinstance(value_type, StructType) else {"value"}
     coordinates = [F.col(source).alias(name) for name, source in KAFKA_COLUMNS.items() if name not in taken]
-    return records.select(*fields, *coordinates)
+    return records.select(*_value_fields(value_type), *coordinates)

@@ -3,6 +3,10 @@
 ``key``, ``value``, ``topic``, ``partition``, ``offset``, ``timestamp``, ``timestampType`` and, with
 ``includeHeaders``, ``headers`` (an array of ``key``/``value`` structs). Keys and values are bytes unless
 a converter decodes them into typed columns.
+
+The columns are built from numpy buffers (``numeric``, ``repeated_string``), not from Python values: a
+read task's first ``pa.array`` or ``pa.scalar`` of Python values imports pandas, which costs the first
+micro-batch of every new Python worker a fraction of a second and the worker tens of megabytes.
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from typing import Final
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import (
     ArrayType,
@@ -27,6 +30,7 @@ from pyspark.sql.types import (
 )
 
 from conveyor.log import RecordBatch
+from conveyor.log.columns import BinaryColumn, binary_array
 
 CREATE_TIME: Final = 0
 """Every record's timestamp is the time its producer gave it (Kafka's CreateTime)."""
@@ -59,16 +63,38 @@ def arrow_schema(schema: StructType) -> pa.Schema:
     return to_arrow_schema(schema, timezone="UTC")
 
 
+def numeric(values: np.ndarray, arrow_type: pa.DataType) -> pa.Array:
+    """``values`` (no nulls, of ``arrow_type``'s width) as an Arrow array over the same buffer."""
+    return pa.Array.from_buffers(arrow_type, len(values), [None, pa.py_buffer(np.ascontiguousarray(values))])
+
+
+def repeated_string(text: str, count: int) -> pa.Array:
+    """``text`` ``count`` times, as an Arrow string array."""
+    data = text.encode("utf-8")
+    offsets = np.arange(count + 1, dtype=np.int64) * len(data)
+    return pa.Array.from_buffers(
+        pa.large_string(), count, [None, pa.py_buffer(offsets), pa.py_buffer(data * count)]
+    ).cast(pa.string())
+
+
+def binary_values(data: Sequence[bytes | None]) -> pa.Array:
+    """Keys or values as an Arrow binary array; a column of records without any (a list of None, as
+    the log gives keys no record has) as nulls."""
+    if not isinstance(data, BinaryColumn) and all(item is None for item in data):
+        return pa.nulls(len(data), pa.binary())
+    return binary_array(data)
+
+
 def metadata_columns(batch: RecordBatch, schema: pa.Schema) -> list[pa.Array]:
     """The ``topic`` to ``timestampType`` columns of a log batch, built without a Python loop per row."""
     count = len(batch)
-    micros = pc.multiply(pa.array(batch.timestamps, pa.int64()), 1000)
+    micros = np.asarray(batch.timestamps, dtype=np.int64) * 1000
     return [
-        pa.repeat(pa.scalar(batch.topic, pa.string()), count),
-        pa.repeat(pa.scalar(batch.partition, pa.int32()), count),
-        pa.array(batch.offsets, pa.int64()),
-        micros.cast(schema.field("timestamp").type),
-        pa.repeat(pa.scalar(CREATE_TIME, pa.int32()), count),
+        repeated_string(batch.topic, count),
+        numeric(np.full(count, batch.partition, dtype=np.int32), pa.int32()),
+        numeric(np.asarray(batch.offsets, dtype=np.int64), pa.int64()),
+        numeric(micros, schema.field("timestamp").type),
+        numeric(np.full(count, CREATE_TIME, dtype=np.int32), pa.int32()),
     ]
 
 
@@ -77,8 +103,8 @@ def headers_column(headers: Sequence[Sequence[tuple[str, bytes | None]]], schema
     a Python call per record when no record has any, the common case)."""
     list_type = schema.field("headers").type
     if not any(headers):
-        no_entries = pa.array(np.zeros(len(headers) + 1, dtype=np.int32))
-        return pa.ListArray.from_arrays(no_entries, pa.array([], list_type.value_type), type=list_type)
+        no_entries = numeric(np.zeros(len(headers) + 1, dtype=np.int32), pa.int32())
+        return pa.ListArray.from_arrays(no_entries, pa.nulls(0, list_type.value_type), type=list_type)
     return pa.array(
         [[{"key": key, "value": value} for key, value in record] for record in headers], list_type
     )

@@ -34,8 +34,9 @@ _MIN_BLOCK_BYTES: Final = 1 << 20
 
 
 def _binary(data: bytes) -> pa.Scalar:
-    """A binary scalar, made when a batch is decoded: making one loads pandas, which planning needs not."""
-    return pa.scalar(data, pa.binary())
+    """A binary scalar, built from buffers: ``pa.scalar`` of a Python value imports pandas."""
+    bounds = np.array([0, len(data)], dtype=np.int32)
+    return pa.Array.from_buffers(pa.binary(), 1, [None, pa.py_buffer(bounds), pa.py_buffer(data)])[0]
 
 
 def arrow_parses_alike(schema: Schema) -> bool:

@@ -14,7 +14,6 @@ from typing import Final
 
 from conveyor.errors import ConfigError, ConnectError
 from conveyor.log import IsolationLevel
-from conveyor.pipeline.error_handling import ErrorPolicy
 
 LOG_URL: Final = "log.url"
 SUBSCRIBE: Final = "subscribe"
@@ -190,6 +189,17 @@ def _converter(options: Mapping[str, str], name: str) -> ConverterSpec | None:
     return ConverterSpec(class_name, settings)
 
 
+def _check_errors(errors: Mapping[str, str]) -> None:
+    """Fails on ``errors.*`` settings Kafka Connect would reject (imported here: without them, as when
+    planning most streams, error handling is not loaded)."""
+    from conveyor.pipeline.error_handling import ErrorPolicy
+
+    try:
+        ErrorPolicy.from_connector_config(errors)
+    except (ConnectError, ValueError) as error:
+        raise ConveyorOptionError(f"Bad errors.* option: {error}") from None
+
+
 def parse_read_options(options: Mapping[str, str], streaming: bool) -> ReadOptions:
     """The read options; ``startingOffsets`` defaults to earliest for batch reads, latest for streams."""
     lowered = _lowered(options)
@@ -207,10 +217,8 @@ def parse_read_options(options: Mapping[str, str], streaming: bool) -> ReadOptio
     poll_timeout_ms = _positive_int(lowered, POLL_TIMEOUT_MS, 120_000)
     assert poll_timeout_ms is not None
     errors = {key: value for key, value in lowered.items() if key.startswith(ERRORS_PREFIX)}
-    try:
-        ErrorPolicy.from_connector_config(errors)
-    except (ConnectError, ValueError) as error:
-        raise ConveyorOptionError(f"Bad errors.* option: {error}") from None
+    if errors:
+        _check_errors(errors)
     return ReadOptions(
         log_url=_require_log_url(lowered),
         subscription=parse_subscription(lowered),

@@ -1,4 +1,8 @@
-"""What the driver learns from the log before Spark reads: partitions, their bounds, and the schema."""
+"""What the driver learns from the log before Spark reads: partitions, their bounds, and the schema.
+
+The schema's converters are imported only to infer it: a streaming query's planner needs the offsets
+alone (see ``stream_reader``).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,6 @@ from pyspark.sql.types import DataType, StructType
 
 from conveyor.log import Admin, PartitionOffsets, TopicPartition, open_log
 from conveyor.spark.datasource import offsets as offset_specs
-from conveyor.spark.datasource.columns import record_schema
-from conveyor.spark.datasource.decoding import sample_type
 from conveyor.spark.datasource.offsets import EARLIEST, LATEST, Offsets
 from conveyor.spark.datasource.options import (
     ENDING_OFFSETS,
@@ -26,6 +28,9 @@ def _partitions_and_bounds(
 
 def read_schema(options: ReadOptions) -> StructType:
     """The schema of a read: Spark's Kafka columns, with typed key/value columns under converters."""
+    from conveyor.spark.datasource.columns import record_schema
+    from conveyor.spark.datasource.decoding import sample_type
+
     key_type: DataType | None = None
     value_type: DataType | None = None
     if options.key_converter is not None or options.value_converter is not None:

@@ -23,10 +23,10 @@ from pyspark.sql.types import BinaryType, StructType
 from conveyor.data import DataError
 from conveyor.errors import ConnectError
 from conveyor.log import Consumer, RecordBatch, open_log
-from conveyor.log.columns import BinaryColumn, binary_array
+from conveyor.log.columns import BinaryColumn
 from conveyor.pipeline.error_handling import connector_error_handler
 from conveyor.spark.datasource.bad_records import decodable
-from conveyor.spark.datasource.columns import arrow_schema, to_arrow
+from conveyor.spark.datasource.columns import arrow_schema, binary_values, to_arrow
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
 from conveyor.spark.datasource.decoding import ColumnDecoder, make_converter
 from conveyor.spark.datasource.options import ReadOptions
@@ -85,7 +85,7 @@ class RangeReader:
         data = batch.keys if name == "key" else batch.values
         if decoder is not None:
             return decoder.decode(batch.topic, data)
-        column = binary_array(data)
+        column = binary_values(data)
         if isinstance(self.schema[name].dataType, BinaryType):
             return column
         return column.cast(target.field(name).type)

@@ -4,6 +4,10 @@ Spark checkpoints each micro-batch's end offsets (the next offset of every parti
 and a restarted query replays a batch from the same start and end, so it reads the same ranges. The
 driver side keeps the log open for the life of the query, since Spark asks for the latest offsets
 every few milliseconds while the query waits for data.
+
+Spark plans the micro-batches in a Python process it starts for each query, before the query's first
+record: that process imports this module and the log's offsets alone. What reads a range (converters,
+error handling, Arrow kernels) is imported by the read tasks, in ``read``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ from conveyor.log import Admin, Log, open_log
 from conveyor.spark.datasource.offsets import Offsets, capped, from_json_dict, to_json_dict
 from conveyor.spark.datasource.options import ReadOptions
 from conveyor.spark.datasource.planning import current_ends, starting_offsets
-from conveyor.spark.datasource.range_reader import RangeReader
 from conveyor.spark.datasource.ranges import OffsetRange, plan_ranges
 
 
@@ -35,8 +38,8 @@ class ConveyorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     reads up to the ends the partitions had when the query started, and stops there."""
 
     def __init__(self, options: ReadOptions, schema: StructType) -> None:
-        self._ranges = RangeReader(options, schema)
         self._options = options
+        self._schema = schema
         self._log: Log | None = None
         self._available_now: Offsets | None = None
 
@@ -76,8 +79,10 @@ class ConveyorStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return plan_ranges(from_json_dict(start), from_json_dict(end), self._options.min_partitions)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        from conveyor.spark.datasource.range_reader import RangeReader
+
         assert isinstance(partition, OffsetRange)
-        return self._ranges.read(partition)
+        return RangeReader(self._options, self._schema).read(partition)
 
     def commit(self, end: dict[str, dict[str, int]]) -> None:
         """Nothing to release: the log keeps records by its own retention, not by readers' progress."""
