@@ -35,6 +35,7 @@ from conveyor.pipeline.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.pipeline.record_pipeline import RecordPipeline
 from conveyor.pipeline.topics import TopicCreator
 from conveyor.positions import RecordMetadata
+from conveyor.runtime.collector import collect_less_often
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.task_generation import (
@@ -111,6 +112,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     ) -> None:
         """``log`` is the cluster the task produces to; ``worker_log`` the worker's, when that is another
         one (the group's config and status topics, and its offsets topic, are read there)."""
+        collect_less_often()
         self.spec = spec
         self.control = control
         self.context: RuntimeSourceTaskContext | None = None
