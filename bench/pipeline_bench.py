@@ -186,7 +186,9 @@ def main() -> None:
         if not args.no_spark:
             warm_up_spark()
             for mode in args.modes:
-                rows.append((f"Spark task, {MODES[mode]}", through_spark(root, args.records, args.batch, mode)))
+                rows.append(
+                    (f"Spark task, {MODES[mode]}", through_spark(root, args.records, args.batch, mode))
+                )
     print(f"\n{args.records:,} records of {VALUE_SIZE} bytes, 1 task, {args.batch} records per poll")
     print(f"{'path':38} {'records/s':>12} {'MB/s':>8} {'of ceiling':>11} {'CPU us/record':>14}")
     for name, rate in rows:
@@ -203,7 +205,9 @@ def main() -> None:
     for mode in ("eos", "eos-interval"):
         eos_cpu = cpu.get(f"task loop, {MODES[mode]}")
         if alos_cpu and eos_cpu:
-            print(f"task loop: {MODES[mode]} costs {eos_cpu / alos_cpu:.0%} of at-least-once's CPU per record")
+            print(
+                f"task loop: {MODES[mode]} costs {eos_cpu / alos_cpu:.0%} of at-least-once's CPU per record"
+            )
 
 
 if __name__ == "__main__":
