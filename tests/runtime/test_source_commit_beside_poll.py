@@ -16,12 +16,13 @@ import pytest
 
 from conveyor.api import SourceTask
 from conveyor.data import SourceRecord
-from conveyor.log import open_log
+from conveyor.log import Log, open_log
 from conveyor.log.embedded.database import DATABASE_FILE
 from conveyor.log.errors import ProducerFencedError
 from conveyor.runtime.control import LocalTaskControl
 from conveyor.runtime.source_task import SourceTaskLoop
 from conveyor.settings.names import task_transactional_id
+from log_backends import BACKENDS, fresh_log_url
 
 from .support import (
     CONNECTOR,
@@ -123,3 +124,24 @@ def test_a_task_fenced_before_its_commit_fails_and_writes_neither_batch(tmp_path
         newer.close()
         assert read_values(log, TOPIC) == []
         assert committed_source_offsets(log) == {}
+
+
+@pytest.fixture(params=BACKENDS)
+def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return fresh_log_url(request, request.param, tmp_path)
+
+
+@pytest.mark.parametrize("boundary", ["poll", "interval"])
+def test_transactions_committed_beside_polls_hold_every_record_once_with_its_offset(
+    log: Log, boundary: str
+) -> None:
+    log.admin().create_topic(TOPIC)
+    task = BatchesTask([batch(n, 10) for n in range(0, 50, 10)], on_first_poll=lambda: None)
+    control = LocalTaskControl()
+    config = {"topic": TOPIC, "transaction.boundary": boundary, "transaction.boundary.interval.ms": "1"}
+    loop = SourceTaskLoop(task_spec(config, worker_props(log.url, **EOS)), control, log, task)
+    with running(loop, control):
+        wait_until(lambda: len(read_values(log, TOPIC)) == 50, "every batch committed")
+    assert read_values(log, TOPIC) == [f"input-{n}" for n in range(50)]
+    assert committed_source_offsets(log) == {"input": {"position": 50}}
+    assert loop.counters["transactions-committed"] >= 2
