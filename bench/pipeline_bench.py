@@ -191,10 +191,10 @@ def main() -> None:
                     (f"Spark task, {MODES[mode]}", through_spark(root, args.records, args.batch, mode))
                 )
     print(f"\n{args.records:,} records of {VALUE_SIZE} bytes, 1 task, {args.batch} records per poll")
-    print(f"{'path':38} {'records/s':>12} {'MB/s':>8} {'of ceiling':>11} {'CPU us/record':>14}")
+    print(f"{'path':44} {'records/s':>12} {'MB/s':>8} {'of ceiling':>11} {'CPU us/record':>14}")
     for name, rate in rows:
         cpu_figure = f"{cpu[name]:14.2f}" if name in cpu else ""
-        print(f"{name:38} {rate:12,.0f} {rate * VALUE_SIZE / 1e6:8.1f} {rate / top:11.0%} {cpu_figure}")
+        print(f"{name:44} {rate:12,.0f} {rate * VALUE_SIZE / 1e6:8.1f} {rate / top:11.0%} {cpu_figure}")
     by_name = dict(rows)
     for path in ("task loop", "Spark task"):
         alos = by_name.get(f"{path}, at-least-once")
