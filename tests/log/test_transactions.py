@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,9 +22,10 @@ from conveyor.log import (
     TransactionAbortedError,
     open_log,
 )
+from conveyor.log.embedded.database import DATABASE_FILE
 from waiting import wait_until
 
-from .conftest import backend_of, control_records, read_all, values_of
+from .conftest import backend_of, control_records, embedded_only, read_all, values_of
 
 
 def transactional(log: Log, transactional_id: str, **config: object) -> Producer:
@@ -108,16 +112,15 @@ def test_read_committed_stops_at_the_last_stable_offset(log: Log, topic: str) ->
     assert values_of(consumer.poll()) == [b"open", b"committed-after"]
 
 
-def test_init_transactions_fences_the_previous_producer_on_send(log: Log, topic: str) -> None:
+def test_init_transactions_fences_the_previous_producer_at_its_next_write(log: Log, topic: str) -> None:
     old = transactional(log, "task-0", batch_size=1)
     old.begin_transaction()
     transactional(log, "task-0")
+    # The send itself is accepted into the buffer, full as it is: the log is written behind it (Kafka's
+    # sender thread, the embedded log's linger thread), and the zombie learns it is fenced there.
+    old.send(topic, b"zombie", partition=0)
     with pytest.raises(ProducerFencedError, match="task-0"):
-        old.send(topic, b"zombie", partition=0)
-        if backend_of(log) == "kafka":
-            # Kafka differs on purpose: the zombie learns it is fenced from the broker, at its next
-            # request, so the send itself is accepted into the buffer.
-            old.flush()
+        old.flush()
 
 
 def test_init_transactions_fences_the_previous_producer_on_commit(log: Log, topic: str) -> None:
@@ -382,3 +385,31 @@ def test_interleaved_transactions_show_only_committed_records_at_every_step(log:
         assert {record.value for record in read_all(log, topic)} == committed
 
     check()
+
+
+@embedded_only(reason="holds the embedded log's database write lock, as another writer would")
+def test_a_send_that_fills_a_transactions_buffer_returns_while_another_writer_holds_the_log(
+    log: Log, log_url: str, topic: str
+) -> None:
+    producer = transactional(log, "filler", batch_size=10)
+    producer.begin_transaction()
+    database = sqlite3.connect(
+        Path(log_url.removeprefix("embedded:")) / DATABASE_FILE, isolation_level=None, check_same_thread=False
+    )
+    database.execute("BEGIN IMMEDIATE")
+    sent = threading.Event()
+
+    def fill() -> None:
+        producer.send_batch(topic, [b"x" * 20] * 3, partition=0)
+        sent.set()
+
+    sender = threading.Thread(target=fill, daemon=True)
+    sender.start()
+    try:
+        assert sent.wait(10), "the send waited for the log's write lock"
+    finally:
+        database.execute("ROLLBACK")
+        database.close()
+        sender.join()
+    producer.commit_transaction()
+    assert values_of(read_all(log, topic)) == [b"x" * 20] * 3

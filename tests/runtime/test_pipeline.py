@@ -207,3 +207,25 @@ def test_json_converters_with_other_settings_or_a_transformation_do_not_take_enc
     )
     assert not numeric.writes_json_unchanged()
     assert not routed.writes_json_unchanged()
+
+
+def test_a_batch_whose_records_have_no_timestamp_leaves_stamping_to_the_producer() -> None:
+    converted = pipeline().to_log([record("a", "1"), record("a", "2")])[0]
+    assert converted.timestamps is None
+
+
+def test_a_batch_with_some_timestamps_stamps_the_other_records_at_conversion() -> None:
+    stamped = record("a", "1").new_record(timestamp=5)
+    converted = pipeline().to_log([stamped, record("a", "2")])[0]
+    assert converted.timestamps is not None
+    assert converted.timestamps[0] == 5 and converted.timestamps[1] > 5
+
+
+def test_a_batch_whose_keys_are_all_null_has_no_key_column() -> None:
+    converted = pipeline().to_log([record("a", "1"), record("a", "2")])[0]
+    assert converted.keys is None
+
+
+def test_a_batch_with_one_key_keeps_the_null_keys_of_the_others() -> None:
+    converted = pipeline().to_log([record("a", "1"), record("a", "2", key="k")])[0]
+    assert converted.keys == [None, b"k"]

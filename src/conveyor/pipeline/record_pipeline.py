@@ -49,14 +49,18 @@ _DATA = attrgetter("data")
 
 @dataclass
 class OutgoingBatch:
-    """Converted records bound for one topic (and partition, when the records chose one)."""
+    """Converted records bound for one topic (and partition, when the records chose one).
+
+    ``keys`` is None when every key is null, and ``timestamps`` None when no record has one (the producer
+    stamps them then, as Kafka's does): the log's producers take such a batch in one call, with no work
+    per record for a column that says nothing."""
 
     topic: str
     partition: int | None
-    keys: list[bytes | None] = field(default_factory=list)
+    keys: list[bytes | None] | None = field(default_factory=list)
     values: list[bytes | None] = field(default_factory=list)
     headers: list[LogHeaders | None] | None = None
-    timestamps: list[int] = field(default_factory=list)
+    timestamps: list[int] | None = None
     records: list[SourceRecord] = field(default_factory=list)
 
 
@@ -175,6 +179,7 @@ class RecordPipeline:
         self, topic: str, partition: int | None, group: list[SourceRecord], now: int
     ) -> OutgoingBatch:
         batch = OutgoingBatch(topic, partition)
+        keys: list[bytes | None] = []
         try:
             keys = _batch_from_connect(
                 self.key_converter, topic, list(map(_KEY_SCHEMA, group)), list(map(_KEY, group))
@@ -182,18 +187,22 @@ class RecordPipeline:
             values = _batch_from_connect(
                 self.value_converter, topic, list(map(_VALUE_SCHEMA, group)), list(map(_VALUE, group))
             )
-            batch.keys, batch.values, batch.records = keys, values, group
+            batch.values, batch.records = values, group
         except Exception:
+            keys = []
             for record in group:
                 converted = self._convert_one(record)
                 if converted is not None:
-                    batch.keys.append(converted[0])
+                    keys.append(converted[0])
                     batch.values.append(converted[1])
                     batch.records.append(record)
+        batch.keys = None if keys.count(None) == len(keys) else keys
         timestamps = list(map(_TIMESTAMP, batch.records))
-        if None in timestamps:
-            timestamps = [now if timestamp is None else timestamp for timestamp in timestamps]
-        batch.timestamps = timestamps
+        nulls = timestamps.count(None)
+        if nulls < len(timestamps):
+            if nulls:
+                timestamps = [now if timestamp is None else timestamp for timestamp in timestamps]
+            batch.timestamps = timestamps
         if any(map(_HAS_HEADERS, batch.records)):
             batch.headers = [self._headers_to_log(r) for r in batch.records]
         return batch

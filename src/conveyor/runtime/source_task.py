@@ -16,6 +16,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from operator import attrgetter
 from typing import Any
 
@@ -35,6 +36,7 @@ from conveyor.pipeline.error_handling import ErrorHandler, ErrorPolicy
 from conveyor.pipeline.record_pipeline import RecordPipeline
 from conveyor.pipeline.topics import TopicCreator
 from conveyor.positions import RecordMetadata
+from conveyor.runtime.collector import collect_less_often
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.task_generation import (
@@ -111,6 +113,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     ) -> None:
         """``log`` is the cluster the task produces to; ``worker_log`` the worker's, when that is another
         one (the group's config and status topics, and its offsets topic, are read there)."""
+        collect_less_often()
         self.spec = spec
         self.control = control
         self.context: RuntimeSourceTaskContext | None = None
@@ -173,6 +176,17 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             else None
         )
         self.calls_commit_record = type(task).commit_record is not SourceTask.commit_record
+        self.commits_beside_poll = (
+            self.exactly_once
+            and self.boundary in (TransactionBoundary.POLL, TransactionBoundary.INTERVAL)
+            and type(task).commit is SourceTask.commit
+            and not self.calls_commit_record
+        )
+        """Whether a transaction commits on a thread of its own while the task polls its next batch: only
+        for a task that is told nothing of commits, since its next poll runs before the commit ends."""
+        self.committer: ThreadPoolExecutor | None = None
+        self.committing: tuple[Future[None], float] | None = None
+        """The transaction committing beside the task's poll, and when its commit began."""
         self.pending_offsets: dict[str, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
         self.uncommitted_records: list[SourceRecord] = []
         self.transaction_open = False
@@ -258,8 +272,9 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         return self.producer
 
     def _close_client(self) -> None:
-        """Close the producer, then the offset store's reader and writer."""
+        """Let a commit in flight end, then close the producer, then the offset store's reader and writer."""
         try:
+            self._settle_commit()
             super()._close_client()
         finally:
             self.offsets.stop()
@@ -321,6 +336,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     def _send(self, records: Sequence[SourceRecord]) -> None:
         if not records:
             return
+        self._await_commit()
         if self.exactly_once and not self.transaction_open:
             self.producer.begin_transaction()
             self.transaction_open = True
@@ -399,10 +415,14 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         do not wait at all. The next incarnation of the task claims its transactional id before it
         reads its offsets, and that claim waits for the commit to complete.
         """
+        self._await_commit()
         self.last_commit = time.monotonic()
         if not self.transaction_open and not self.pending_offsets and not self.uncommitted_records:
             return
         started = self.metrics.now()
+        if self.commits_beside_poll and not visible:
+            self._commit_beside_poll(started)
+            return
         try:
             self._make_durable(visible)
         except FlushTimeoutError as timed_out:
@@ -413,6 +433,10 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         except Exception:
             self.metrics.record_commit(self.metrics.since(started), succeeded=False)
             raise
+        self._committed(started)
+
+    def _committed(self, started: float) -> None:
+        """What follows a durable commit: its metrics and counts, then telling the task."""
         self.metrics.record_commit(self.metrics.since(started), succeeded=True)
         self.metrics.record_durable()
         self.counters["offset-commits"] += 1
@@ -420,6 +444,48 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             self.task.commit_record(record, RecordMetadata(record.topic, record.kafka_partition or 0, -1))
         self.uncommitted_records.clear()
         self.task.commit()
+
+    def _commit_beside_poll(self, started: float) -> None:
+        """Put the offsets into the transaction here, then commit it on the committer's thread: the
+        log's write (a database commit, or a coordinator's round trips) overlaps the task's next poll.
+        `_await_commit` ends it before anything else is sent, committed or aborted."""
+        if not self.transaction_open:
+            self.producer.begin_transaction()
+        self._write_offsets()
+        if self.committer is None:
+            self.committer = ThreadPoolExecutor(1, thread_name_prefix=f"conveyor-commit-{self.spec.id}")
+        self.committing = (self.committer.submit(self.producer.commit_transaction_nowait), started)
+        self.transaction_open = False
+
+    def _await_commit(self) -> None:
+        """Wait for the transaction committing beside the poll; raise its failure, or record its commit."""
+        if self.committing is None:
+            return
+        (commit, started), self.committing = self.committing, None
+        try:
+            commit.result()
+        except Exception:
+            self.metrics.record_commit(self.metrics.since(started), succeeded=False)
+            raise
+        self._count_transaction_committed()
+        self._committed(started)
+
+    def _settle_commit(self) -> None:
+        """On the way out: let a commit in flight end (its failure is the loop's to report, not this
+        step's), and stop the committer's thread."""
+        if self.committing is not None:
+            commit, self.committing = self.committing[0], None
+            try:
+                commit.result()
+            except Exception as error:
+                logger.error("%s The last transaction failed to commit: %s", self.spec.id, error)
+        if self.committer is not None:
+            self.committer.shutdown()
+            self.committer = None
+
+    def _count_transaction_committed(self) -> None:
+        self.counters["transactions-committed"] += 1
+        self.metrics.record_transaction_committed()
 
     def _make_durable(self, visible: bool) -> None:
         if self.exactly_once:
@@ -431,8 +497,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             else:
                 self.producer.commit_transaction_nowait()
             self.transaction_open = False
-            self.counters["transactions-committed"] += 1
-            self.metrics.record_transaction_committed()
+            self._count_transaction_committed()
         else:
             self.producer.flush(self.flush_timeout_s)
             self._write_offsets()
@@ -440,6 +505,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
     def _abort(self) -> None:
         """Discard the open transaction's records, but still commit the offsets they advanced (KIP-618):
         the task asked for those records to be dropped, and without the offsets it would poll them again."""
+        self._await_commit()
         if not self.transaction_open:
             logger.warning(
                 "Ignoring request by task to abort transaction as the current transaction is empty"

@@ -84,6 +84,8 @@ class EmbeddedProducer(Producer):
         )
         self._topics: dict[str, TopicInfo] = {}
         self._buffers: dict[tuple[str, int], RecordBuffer] = {}
+        self._full: list[tuple[tuple[str, int], RecordBuffer]] = []
+        """A transaction's full buffers, in the order they filled, waiting for the linger thread."""
         self._sticky_partitions: dict[str, int] = {}
         self._identity: transactions.ProducerIdentity | None = None
         self._transaction: _Transaction | None = None
@@ -176,7 +178,7 @@ class EmbeddedProducer(Producer):
             self._ensure_usable()
             if self._transaction is not None and self._transaction.aborted_by_log:
                 raise self._aborted_error()
-            self._append(list(self._buffers))
+            self._append(self._take_buffers())
 
     @_synchronized
     def init_transactions(self) -> None:
@@ -233,6 +235,7 @@ class EmbeddedProducer(Producer):
     def abort_transaction(self) -> None:
         transaction = self._require_transaction("abort_transaction")
         self._buffers.clear()
+        self._full.clear()
         assert self._identity is not None
         try:
             with self._database.write() as conn:
@@ -271,6 +274,7 @@ class EmbeddedProducer(Producer):
             pass
         finally:
             self._buffers.clear()
+            self._full.clear()
             self._closed = True
 
     def _topic(self, topic: str) -> TopicInfo:
@@ -312,12 +316,26 @@ class EmbeddedProducer(Producer):
             self._append_full(info.name, partition)
 
     def _append_full(self, topic: str, partition: int) -> None:
+        """Append a full buffer: at once for a plain producer; for a transactional one, on the linger
+        thread, so that the sender goes on (its records stay invisible until the commit either way)."""
         if self._sticky_partitions.get(topic) == partition:
             del self._sticky_partitions[topic]
-        self._append([(topic, partition)])
+        if self._transactional_id is None:
+            self._append([((topic, partition), self._buffers.pop((topic, partition)))])
+            return
+        self._full.append(((topic, partition), self._buffers.pop((topic, partition))))
+        if self._linger_thread is None:
+            self._start_lingering()
 
-    def _append(self, keys: list[tuple[str, int]]) -> None:
-        encoded = self._encode([(key, self._buffers.pop(key)) for key in keys if key in self._buffers])
+    def _take_buffers(self) -> list[tuple[tuple[str, int], RecordBuffer]]:
+        """Every buffered record, full buffers first: a partition's records are appended in send order."""
+        buffers = [*self._full, *self._buffers.items()]
+        self._full.clear()
+        self._buffers.clear()
+        return buffers
+
+    def _append(self, buffers: list[tuple[tuple[str, int], RecordBuffer]]) -> None:
+        encoded = self._encode(buffers)
         if not encoded:
             return
         transaction = self._transaction
@@ -359,6 +377,7 @@ class EmbeddedProducer(Producer):
 
     def _fail(self, problem: LogError) -> LogError:
         self._buffers.clear()
+        self._full.clear()
         if isinstance(problem, ProducerFencedError):
             self._fatal_error = problem
         elif self._transaction is not None:
@@ -372,9 +391,7 @@ class EmbeddedProducer(Producer):
         )
 
     def _encode_all(self) -> list[EncodedBatch]:
-        buffers = list(self._buffers.items())
-        self._buffers.clear()
-        return self._encode(buffers)
+        return self._encode(self._take_buffers())
 
     @staticmethod
     def _encode(buffers: list[tuple[tuple[str, int], RecordBuffer]]) -> list[EncodedBatch]:
@@ -414,10 +431,11 @@ class EmbeddedProducer(Producer):
         """Start the thread that appends plain sends ``linger.ms`` after them.
 
         Without it, records sent by a caller that never flushes would wait in memory, unseen by
-        consumers, until a batch filled up. Transactional producers do not linger: their records wait
-        for a full batch, a flush or the commit, so a transaction that fits in memory is appended in
-        the one database write that marks it committed, and leaves no trace before. The thread is a
-        daemon and ends once nothing waits, so an idle or forgotten producer keeps no thread alive.
+        consumers, until a batch filled up. Transactional producers linger only with full buffers:
+        their other records wait for a flush or the commit, so a transaction that fits in memory is
+        appended in the one database write that marks it committed, and leaves no trace before. The
+        thread is a daemon and ends once nothing waits, so an idle or forgotten producer keeps no
+        thread alive.
         """
         self._linger_thread = threading.Thread(
             target=self._linger, name="conveyor-producer-linger", daemon=True
@@ -425,22 +443,29 @@ class EmbeddedProducer(Producer):
         self._linger_thread.start()
 
     def _linger(self) -> None:
-        """Append what plain sends buffered every ``linger.ms``, until nothing is left waiting.
+        """Every ``linger.ms``, append what plain sends buffered, or a transaction's full buffers, until
+        nothing is left waiting.
 
         A failure has no caller here to raise to: it is kept and raised by the producer's next call,
-        as Kafka's sender thread reports through the next send or flush. The failed records are
+        as Kafka's sender thread reports through the next send, flush or commit. The failed records are
         dropped rather than retried, so a log that refuses them does not spin this thread.
         """
         while True:
             time.sleep(self._linger_s)
             with self._lock:
-                if self._closed or not self._buffers:
+                transactional = self._transactional_id is not None
+                if self._closed or not (self._full if transactional else self._buffers):
                     self._linger_thread = None
                     return
                 try:
-                    self._append(list(self._buffers))
+                    if transactional:
+                        full, self._full = self._full, []
+                        self._append(full)
+                    else:
+                        self._append(self._take_buffers())
                 except LogError as error:
                     self._buffers.clear()
+                    self._full.clear()
                     self._background_error = error
                     self._linger_thread = None
                     return
