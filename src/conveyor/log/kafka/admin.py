@@ -32,7 +32,7 @@ from conveyor.log.errors import (
     UnknownTopicOrPartitionError,
 )
 from conveyor.log.kafka.client_logs import with_client_logger
-from conveyor.log.kafka.errors import leader_moving, log_error
+from conveyor.log.kafka.errors import coordinator_moving, leader_moving, log_error
 from conveyor.log.kafka.names import Namespace
 from conveyor.log.kafka.settings import KafkaSettings
 from conveyor.log.new_topic import NewTopic
@@ -155,11 +155,18 @@ class KafkaAdmin(Admin):
 
     def list_consumer_group_offsets(self, group_id: str) -> dict[TopicPartition, OffsetAndMetadata]:
         request = ConsumerGroupTopicPartitions(self._names.outer(group_id))
-        try:
-            futures = self._client.list_consumer_group_offsets([request], request_timeout=REQUEST_TIMEOUT_S)
-            result = futures[request.group_id].result()
-        except KafkaException as error:
-            raise log_error(error, f"Group {group_id}") from error
+        deadline = time.monotonic() + REQUEST_TIMEOUT_S
+        while True:
+            try:
+                futures = self._client.list_consumer_group_offsets(
+                    [request], request_timeout=REQUEST_TIMEOUT_S
+                )
+                result = futures[request.group_id].result()
+                break
+            except KafkaException as error:
+                if not coordinator_moving(error) or time.monotonic() > deadline:
+                    raise log_error(error, f"Group {group_id}") from error
+                time.sleep(0.05)
         return {
             TopicPartition(self._names.inner(tp.topic), tp.partition): OffsetAndMetadata(
                 tp.offset, tp.metadata or ""

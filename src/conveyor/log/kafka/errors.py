@@ -64,3 +64,20 @@ def leader_moving(error: KafkaException) -> bool:
         KafkaError.UNKNOWN_LEADER_EPOCH,
         KafkaError.FENCED_LEADER_EPOCH,
     )
+
+
+#: The group's coordinator is loading its state, not elected yet, or moved: ask again.
+_COORDINATOR_MOVING = frozenset(
+    {
+        KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+        KafkaError.COORDINATOR_NOT_AVAILABLE,
+        KafkaError.NOT_COORDINATOR,
+    }
+)
+
+
+def coordinator_moving(error: KafkaException) -> bool:
+    """Whether the error only says that a group's coordinator is not ready yet (a broker loading the
+    offsets topic after it started, or a coordinator moving): worth retrying."""
+    cause = error.args[0] if error.args else None
+    return isinstance(cause, KafkaError) and cause.code() in _COORDINATOR_MOVING
