@@ -222,17 +222,13 @@ class KafkaLogProducer(Producer):
         self._call(lambda: self._producer.init_transactions(REQUEST_TIMEOUT_S), "init_transactions")
 
     def begin_transaction(self) -> None:
-        """Begin once the markers of a commit that did not wait for them are written: until then the
-        coordinator refuses to add the new transaction's partitions (``CONCURRENT_TRANSACTIONS``) and
-        librdkafka retries 20 ms later, which cost more than the rest of a small transaction."""
         self._require_transactional()
-        if self._markers_pending_since is not None:
-            self._await_markers(self._markers_pending_since)
         self._call(self._producer.begin_transaction, "begin_transaction")
         self._in_transaction = True
 
     def send_offsets_to_transaction(self, offsets: OffsetsToCommit, group_id: str) -> None:
         self._require_transactional()
+        self._await_pending_markers()
         metadata = self._metadata_of(group_id)
         self._call(
             lambda: self._producer.send_offsets_to_transaction(
@@ -246,8 +242,7 @@ class KafkaLogProducer(Producer):
         self._await_markers()
 
     def commit_transaction_nowait(self) -> None:
-        """Commit; the wait for the markers comes at the next ``begin_transaction``, after whatever the
-        caller does in between (a source task's next poll)."""
+        """Commit; the wait for the markers comes before the next transaction's first record."""
         self._commit()
         self._markers_pending_since = time.monotonic()
 
@@ -310,6 +305,7 @@ class KafkaLogProducer(Producer):
             raise InvalidTxnStateError(
                 f"Producer {self._transactional_id}: send outside a transaction (call begin_transaction)"
             )
+        self._await_pending_markers()
         count = self.partitions_for(topic)
         if partition is not None and not 0 <= partition < count:
             raise UnknownTopicOrPartitionError(f"Partition {topic}-{partition} does not exist")
@@ -340,6 +336,15 @@ class KafkaLogProducer(Producer):
         error, self._error = self._error, None
         if error is not None:
             raise log_error(error, f"Producer {self._transactional_id or ''}")
+
+    def _await_pending_markers(self) -> None:
+        """Before a transaction's first record or offsets: wait for the markers of a commit that did not
+        wait for them. Until they are written the coordinator refuses to add the new transaction's
+        partitions (``CONCURRENT_TRANSACTIONS``) and librdkafka asks again 20 ms later, which cost more
+        than the rest of a small transaction; waiting here rather than in ``begin_transaction`` lets the
+        caller's work in between (a source task's poll and conversion) overlap the markers."""
+        if self._markers_pending_since is not None:
+            self._await_markers(self._markers_pending_since)
 
     def _await_markers(self, decided_at: float | None = None) -> None:
         """Return once the outcome is visible, as the log's interface promises (Kafka writes the markers
