@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from confluent_kafka import Consumer as KafkaConsumer
@@ -70,8 +70,7 @@ class KafkaLogProducer(Producer):
             raise InvalidConfigError(f"Producer settings: {error}") from error
         self._partition_counts: dict[str, int] = {}
         self._in_transaction = False
-        self._pending_markers: Future[None] | None = None
-        self._marker_looks: ThreadPoolExecutor | None = None
+        self._markers_pending_since: float | None = None
         self._closed = False
         self._error: KafkaError | None = None
         self._group_metadata: dict[str, Any] = {}
@@ -243,16 +242,9 @@ class KafkaLogProducer(Producer):
         self._await_markers()
 
     def commit_transaction_nowait(self) -> None:
-        """Commit; the markers are looked for on another thread meanwhile, and waited for before the
-        next transaction's first record."""
+        """Commit; the wait for the markers comes before the next transaction's first record."""
         self._commit()
-        if self._coordinators is None or self._transactional_id is None:
-            return
-        if self._marker_looks is None:
-            self._marker_looks = ThreadPoolExecutor(1, "conveyor-transaction-markers")
-        self._pending_markers = self._marker_looks.submit(
-            wait_until_completed, self._coordinators, self._names.outer(self._transactional_id)
-        )
+        self._markers_pending_since = time.monotonic()
 
     def _commit(self) -> None:
         self._require_transactional()
@@ -285,8 +277,6 @@ class KafkaLogProducer(Producer):
                     raise LogError(f"Producer closed with {undelivered} records not appended")
                 settled = True
         finally:
-            if self._marker_looks is not None:
-                self._marker_looks.shutdown(wait=False)
             self._release(settled)
 
     def _release(self, settled: bool) -> None:
@@ -352,18 +342,16 @@ class KafkaLogProducer(Producer):
         wait for them. Until they are written the coordinator refuses to add the new transaction's
         partitions (``CONCURRENT_TRANSACTIONS``) and librdkafka asks again 20 ms later, which cost more
         than the rest of a small transaction; waiting here rather than in ``begin_transaction`` lets the
-        caller's work in between (a source task's poll and conversion) overlap the markers and the looks
-        for them."""
-        pending, self._pending_markers = self._pending_markers, None
-        if pending is not None:
-            pending.result()
+        caller's work in between (a source task's poll and conversion) overlap the markers."""
+        if self._markers_pending_since is not None:
+            self._await_markers(self._markers_pending_since)
 
-    def _await_markers(self) -> None:
+    def _await_markers(self, decided_at: float | None = None) -> None:
         """Return once the outcome is visible, as the log's interface promises (Kafka writes the markers
-        just after it acknowledges the commit or abort)."""
-        self._pending_markers = None
+        just after it acknowledges the commit or abort, at ``decided_at``)."""
+        self._markers_pending_since = None
         if self._coordinators is not None and self._transactional_id is not None:
-            wait_until_completed(self._coordinators, self._names.outer(self._transactional_id))
+            wait_until_completed(self._coordinators, self._names.outer(self._transactional_id), decided_at)
 
     def _require_transactional(self) -> None:
         self._ensure_open()
