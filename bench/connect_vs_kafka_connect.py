@@ -7,8 +7,8 @@ distributed``), one worker, a group and topics of its own, exactly-once source s
 source connector requiring it, the sink reading read_committed, string converters. The clock starts
 when both connectors are created on a ready worker and stops when the output file is as long as the
 input; the source alone is timed to its last committed source offset. Every other round runs Conveyor
-first. A real broker is started with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names
-one.
+first. Each line ends with the machine's load average, which moves these figures. A real broker is
+started with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 """
 
 from __future__ import annotations
@@ -198,7 +198,8 @@ def bench_conveyor(bootstrap: str, directory: Path, source: Path) -> Timing:
 def report(lines: int, timing: Timing) -> None:
     print(
         f"{timing.runtime:>14}: source {lines / timing.source_s:>9,.0f} records/s ({timing.source_s:.1f} s), "
-        f"end to end {lines / timing.end_to_end_s:>9,.0f} records/s ({timing.end_to_end_s:.1f} s)",
+        f"end to end {lines / timing.end_to_end_s:>9,.0f} records/s ({timing.end_to_end_s:.1f} s), "
+        f"load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
 
