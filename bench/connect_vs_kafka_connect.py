@@ -7,8 +7,8 @@ distributed``), one worker, a group and topics of its own, exactly-once source s
 source connector requiring it, the sink reading read_committed, string converters. The clock starts
 when both connectors are created on a ready worker and stops when the output file is as long as the
 input; the source alone is timed to its last committed source offset. Every other round runs Conveyor
-first. A real broker is started with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names
-one.
+first. Each line ends with the machine's load average, which moves these figures. A real broker is
+started with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 """
 
 from __future__ import annotations
@@ -70,10 +70,12 @@ def write_input(path: Path, lines: int) -> None:
             file.write("".join(f"line-{n:09d}\n" for n in range(start, min(lines, start + 100_000))))
 
 
-def connectors(source: Path, sink: Path, topic: str) -> list[dict[str, object]]:
+def connectors(source: Path, sink: Path, topic: str, prefix: str) -> list[dict[str, object]]:
+    """The two connectors, named after the run: a sink's consumer group is named after its connector,
+    and each runtime's group must be its own on the shared broker."""
     return [
         {
-            "name": "file-source",
+            "name": f"{prefix}-file-source",
             "config": {
                 "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
                 "file": str(source),
@@ -82,7 +84,7 @@ def connectors(source: Path, sink: Path, topic: str) -> list[dict[str, object]]:
             },
         },
         {
-            "name": "file-sink",
+            "name": f"{prefix}-file-sink",
             "config": {
                 "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
                 "file": str(sink),
@@ -100,8 +102,8 @@ def wait_for(condition: Callable[[], bool], what: str) -> None:
         time.sleep(0.05)
 
 
-def source_done(url: str, size: int) -> bool:
-    response = httpx.get(f"{url}/connectors/file-source/offsets", timeout=30)
+def source_done(url: str, prefix: str, size: int) -> bool:
+    response = httpx.get(f"{url}/connectors/{prefix}-file-source/offsets", timeout=30)
     if response.status_code != 200:
         return False
     offsets = response.json().get("offsets", [])
@@ -116,17 +118,19 @@ def create(runtime: str, url: str, connector: dict[str, object]) -> None:
         raise RuntimeError(f"{runtime}: creating {connector['name']}: {response.text}")
 
 
-def run(runtime: str, url: str, source: Path, sink: Path, topic: str) -> Timing:
-    """Create both connectors on the worker at `url`, then time the source and the whole copy."""
+def run(runtime: str, url: str, source: Path, name: str, directory: Path) -> Timing:
+    """Create both connectors of run `name` on the worker at `url`, then time the source and the whole
+    copy into `directory`/`name`.out."""
     size = source.stat().st_size
+    sink = directory / f"{name}.out"
     started = time.monotonic()
-    for connector in connectors(source, sink, topic):
+    for connector in connectors(source, sink, f"{name}-lines", name):
         create(runtime, url, connector)
     source_s = end_to_end_s = 0.0
     while not (source_s and end_to_end_s):
         if time.monotonic() - started > DEADLINE_S:
             raise TimeoutError(f"{runtime} did not copy the file within {DEADLINE_S:.0f} s")
-        if not source_s and source_done(url, size):
+        if not source_s and source_done(url, name, size):
             source_s = time.monotonic() - started
         if not end_to_end_s and sink.exists() and sink.stat().st_size >= size:
             end_to_end_s = time.monotonic() - started
@@ -180,7 +184,7 @@ def bench_kafka_connect(bootstrap: str, directory: Path, source: Path) -> Timing
     create_topic(bootstrap, f"{name}-lines")
     settings = group_settings(bootstrap, name)
     with KafkaConnect(directory / name, settings, heap="1g") as worker:
-        return run("Kafka Connect", worker.url, source, directory / f"{name}.out", f"{name}-lines")
+        return run("Kafka Connect", worker.url, source, name, directory)
 
 
 def bench_conveyor(bootstrap: str, directory: Path, source: Path) -> Timing:
@@ -188,13 +192,14 @@ def bench_conveyor(bootstrap: str, directory: Path, source: Path) -> Timing:
     create_topic(bootstrap, f"{name}-lines")
     settings = group_settings(bootstrap, name)
     with conveyor_worker(directory / name, settings) as url:
-        return run("Conveyor", url, source, directory / f"{name}.out", f"{name}-lines")
+        return run("Conveyor", url, source, name, directory)
 
 
 def report(lines: int, timing: Timing) -> None:
     print(
         f"{timing.runtime:>14}: source {lines / timing.source_s:>9,.0f} records/s ({timing.source_s:.1f} s), "
-        f"end to end {lines / timing.end_to_end_s:>9,.0f} records/s ({timing.end_to_end_s:.1f} s)",
+        f"end to end {lines / timing.end_to_end_s:>9,.0f} records/s ({timing.end_to_end_s:.1f} s), "
+        f"load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
 

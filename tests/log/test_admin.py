@@ -32,6 +32,14 @@ def test_created_topic_is_listed_and_described_with_its_settings(log: Log) -> No
     assert described["events"].config["retention.ms"] == "1000"
 
 
+def test_partition_counts_name_the_existing_topics_asked_for_or_every_topic(log: Log) -> None:
+    admin = log.admin()
+    admin.create_topic("orders", partitions=3)
+    admin.create_topic("refunds", partitions=2)
+    assert admin.partition_counts(["orders", "missing"]) == {"orders": 3}
+    assert admin.partition_counts() == {"orders": 3, "refunds": 2}
+
+
 def test_creating_an_existing_topic_fails_naming_it(log: Log, topic: str) -> None:
     with pytest.raises(TopicExistsError, match=topic):
         log.admin().create_topic(topic)

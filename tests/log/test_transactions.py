@@ -63,6 +63,23 @@ def test_a_commit_that_does_not_wait_for_visibility_still_commits_and_the_next_t
     wait_until(lambda: values_of(read_all(log, topic)) == [b"first", b"second"], "both transactions")
 
 
+def test_the_first_record_after_a_commit_that_did_not_wait_is_sent_once_that_commit_is_visible(
+    log: Log, topic: str
+) -> None:
+    producer = transactional(log, "sends-after-markers")
+    reader = log.consumer(isolation_level="read_committed")
+    partition = TopicPartition(topic, 0)
+    try:
+        producer.begin_transaction()
+        producer.send(topic, b"first", partition=0)
+        producer.commit_transaction_nowait()
+        producer.begin_transaction()
+        producer.send(topic, b"second", partition=1)
+        assert reader.end_offsets([partition]) == {partition: 1 + control_records(log)}
+    finally:
+        reader.close()
+
+
 def test_read_committed_skips_aborted_records(log: Log, topic: str) -> None:
     producer = transactional(log, "aborter")
     producer.begin_transaction()

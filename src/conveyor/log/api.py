@@ -164,6 +164,13 @@ class Admin(ABC):
     def describe_topics(self, names: Iterable[str]) -> dict[str, TopicDescription]:
         """Descriptions of the named topics."""
 
+    def partition_counts(self, names: Iterable[str] | None = None) -> dict[str, int]:
+        """The partition count of each of ``names`` that exists (of every topic when None), without
+        their settings: what a reader needs to follow its topics."""
+        existing = self.list_topics()
+        wanted = existing if names is None else sorted(set(names).intersection(existing))
+        return {name: description.partitions for name, description in self.describe_topics(wanted).items()}
+
     @abstractmethod
     def list_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, PartitionOffsets]:
         """Earliest, latest (high watermark) and last stable offset of each partition."""

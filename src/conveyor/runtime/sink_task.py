@@ -267,20 +267,19 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
             self._report()
 
     def _follow_topics(self) -> None:
-        """Subscribe to the configured topics, or to those `topics.regex` matches now."""
+        """Subscribe to the configured topics, or to those `topics.regex` matches now, and rejoin the
+        group when their partitions changed; one look at the log's topics each time."""
         self.next_topic_refresh = time.monotonic() + TOPIC_REFRESH_S
         if self.topics_regex is None:
             wanted = sorted(self.topics)
+            layout = self.log.admin().partition_counts(wanted)
         else:
-            wanted = sorted(t for t in self.log.admin().list_topics() if self.topics_regex.fullmatch(t))
+            counts = self.log.admin().partition_counts()
+            wanted = sorted(t for t in counts if self.topics_regex.fullmatch(t))
+            layout = {t: counts[t] for t in wanted}
         if wanted != self.subscribed:
             self.subscribed = wanted
             self.consumer.subscribe(wanted, self)
-        admin = self.log.admin()
-        existing = set(admin.list_topics())
-        layout = {
-            t: d.partitions for t, d in admin.describe_topics([t for t in wanted if t in existing]).items()
-        }
         if layout != self.topic_layout:
             if self.topic_layout is not None:
                 self.consumer.enforce_rebalance()

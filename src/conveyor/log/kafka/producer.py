@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -69,6 +70,7 @@ class KafkaLogProducer(Producer):
             raise InvalidConfigError(f"Producer settings: {error}") from error
         self._partition_counts: dict[str, int] = {}
         self._in_transaction = False
+        self._markers_pending_since: float | None = None
         self._closed = False
         self._error: KafkaError | None = None
         self._group_metadata: dict[str, Any] = {}
@@ -226,6 +228,7 @@ class KafkaLogProducer(Producer):
 
     def send_offsets_to_transaction(self, offsets: OffsetsToCommit, group_id: str) -> None:
         self._require_transactional()
+        self._await_pending_markers()
         metadata = self._metadata_of(group_id)
         self._call(
             lambda: self._producer.send_offsets_to_transaction(
@@ -235,10 +238,15 @@ class KafkaLogProducer(Producer):
         )
 
     def commit_transaction(self) -> None:
-        self.commit_transaction_nowait()
+        self._commit()
         self._await_markers()
 
     def commit_transaction_nowait(self) -> None:
+        """Commit; the wait for the markers comes before the next transaction's first record."""
+        self._commit()
+        self._markers_pending_since = time.monotonic()
+
+    def _commit(self) -> None:
         self._require_transactional()
         self._call(lambda: self._producer.commit_transaction(REQUEST_TIMEOUT_S), "commit_transaction")
         self._in_transaction = False
@@ -297,6 +305,7 @@ class KafkaLogProducer(Producer):
             raise InvalidTxnStateError(
                 f"Producer {self._transactional_id}: send outside a transaction (call begin_transaction)"
             )
+        self._await_pending_markers()
         count = self.partitions_for(topic)
         if partition is not None and not 0 <= partition < count:
             raise UnknownTopicOrPartitionError(f"Partition {topic}-{partition} does not exist")
@@ -328,11 +337,21 @@ class KafkaLogProducer(Producer):
         if error is not None:
             raise log_error(error, f"Producer {self._transactional_id or ''}")
 
-    def _await_markers(self) -> None:
+    def _await_pending_markers(self) -> None:
+        """Before a transaction's first record or offsets: wait for the markers of a commit that did not
+        wait for them. Until they are written the coordinator refuses to add the new transaction's
+        partitions (``CONCURRENT_TRANSACTIONS``) and librdkafka asks again 20 ms later, which cost more
+        than the rest of a small transaction; waiting here rather than in ``begin_transaction`` lets the
+        caller's work in between (a source task's poll and conversion) overlap the markers."""
+        if self._markers_pending_since is not None:
+            self._await_markers(self._markers_pending_since)
+
+    def _await_markers(self, decided_at: float | None = None) -> None:
         """Return once the outcome is visible, as the log's interface promises (Kafka writes the markers
-        just after it acknowledges the commit or abort)."""
+        just after it acknowledges the commit or abort, at ``decided_at``)."""
+        self._markers_pending_since = None
         if self._coordinators is not None and self._transactional_id is not None:
-            wait_until_completed(self._coordinators, self._names.outer(self._transactional_id))
+            wait_until_completed(self._coordinators, self._names.outer(self._transactional_id), decided_at)
 
     def _require_transactional(self) -> None:
         self._ensure_open()

@@ -43,9 +43,17 @@ def transaction_state(coordinators: Coordinators, transactional_id: str) -> str 
     return state
 
 
-def wait_until_completed(coordinators: Coordinators, transactional_id: str) -> None:
-    """Return once the id's last transaction is no longer between its decision and its markers."""
-    deadline = time.monotonic() + _WAIT_S
-    time.sleep(_LOOK_EVERY_S)
+def wait_until_completed(
+    coordinators: Coordinators, transactional_id: str, decided_at: float | None = None
+) -> None:
+    """Return once the id's last transaction is no longer between its decision and its markers.
+
+    ``decided_at`` (``time.monotonic()``) is when the coordinator acknowledged the commit or abort: the
+    first look comes ``_LOOK_EVERY_S`` after it, at once when that has passed already."""
+    now = time.monotonic()
+    deadline = now + _WAIT_S
+    first_look = (now if decided_at is None else decided_at) + _LOOK_EVERY_S
+    if first_look > now:
+        time.sleep(first_look - now)
     while transaction_state(coordinators, transactional_id) in _PREPARED and time.monotonic() < deadline:
         time.sleep(_LOOK_EVERY_S)
