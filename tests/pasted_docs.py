@@ -7,7 +7,6 @@ import contextlib
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -25,13 +24,6 @@ def bash_blocks(page: Path) -> list[str]:
 def fixed_waits(blocks: list[str]) -> list[str]:
     """The lines of `blocks` that wait a fixed time (`sleep N`) instead of looping on a status."""
     return [line for line in "\n".join(blocks).splitlines() if re.match(r"\s*sleep \d", line)]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass(frozen=True)

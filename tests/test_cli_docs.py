@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pasted_docs import bash_blocks, fixed_waits, free_port, run_pasted
+from conveyor.kafka_broker.jvm import free_port
+from pasted_docs import bash_blocks, fixed_waits, run_pasted
 
 PAGE = Path(__file__).parent.parent / "docs" / "cli.md"
 PAGE_PORTS = ("127.0.0.1:8083", "127.0.0.1:8084")

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pasted_docs import bash_blocks, fixed_waits, free_port, run_pasted
+from conveyor.kafka_broker.jvm import free_port
+from pasted_docs import bash_blocks, fixed_waits, run_pasted
 
 DOCS = Path(__file__).parent.parent / "docs"
 PAGE_PORT = "127.0.0.1:8083"

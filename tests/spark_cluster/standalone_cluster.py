@@ -4,7 +4,6 @@ one master and its workers, each a JVM of its own, all killed (with their execut
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,17 +13,13 @@ from pathlib import Path
 import pyspark
 from tests.waiting import wait_until
 
+from conveyor.kafka_broker.jvm import free_port
+
 from .process_tree import descendants, kill_tree
 
 SPARK_HOME = Path(pyspark.__file__).parent
 SPARK_CLASS = SPARK_HOME / "bin" / "spark-class"
 START_S = 180.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass

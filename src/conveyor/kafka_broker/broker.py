@@ -12,7 +12,7 @@ from pathlib import Path
 
 from conveyor.errors import ConnectError
 from conveyor.kafka_broker.fetch import KafkaDistribution, fetch_kafka
-from conveyor.kafka_broker.jvm import JavaProcess, free_port, java_command
+from conveyor.kafka_broker.jvm import JavaProcess, free_ports, java_command
 from conveyor.lifecycle import Service
 
 #: Broker settings for one node: replication factors of 1, quick first groups and transactions, no topics
@@ -100,9 +100,10 @@ class KafkaBroker(Service):
         fetch metadata from it. Started again after ``stop``, it serves the same store on the same ports,
         as a broker restarted in place does."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.port = self.port or self._requested_port or free_port()
-        self._controller_port = self._controller_port or free_port()
-        self.listener_ports = self.listener_ports or {name: free_port() for name in self._extra_listeners}
+        chosen = iter(free_ports(2 + len(self._extra_listeners)))
+        self.port = self.port or self._requested_port or next(chosen)
+        self._controller_port = self._controller_port or next(chosen)
+        self.listener_ports = self.listener_ports or {name: next(chosen) for name in self._extra_listeners}
         properties = self._write_properties(controller_port=self._controller_port)
         self._format(properties)
         self._jvm.start("kafka.Kafka", str(properties))

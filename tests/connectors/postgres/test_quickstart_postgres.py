@@ -14,8 +14,9 @@ import pytest
 from tests.connectors.postgres.databases import fresh_database
 
 from conveyor.connectors.postgres.connection import PostgresAddress
+from conveyor.kafka_broker.jvm import free_port
 from conveyor.postgres_server import PostgresServer
-from pasted_docs import bash_blocks, fixed_waits, free_port, run_pasted
+from pasted_docs import bash_blocks, fixed_waits, run_pasted
 
 PAGE = Path(__file__).parents[3] / "docs" / "postgres.md"
 PAGE_PORT = "127.0.0.1:8083"
