@@ -102,7 +102,8 @@ def test_committed_transactions_are_measured_by_their_record_count(client: httpx
     assert value(samples, SOURCE + "transaction_size_min", **labels) == BATCH
     assert value(samples, SOURCE + "transaction_size_max", **labels) == BATCH
     assert value(samples, SOURCE + "transaction_size_avg", **labels) == BATCH
-    assert value(samples, SOURCE + "source_record_active_count_max", **labels) == BATCH
+    active_max = value(samples, SOURCE + "source_record_active_count_max", **labels)
+    assert active_max is not None and BATCH <= active_max <= 2 * BATCH  # a batch polled beside a commit
     assert value(samples, TASK + "offset_commit_success_percentage", **labels) == 1.0
     assert measured(value(samples, TASK + "offset_commit_max_time_ms", **labels))
 

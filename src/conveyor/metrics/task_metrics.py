@@ -132,11 +132,12 @@ class SourceTaskMetrics(TaskMetrics):
         self._write_rate.record(records)
         self.transaction_records += records
 
-    def record_durable(self) -> None:
-        """Everything polled so far is in the log with its offsets."""
-        self.active = 0
+    def record_durable(self, records: int | None = None) -> None:
+        """Everything polled so far (or the first ``records`` of what was not yet) is in the log with its
+        offsets; a transaction's records count from its first write, after its predecessor's commit."""
+        self.active = 0 if records is None else self.active - records
         self.transaction_records = 0
-        self._active_count.record(0)
+        self._active_count.record(self.active)
 
     def record_transaction_committed(self) -> None:
         self._transaction_size.record(self.transaction_records)

@@ -185,8 +185,9 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         """Whether a transaction commits on a thread of its own while the task polls its next batch: only
         for a task that is told nothing of commits, since its next poll runs before the commit ends."""
         self.committer: ThreadPoolExecutor | None = None
-        self.committing: tuple[Future[None], float] | None = None
-        """The transaction committing beside the task's poll, and when its commit began."""
+        self.committing: tuple[Future[None], float, int] | None = None
+        """The transaction committing beside the task's poll, when its commit began, and how many of the
+        records polled so far it holds (those polled beside it stay active until their own commit)."""
         self.pending_offsets: dict[str, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
         self.uncommitted_records: list[SourceRecord] = []
         self.transaction_open = False
@@ -435,10 +436,11 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             raise
         self._committed(started)
 
-    def _committed(self, started: float) -> None:
-        """What follows a durable commit: its metrics and counts, then telling the task."""
+    def _committed(self, started: float, durable: int | None = None) -> None:
+        """What follows a durable commit of everything polled (or of the first ``durable`` records not
+        yet durable): its metrics and counts, then telling the task."""
         self.metrics.record_commit(self.metrics.since(started), succeeded=True)
-        self.metrics.record_durable()
+        self.metrics.record_durable(durable)
         self.counters["offset-commits"] += 1
         for record in self.uncommitted_records:
             self.task.commit_record(record, RecordMetadata(record.topic, record.kafka_partition or 0, -1))
@@ -454,21 +456,22 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self._write_offsets()
         if self.committer is None:
             self.committer = ThreadPoolExecutor(1, thread_name_prefix=f"conveyor-commit-{self.spec.id}")
-        self.committing = (self.committer.submit(self.producer.commit_transaction_nowait), started)
+        commit = self.committer.submit(self.producer.commit_transaction_nowait)
+        self.committing = (commit, started, self.metrics.active)
         self.transaction_open = False
 
     def _await_commit(self) -> None:
         """Wait for the transaction committing beside the poll; raise its failure, or record its commit."""
         if self.committing is None:
             return
-        (commit, started), self.committing = self.committing, None
+        (commit, started, durable), self.committing = self.committing, None
         try:
             commit.result()
         except Exception:
             self.metrics.record_commit(self.metrics.since(started), succeeded=False)
             raise
         self._count_transaction_committed()
-        self._committed(started)
+        self._committed(started, durable)
 
     def _settle_commit(self) -> None:
         """On the way out: let a commit in flight end (its failure is the loop's to report, not this
