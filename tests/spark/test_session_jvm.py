@@ -12,13 +12,17 @@ def _options(props: dict[str, str]) -> list[str]:
     return driver_default_java_options(WorkerConfig.from_props(props).spark_conf()).split()
 
 
-def test_a_workers_jvm_runs_the_serial_collector_from_a_small_heap_with_the_quick_compiler() -> None:
+def test_a_workers_jvm_runs_the_serial_collector_from_a_small_heap_compiling_only_what_runs_often() -> None:
     options = _options({})
 
     assert "-XX:+UseSerialGC" in options
     assert "-Xms32m" in options
     assert "-XX:NewRatio=5" in options
-    assert "-XX:TieredStopAtLevel=1" in options
+    assert "-XX:CompileThresholdScaling=10" in options
+
+
+def test_a_workers_jvm_keeps_the_optimizing_compiler_for_the_jobs_it_runs() -> None:
+    assert not [option for option in _options({}) if option.startswith("-XX:TieredStopAtLevel")]
 
 
 def test_a_workers_own_default_java_options_replace_the_workers_defaults() -> None:
@@ -34,15 +38,6 @@ def test_a_collector_chosen_in_extra_java_options_replaces_the_serial_collector(
 
     assert "-XX:+UseSerialGC" not in options
     assert "-Xms32m" in options
-
-
-def test_a_session_that_writes_tables_keeps_the_optimizing_compiler() -> None:
-    conf = {"spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension"}
-
-    options = driver_default_java_options(conf).split()
-
-    assert "-XX:TieredStopAtLevel=1" not in options
-    assert "-XX:+UseSerialGC" in options
 
 
 def test_the_sessions_jvm_starts_with_the_workers_java_options(spark: SparkSession) -> None:
