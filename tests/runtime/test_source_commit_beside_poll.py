@@ -65,6 +65,9 @@ class BatchesTask(SourceTask):
         self.batches = batches
         self.polls = 0
         self.on_first_poll = on_first_poll
+        self.loop: SourceTaskLoop | None = None
+        self.active_at_polls: list[int] = []
+        """When `loop` is set: how many records it counted as polled and not yet durable at each poll."""
 
     def version(self) -> str:
         return "1.0"
@@ -74,6 +77,8 @@ class BatchesTask(SourceTask):
 
     def poll(self) -> list[SourceRecord] | None:
         self.polls += 1
+        if self.loop is not None:
+            self.active_at_polls.append(self.loop.metrics.active)
         if self.polls == 1:
             self.on_first_poll()
         if self.batches:
@@ -147,26 +152,12 @@ def test_transactions_committed_beside_polls_hold_every_record_once_with_its_off
     assert loop.counters["transactions-committed"] >= 2
 
 
-class ActiveAtPolls(BatchesTask):
-    """Notes at each poll how many records its loop counts as polled and not yet durable."""
-
-    def __init__(self, batches: list[list[SourceRecord]], on_first_poll: Callable[[], None]) -> None:
-        super().__init__(batches, on_first_poll)
-        self.loop: SourceTaskLoop | None = None
-        self.active_at_polls: list[int] = []
-
-    def poll(self) -> list[SourceRecord] | None:
-        if self.loop is not None:
-            self.active_at_polls.append(self.loop.metrics.active)
-        return super().poll()
-
-
 def test_records_polled_beside_a_commit_stay_active_until_their_own_commit(tmp_path: Path) -> None:
     directory = tmp_path / "log"
     with open_log(f"embedded:{directory}") as log:
         log.admin().create_topic(TOPIC)
         held = HeldWrites(directory)
-        task = ActiveAtPolls([batch(0, 3), batch(3, 2)], on_first_poll=held.take)
+        task = BatchesTask([batch(0, 3), batch(3, 2)], on_first_poll=held.take)
         control = LocalTaskControl()
         spec = task_spec({"topic": TOPIC, "transaction.boundary": "poll"}, worker_props(log.url, **EOS))
         loop = task.loop = SourceTaskLoop(spec, control, log, task)
