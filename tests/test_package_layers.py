@@ -77,3 +77,18 @@ def test_no_two_packages_import_each_other_even_through_others() -> None:
 
     circles = sorted(package for package in list(EDGES) if package in reachable(package))
     assert circles == []
+
+
+def test_nothing_above_the_log_imports_one_of_its_backends() -> None:
+    backends = ("conveyor.log.kafka", "conveyor.log.embedded")
+    importers = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] == "log":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            if any(name == b or name.startswith(b + ".") for name in names for b in backends):
+                importers.append(str(path.relative_to(PACKAGE)))
+    assert importers == []

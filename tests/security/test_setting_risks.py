@@ -11,7 +11,7 @@ from pathlib import Path
 import confluent_kafka
 import pytest
 
-from conveyor.log.kafka.setting_risks import Risk, setting_risk
+from conveyor.log.setting_risks import Risk, setting_risk
 
 #: librdkafka's settings that only tune, name or secure the client's own connections to its brokers.
 REVIEWED_SAFE = frozenset(

@@ -41,7 +41,14 @@ from conveyor.herder.validation import (
     plugin_config_keys,
     validate_connector_config,
 )
-from conveyor.log import Log, TopicPartition, UnknownTopicOrPartitionError, open_log
+from conveyor.log import (
+    Admin,
+    Log,
+    NonEmptyGroupError,
+    TopicPartition,
+    UnknownTopicOrPartitionError,
+    open_log,
+)
 from conveyor.metrics.status import State
 from conveyor.metrics.worker_metrics import WorkerMetrics
 from conveyor.metrics.worker_usage import ProcessTreeUsage, WorkerUsage
@@ -52,10 +59,11 @@ from conveyor.runtime.task_logs import source_cluster_url
 from conveyor.runtime.task_runner import TaskRunner
 from conveyor.runtime.task_spec import TaskId
 from conveyor.runtime.worker import ConnectorType, Worker, connector_type
+from conveyor.runtime.worker_stores import worker_offset_store, worker_status_store
 from conveyor.settings.connector_config import SinkTopics, SourceTransactionSettings
 from conveyor.settings.names import consumer_group, task_transactional_id
 from conveyor.settings.worker_config import WorkerConfig
-from conveyor.storage import ConfigStore, ConnectorOffsetStore, OffsetStore, Status, StatusStore
+from conveyor.storage import ConfigStore, ConnectorOffsetStore, Status
 from conveyor.storage.offset_store import OffsetUpdates
 
 T = TypeVar("T")
@@ -98,20 +106,8 @@ class BaseHerder(Herder):
             replication_factor=config.configs_replication_factor,
             create_missing=create,
         )
-        self.offsets = OffsetStore(
-            log,
-            config.offsets_topic,
-            config.offsets_partitions,
-            config.offsets_replication_factor,
-            create_missing=create,
-        )
-        self.statuses = StatusStore(
-            log,
-            config.status_topic,
-            config.status_partitions,
-            config.status_replication_factor,
-            create_missing=create,
-        )
+        self.offsets = worker_offset_store(log, config, create_missing=create)
+        self.statuses = worker_status_store(log, config, create_missing=create)
         self.worker = Worker(config, runner, self.statuses, worker_id, self._on_reconfiguration_request)
         self._ready = threading.Event()
         self._topic_tracker = (
@@ -437,9 +433,7 @@ class BaseHerder(Herder):
             if log is self.log and own_topic == self.config.offsets_topic:
                 yield ConnectorOffsetStore(self.offsets, None)
                 return
-            store = OffsetStore(
-                log, own_topic, self.config.offsets_partitions, self.config.offsets_replication_factor
-            )
+            store = worker_offset_store(log, self.config, own_topic)
             try:
                 store.start()
                 yield ConnectorOffsetStore(store, self.offsets)
@@ -485,12 +479,11 @@ class BaseHerder(Herder):
             # own positions (a Spark query's checkpoint, the JDBC sink's offsets table) may be ahead of
             # a group that has not committed yet, and a reset must move those positions too.
             reset: dict[TopicPartition, int | None] = dict.fromkeys(self._subscribed_partitions(config))
-            group_exists = consumer_group(name) in admin.list_consumer_groups()
-            if group_exists:
-                reset.update(dict.fromkeys(admin.list_consumer_group_offsets(consumer_group(name))))
+            group = consumer_group(name)
+            if group in admin.list_consumer_groups():
+                reset.update(dict.fromkeys(admin.list_consumer_group_offsets(group)))
+                _delete_idle_group(admin, name, group)
             self._sink_connector(config).alter_offsets(config, reset)
-            if group_exists:
-                admin.delete_consumer_group(consumer_group(name))
         else:
             if current is None:
                 current = self._offsets_of(name, config)
@@ -613,6 +606,20 @@ class BaseHerder(Herder):
 
     def plugin_config(self, plugin: str, version: str | None = None) -> list[dict[str, Any]]:
         return self._within_deadline(plugin, lambda: plugin_config_keys(plugin, version))
+
+
+def _delete_idle_group(admin: Admin, name: str, group: str) -> None:
+    """Delete a sink connector's consumer group before its own positions are reset, so that a group some
+    other consumer still uses fails the reset before anything has moved."""
+    try:
+        admin.delete_consumer_group(group)
+    except NonEmptyGroupError as error:
+        raise ConnectError(
+            f"Cannot reset the offsets of connector {name}: its consumer group {group} has active members "
+            "(a task of it that has not stopped yet, or another client or Connect cluster consuming with "
+            "that group). Stop them and try again; a connector created under a deleted one's name can "
+            "instead carry on from the group's offsets with ?resume_offsets=true"
+        ) from error
 
 
 def _public(metrics: Mapping[str, Any]) -> dict[str, Any]:

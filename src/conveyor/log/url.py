@@ -57,6 +57,24 @@ def url_on_brokers(url: str, bootstrap_servers: str) -> str | None:
     return replace(settings, bootstrap_servers=",".join(brokers)).url()
 
 
+def client_settings_in_url(url: str) -> list[tuple[str, str]]:
+    """Every client setting a log URL carries, without its client prefix: a Kafka URL's common and
+    per-client settings; none for a log whose clients take none, or for a URL that is not valid
+    (refused, saying why, when the log is opened)."""
+    if not url.strip().startswith("kafka:"):
+        return []
+    from conveyor.log.kafka.settings import KafkaSettings
+
+    try:
+        settings = KafkaSettings.from_url(url.strip())
+    except InvalidLogUrlError:
+        return []
+    found = list(settings.common.items())
+    for per_client in settings.per_client.values():
+        found.extend(per_client.items())
+    return found
+
+
 def worker_log_url(props: Mapping[str, str], bootstrap_servers: str, data_dir: Path) -> str:
     """The log a worker without `log.url` runs on: Kafka when `bootstrap.servers` is set (its client
     settings taken from the worker's `props`), else an embedded log under `data_dir`."""

@@ -1,5 +1,5 @@
 """Client settings a connector may not override whatever the override policy says, because they make the
-worker load code, run commands, read files or reach URLs (`conveyor.log.kafka.setting_risks`), and the
+worker load code, run commands, read files or reach URLs (`conveyor.log.setting_risks`), and the
 worker settings that let some of them through.
 
 - `connector.client.config.override.allowed.unsafe.keys`: settings the worker lets connectors set anyway
@@ -18,15 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conveyor.errors import ConfigError
-from conveyor.log.errors import InvalidLogUrlError
-from conveyor.log.kafka.setting_risks import OAUTH_URL_SETTINGS, Risk, canonical_name, setting_risk
-from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.log.setting_risks import OAUTH_URL_SETTINGS, Risk, canonical_name, setting_risk
+from conveyor.log.url import client_settings_in_url
 from conveyor.settings.properties import jvm_option
 
 ALLOWED_UNSAFE_KEYS_CONFIG = "connector.client.config.override.allowed.unsafe.keys"
 ALLOWED_PATHS_CONFIG = "connector.client.config.override.allowed.paths"
 ALLOWED_URLS_CONFIG = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
-KAFKA_URL_PREFIX = "kafka://"
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ class UnsafeOverrides:
     def log_url_refusal(self, url: str) -> str | None:
         """Why a connector may not open the Kafka log at `url` (a sink's consumer log, a MirrorMaker
         cluster): the first client setting of the URL this worker refuses; None if none."""
-        for setting, value in _log_url_settings(url):
+        for setting, value in client_settings_in_url(url):
             refusal = self.refusal(setting, value)
             if refusal is not None:
                 return f"The log URL sets {setting}: {refusal}"
@@ -98,28 +96,13 @@ def unsafe_settings_in_log_urls(urls: Iterable[str]) -> frozenset[str]:
     return frozenset(
         canonical_name(setting)
         for url in urls
-        for setting, value in _log_url_settings(url)
+        for setting, value in client_settings_in_url(url)
         if setting_risk(setting, value) is not None
     )
 
 
 NO_UNSAFE_OVERRIDES = UnsafeOverrides()
 """A worker that allows no unsafe override (the default)."""
-
-
-def _log_url_settings(url: str) -> list[tuple[str, str]]:
-    """Every client setting a `kafka://` log URL carries, without its client prefix; none for another log,
-    or for a URL that is not valid (refused, saying why, when the log is opened)."""
-    if not url.strip().startswith(KAFKA_URL_PREFIX):
-        return []
-    try:
-        settings = KafkaSettings.from_url(url.strip())
-    except InvalidLogUrlError:
-        return []
-    found = list(settings.common.items())
-    for per_client in settings.per_client.values():
-        found.extend(per_client.items())
-    return found
 
 
 def allowed_oauth_urls(configured: Iterable[str] | None) -> frozenset[str]:
@@ -133,7 +116,7 @@ def allowed_oauth_urls(configured: Iterable[str] | None) -> frozenset[str]:
 def refuse_unlisted_oauth_urls(log_url: str, allowed: frozenset[str]) -> None:
     """Refuse a worker whose own Kafka clients would reach an OAuth URL that `allowed` does not list, with
     Kafka's message (its clients refuse to start the same way)."""
-    for setting, value in _log_url_settings(log_url):
+    for setting, value in client_settings_in_url(log_url):
         if canonical_name(setting) in OAUTH_URL_SETTINGS and value.strip() not in allowed:
             raise ConfigError(
                 setting,

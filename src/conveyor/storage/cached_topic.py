@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from typing import ClassVar
 
 from conveyor.log.api import ConsumerRecord, IsolationLevel, Log, Producer
 from conveyor.storage.errors import StorageError
@@ -14,9 +15,12 @@ READ_TIMEOUT_S = 30.0
 
 
 class CachedTopic(ABC):
-    """What the offset and status stores share: the topic's lifecycle, reading to its end, a producer."""
+    """What the config, offset and status stores share: the topic's lifecycle, reading to its end, a
+    producer."""
 
     store_name = "Store"
+    reentrant_reads: ClassVar[bool] = False
+    """Whether ``_apply`` may read to the end again on the reading thread (a listener that writes)."""
 
     def __init__(
         self,
@@ -40,7 +44,9 @@ class CachedTopic(ABC):
         self._requested_partitions = partitions
         self._partitions = partitions
         self._settings = dict(settings)
-        self._read_lock = threading.Lock()
+        self._read_lock: threading.Lock | threading.RLock = (
+            threading.RLock() if self.reentrant_reads else threading.Lock()
+        )
         self._write_lock = threading.Lock()
         self._tail: TopicTail | None = None
         self._producer: Producer | None = None
@@ -64,10 +70,14 @@ class CachedTopic(ABC):
             self._replication_factor,
             self._create_missing,
         )
+        self._check_partitions(self._partitions)
         tail = TopicTail(self._log, self._topic, self._isolation_level, self._consumer_config)
         tail.start(self._partitions)
         self._tail = tail
         self.read_to_end(timeout_s)
+
+    def _check_partitions(self, partitions: int) -> None:  # noqa: B027 - a hook most stores leave as is
+        """Refuse a topic with ``partitions`` before reading it; any count is fine by default."""
 
     def stop(self) -> None:
         with self._write_lock:

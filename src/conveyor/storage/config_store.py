@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from conveyor.log.api import ConsumerRecord, Log
 from conveyor.storage import config_records as records
+from conveyor.storage.cached_topic import READ_TIMEOUT_S, CachedTopic
 from conveyor.storage.cluster_config_state import ClusterConfigState
 from conveyor.storage.config_listener import ConfigUpdateListener, Notification
 from conveyor.storage.config_log_state import ConfigLogState
@@ -15,19 +16,17 @@ from conveyor.storage.config_records import SessionKey, TargetState
 from conveyor.storage.config_writer import ConfigWriter, KeyValue, ProducerFactory
 from conveyor.storage.errors import StorageError
 from conveyor.storage.json_values import from_json_bytes
-from conveyor.storage.topic_tail import TopicTail, ensure_topic
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_CONFIG_TOPIC = "connect-configs"
-READ_WRITE_TIMEOUT_S = 30.0
 CONFIG_TOPIC_SETTINGS = {"cleanup.policy": "compact"}
 CONFIG_FETCH_WAIT_MS = 10
 """A leader reads each config write back before it acts on it; on Kafka a fetch held for librdkafka's
 default 100 ms made each write and read take 110-130 ms, this one 15-30 ms."""
 
 
-class ConfigStore:
+class ConfigStore(CachedTopic):
     """Kafka Connect's config topic: one partition, compacted, read from the start into a snapshot.
 
     Every write waits until it has been read back, so ``snapshot()`` shows it. Listeners fire on the
@@ -36,6 +35,9 @@ class ConfigStore:
     privileged writes need ``claim_write_privileges()`` and each is one transaction; target states are
     always written plainly because any worker may write them, as in Kafka.
     """
+
+    store_name = "Config store"
+    reentrant_reads = True
 
     def __init__(
         self,
@@ -47,55 +49,39 @@ class ConfigStore:
         replication_factor: int = -1,
         create_missing: bool = True,
     ) -> None:
-        self._log = log
-        self._replication_factor = replication_factor
-        self._create_missing = create_missing
-        self._topic = topic
+        super().__init__(
+            log,
+            topic,
+            1,
+            CONFIG_TOPIC_SETTINGS,
+            replication_factor,
+            consumer_config={"fetch.wait.max.ms": str(CONFIG_FETCH_WAIT_MS)},
+            create_missing=create_missing,
+        )
         self._writer = ConfigWriter(log, topic, transactional_id, producer_factory)
         self._state = ConfigLogState()
         self._state_lock = threading.Lock()
-        self._read_lock = threading.RLock()
         self._listeners: list[ConfigUpdateListener] = []
-        self._tail: TopicTail | None = None
         self._started = False
-
-    @property
-    def topic(self) -> str:
-        return self._topic
 
     def add_listener(self, listener: ConfigUpdateListener) -> None:
         self._listeners.append(listener)
 
-    def start(self, timeout_s: float = READ_WRITE_TIMEOUT_S) -> None:
+    def start(self, timeout_s: float = READ_TIMEOUT_S) -> None:
         """Create the topic if missing (it must have one partition) and read it to its end."""
-        partitions = ensure_topic(
-            self._log, self._topic, 1, CONFIG_TOPIC_SETTINGS, self._replication_factor, self._create_missing
-        )
+        super().start(timeout_s)
+        self._started = True
+
+    def _check_partitions(self, partitions: int) -> None:
         if partitions != 1:
             raise StorageError(
                 f"Config topic {self._topic} must have a single partition to keep connector configs "
                 f"consistent, but has {partitions}"
             )
-        tail = TopicTail(
-            self._log, self._topic, consumer_config={"fetch.wait.max.ms": str(CONFIG_FETCH_WAIT_MS)}
-        )
-        tail.start(1)
-        self._tail = tail
-        self.read_to_end(timeout_s)
-        self._started = True
 
     def stop(self) -> None:
         self._writer.close()
-        if self._tail is not None:
-            self._tail.close()
-            self._tail = None
-
-    def read_to_end(self, timeout_s: float = READ_WRITE_TIMEOUT_S) -> None:
-        """Apply every config record written so far (Kafka's ``refresh``)."""
-        with self._read_lock:
-            if self._tail is None:
-                raise StorageError(f"Config store on {self._topic} is not started")
-            self._tail.read_to_end(self._apply, timeout_s)
+        super().stop()
 
     def snapshot(self) -> ClusterConfigState:
         with self._state_lock:

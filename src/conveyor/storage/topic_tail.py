@@ -80,10 +80,16 @@ class TopicTail:
             raise StorageError(f"Could not start reading internal topic {self._topic}: {error}") from error
 
     def read_to_end(self, handle: RecordHandler, timeout_s: float) -> None:
-        """Hand every record up to the end seen at the call to ``handle``; ``StorageTimeoutError`` if slow."""
+        """Hand every record up to the end seen at the call to ``handle``; ``StorageTimeoutError`` if slow.
+
+        The end is the high watermark, also for a read_committed reader: its last stable offset stops at
+        the first transaction still open, and a record another producer committed after it (a source
+        task's latest offset, beside another task's open transaction on the same partition) would be
+        missed. The read therefore waits until the transactions open at the call have ended, as Kafka's
+        KafkaBasedLog does."""
         deadline = time.monotonic() + timeout_s
         try:
-            ends = self._consumer.end_offsets(self._partitions)
+            ends = self._consumer.high_watermarks(self._partitions)
             while self._behind(ends):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
