@@ -112,7 +112,10 @@ def test_a_change_shows_each_key_with_secrets_hidden_and_moves_the_state(
 
     assert apply(members[1], files, "--yes").exit_code == ExitCode.OK
     wait_until(lambda: settled(members[1], {"gen-b": "STOPPED"}), "gen-b stopped")
-    assert members[1].http("GET", "/connectors/gen-a/config").json()["rate"] == "7"
+    wait_until(
+        lambda: members[1].http("GET", "/connectors/gen-a/config").json()["rate"] == "7",
+        "the new config read by the worker asked (a follower reads the config topic on its own)",
+    )
 
 
 def test_prune_deletes_what_no_file_names(members: list[Member], tmp_path: Path) -> None:

@@ -7,18 +7,22 @@ from the files (for CI); `--prune` deletes connectors no file names. Safe to run
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import click
 from rich.table import Table
 from rich.text import Text
 
-from conveyor.cli.apply_plan import Change, Plan, Step, make_plan, secret_keys, shown, steps
+from conveyor.cli.apply_plan import Change, Plan, make_plan, secret_keys, shown, steps
 from conveyor.cli.connector_files import connector_files, read_connector_spec
 from conveyor.cli.exit_codes import ExitCode
 from conveyor.cli.operator_commands import Output, rest_command
 from conveyor.cli.rest_client import ConnectRestClient, RestError
 from conveyor.errors import ConfigError
+
+T = TypeVar("T")
 
 #: How long a step is retried while the cluster rebalances (409).
 REBALANCE_WAIT_S = 60.0
@@ -46,15 +50,17 @@ def apply(
     duplicated = sorted({name for name in names if names.count(name) > 1})
     if duplicated:
         raise ConfigError(f"Several files under {path} name the connector(s) {', '.join(duplicated)}")
-    plan = make_plan(desired, client.connectors(), prune)
-    hidden = {change.desired.name: secret_keys(client, change.desired.config) for change in plan.changes}
+    plan = _through_rebalances(lambda: make_plan(desired, client.every_connector(), prune))
+    hidden = _through_rebalances(
+        lambda: {change.desired.name: secret_keys(client, change.desired.config) for change in plan.changes}
+    )
     output.show(_plan_body(plan, hidden), lambda: _plan_table(plan, hidden))
     if check:
         return ExitCode.DRIFT if plan.drift else ExitCode.OK
     if not yes or not plan.drift:
         return ExitCode.OK
     for step in steps(plan, client):
-        _run_through_rebalances(step)
+        _through_rebalances(step.run)
         if not output.as_json:
             output.console.print(f"[green]done[/green] {step.describe}")
     return ExitCode.OK
@@ -114,13 +120,13 @@ def _plan_table(plan: Plan, hidden: dict[str, set[str]]) -> Table | Text:
     return rows
 
 
-def _run_through_rebalances(step: Step) -> None:
-    """Run a step, again while the cluster answers 409 for a rebalance (never for a name taken)."""
+def _through_rebalances(action: Callable[[], T]) -> T:
+    """Run `action`, again while the cluster answers 409 for a rebalance or a config change under way
+    (never for a name taken)."""
     deadline = time.monotonic() + REBALANCE_WAIT_S
     while True:
         try:
-            step.run()
-            return
+            return action()
         except RestError as error:
             if error.status != 409 or "already exists" in error.message or time.monotonic() > deadline:
                 raise

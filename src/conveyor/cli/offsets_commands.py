@@ -54,9 +54,7 @@ def get_offsets(client: ConnectRestClient, output: Output, name: str) -> ExitCod
 @rest_command
 def alter_offsets(client: ConnectRestClient, output: Output, name: str, path: Path) -> ExitCode:
     """Give a STOPPED connector the offsets in a file."""
-    message = client.alter_offsets(name, read_offsets(path))
-    output.show({"name": name, "action": "altered", "message": message}, lambda: message)
-    return ExitCode.OK
+    return _answered(output, name, "altered", client.alter_offsets(name, read_offsets(path)))
 
 
 @offsets.command("reset")
@@ -64,9 +62,7 @@ def alter_offsets(client: ConnectRestClient, output: Output, name: str, path: Pa
 @rest_command
 def reset_offsets(client: ConnectRestClient, output: Output, name: str) -> ExitCode:
     """Forget the offsets of a STOPPED connector, so that it starts over when resumed."""
-    message = client.reset_offsets(name)
-    output.show({"name": name, "action": "reset", "message": message}, lambda: message)
-    return ExitCode.OK
+    return _answered(output, name, "reset", client.reset_offsets(name))
 
 
 @offsets.command("export")
@@ -118,13 +114,17 @@ def import_offsets(
         raise ConfigError(f"{path}: the export names no connector; give one with --name")
     entries = read_offsets(path)
     if client.exists(name):
-        message = client.alter_offsets(name, entries)
-        output.show({"name": name, "action": "altered", "message": message}, lambda: message)
-        return ExitCode.OK
+        return _answered(output, name, "altered", client.alter_offsets(name, entries))
     config = {str(key): str(value) for key, value in exported["config"].items()}
     config["name"] = name
     body = client.create(name, config, initial_state=state.upper(), initial_offsets=entries)
     output.show(body, lambda: f"Created connector {name} at {len(entries)} offsets ({state})")
+    return ExitCode.OK
+
+
+def _answered(output: Output, name: str, action: str, message: str) -> ExitCode:
+    """Show the worker's answer to a change of the offsets of connector ``name``."""
+    output.show({"name": name, "action": action, "message": message}, lambda: message)
     return ExitCode.OK
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
@@ -56,10 +57,34 @@ class ConnectRestClient:
         return response.json() if response.content else None
 
     def connectors(self) -> dict[str, Any]:
-        """Every connector with its status and info (`?expand=status&expand=info`)."""
+        """The connectors with their status and info (`?expand=status&expand=info`), as listed once.
+
+        A worker leaves out of that listing a connector whose status it has not read yet, as Kafka
+        Connect does; `every_connector` waits for those.
+        """
         expand = [("expand", "status"), ("expand", "info")]
         body: dict[str, Any] = self._json("GET", "/connectors", params=expand)
         return body
+
+    def every_connector(self, settle_s: float = 15.0) -> dict[str, Any]:
+        """`connectors()` once it holds every connector the worker lists, asked again for `settle_s` at
+        most, for callers that must not take a connector for absent (a plan that creates or prunes).
+
+        Raises `ConnectError` naming the connectors still left out after that.
+        """
+        deadline = time.monotonic() + settle_s
+        while True:
+            body = self.connectors()
+            names: list[str] = self._json("GET", "/connectors")
+            unexpanded = sorted(set(names) - set(body))
+            if not unexpanded:
+                return body
+            if time.monotonic() > deadline:
+                raise ConnectError(
+                    f"The worker at {self.url} lists {', '.join(unexpanded)} but has not shown its status "
+                    f"for {settle_s:.0f} s; try again once `GET /connectors/<name>/status` answers"
+                )
+            time.sleep(0.2)
 
     def status(self, name: str) -> dict[str, Any]:
         body: dict[str, Any] = self._json("GET", _path("connectors", name, "status"))

@@ -51,15 +51,21 @@ class WorkerProcess(Service):
 
     def _start_spark(self, plugin_sources: list[PluginSource]) -> SparkTaskRunner:
         """Spark's session, the plugins shipped to it, its executors' daemon, and the runner on it: built
-        while the REST server and the herder start, since none of them needs Spark."""
+        while the REST server and the herder start, since none of them needs Spark. Its JVM maps the
+        archive of its classes, or, for the first worker for its JDK and jars, writes it as it exits."""
         from conveyor.spark.plugin_shipping import ship_plugins
-        from conveyor.spark.session import get_or_create_session, start_executor_daemons
+        from conveyor.spark.session import (
+            get_or_create_session,
+            prepare_class_archive,
+            start_executor_daemons,
+        )
         from conveyor.spark.table_formats import session_conf
         from conveyor.spark.task_runner import SparkTaskRunner
 
         config = self.config
         spark_conf = session_conf(config.spark_conf(), config.table_formats, config.iceberg_warehouse)
-        spark = get_or_create_session(config.spark_master, "conveyor-worker", spark_conf)
+        archive = prepare_class_archive(spark_conf) if config.jvm_class_archive else None
+        spark = get_or_create_session(config.spark_master, "conveyor-worker", spark_conf, archive)
         ship_plugins(spark.sparkContext, plugin_sources)
         start_executor_daemons(spark)
         return SparkTaskRunner(
@@ -70,6 +76,7 @@ class WorkerProcess(Service):
             lease_s=config.task_lease_ms / 1000,
             tasks_per_slot=config.tasks_per_slot,
             placement=config.task_placement,
+            memory_limit_bytes=config.task_memory_limit_bytes,
         )
 
     def _new_herder(self, worker_id: str) -> BaseHerder:
