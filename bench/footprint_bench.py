@@ -12,7 +12,9 @@ lines are appended to the source file at 100 per second for S seconds (20). Besi
 healthy, the CPU seconds the process tree used by then (less swayed by a busy machine). ``--census``
 prints each process of the tree with what it holds. ``--only`` may add distributed workers with
 settings of their own: ``distributed-spark-jvm`` (Spark's own JVM defaults,
-``spark.driver.defaultJavaOptions=``) and ``distributed-pack`` (``task.placement=pack``);
+``spark.driver.defaultJavaOptions=``), ``distributed-spread`` (``task.placement=spread``: a process
+per task while slots are free), ``distributed-pack`` (``task.placement=pack``) and
+``distributed-no-archive`` (``jvm.class.archive.enable=false``: no archive of Spark's classes);
 ``--set KEY=VALUE`` adds a setting to every distributed Conveyor worker. A broker is started with
 ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 """
@@ -49,7 +51,9 @@ DAEMON_MODULE = "conveyor.spark.executor_daemon"
 CONVEYOR_VARIANTS: dict[str, tuple[str, dict[str, str]]] = {
     "distributed": ("Conveyor distributed", {}),
     "distributed-spark-jvm": ("Conveyor, Spark's JVM", {"spark.driver.defaultJavaOptions": ""}),
+    "distributed-spread": ("Conveyor, spread", {"task.placement": "spread"}),
     "distributed-pack": ("Conveyor, pack", {"task.placement": "pack"}),
+    "distributed-no-archive": ("Conveyor, no class archive", {"jvm.class.archive.enable": "false"}),
 }
 """`conveyor distributed` workers by their `--only` name: label and the settings added to the group's."""
 
@@ -87,11 +91,34 @@ def role(pid: int) -> str:
     return "task host  " if DAEMON_MODULE in command_line(parent(pid)) else "daemon  "
 
 
+def rollup(pid: int) -> dict[str, int]:
+    """The kB fields of the process's `smaps_rollup` (empty once it is gone)."""
+    try:
+        lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]
+    except OSError:
+        return {}
+    return {line.split()[0].rstrip(":"): int(line.split()[1]) for line in lines if len(line.split()) > 1}
+
+
+def threads(pid: int) -> int:
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
+
+
 def census(root: int) -> str:
-    return "\n".join(
-        f"      {pid:>8} {memory_bytes(pid) / 2**20:8.1f} MB  {role(pid)}{command_line(pid)}"
-        for pid in process_tree(root)
-    )
+    """Each process of the tree: PSS, private and anonymous memory, threads, role and command line."""
+    rows = []
+    for pid in process_tree(root):
+        fields = rollup(pid)
+        private = (fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)) / 1024
+        anonymous = fields.get("Anonymous", 0) / 1024
+        rows.append(
+            f"      {pid:>8} {memory_bytes(pid) / 2**20:7.1f} MB pss {private:7.1f} priv {anonymous:7.1f} "
+            f"anon {threads(pid):4} thr  {role(pid)}{command_line(pid)}"
+        )
+    return "\n".join(rows)
 
 
 def wait_for(condition: Callable[[], bool], what: str) -> None:

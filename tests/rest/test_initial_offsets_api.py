@@ -13,6 +13,7 @@ from tests.waiting import wait_until
 from tests.worker.support import read_values
 
 from conveyor.herder.standalone import StandaloneHerder
+from conveyor.log import TopicPartition
 
 from .connectors import create_connector, file_source_config, unique_name, wait_for_status
 
@@ -154,3 +155,25 @@ def test_a_sink_created_under_a_deleted_ones_name_resumes_when_asked(
 ) -> None:
     name, config, offsets = stopped_sink_with_offsets(client, herder, tmp_path)
     assert created_again_stopped(client, name, config, "?resume_offsets=true") == offsets
+
+
+def test_a_sink_whose_group_another_consumer_uses_is_not_reset_and_not_created(
+    client: httpx.Client, herder: StandaloneHerder, tmp_path: Path
+) -> None:
+    name, config, _ = stopped_sink_with_offsets(client, herder, tmp_path)
+    assert client.delete(f"/connectors/{name}").status_code == 204
+    stranger = herder.log.consumer(f"connect-{name}")
+    stranger.subscribe([config["topics"]])
+    stranger.poll(timeout=1)
+    try:
+        response = client.post("/connectors", json={"name": name, "config": config})
+    finally:
+        stranger.close()
+    assert response.status_code == 500
+    assert f"consumer group connect-{name} has active members" in response.json()["message"]
+    assert "?resume_offsets=true" in response.json()["message"]
+    assert client.get(f"/connectors/{name}").status_code == 404
+    committed = herder.log.admin().list_consumer_group_offsets(f"connect-{name}")
+    assert {partition: entry.offset for partition, entry in committed.items()} == {
+        TopicPartition(config["topics"], 0): 0
+    }

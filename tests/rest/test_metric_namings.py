@@ -1,12 +1,12 @@
 """Each `metrics.names` naming publishes only its own names for Kafka Connect's metrics; Conveyor's own
-task memory gauge has one name under every naming."""
+task memory gauges (the memory and its limit) have one name under every naming."""
 
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conveyor.metrics.metric_groups import TASK_MEMORY_NAME, MetricNaming
+from conveyor.metrics.metric_groups import TASK_MEMORY_LIMIT_NAME, TASK_MEMORY_NAME, MetricNaming
 from conveyor.metrics.worker_metrics import ConnectorMetrics, TaskMetricValues, WorkerMetrics
 from conveyor.rest.connect_collector import ConnectCollector
 
@@ -23,6 +23,7 @@ SNAPSHOT = WorkerMetrics(
                 "source-record-poll-total": 10,
                 "offset-commit-success-percentage": 1.0,
                 "memory-rss-bytes": 5e7,
+                "memory-limit-bytes": 2**31,
             },
         )
     ],
@@ -56,6 +57,7 @@ def test_the_default_naming_is_the_jmx_exporters() -> None:
         "kafka_connect_connector_task_metrics_offset_commit_success_percentage",
         "kafka_connect_source_task_metrics_source_record_poll_total",
         TASK_MEMORY_NAME,
+        TASK_MEMORY_LIMIT_NAME,
     }
 
 
@@ -78,6 +80,7 @@ def test_strimzi_naming_alone_publishes_only_strimzis_names_and_leaves_out_what_
         "kafka_connect_connector_task_status",
         "kafka_connect_source_task_source_record_poll_total",
         TASK_MEMORY_NAME,
+        TASK_MEMORY_LIMIT_NAME,
     }
 
 

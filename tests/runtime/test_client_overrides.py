@@ -241,8 +241,11 @@ def test_a_task_with_an_offsets_topic_of_its_own_may_read_uncommitted_offsets(lo
 def test_an_exactly_once_task_reads_only_committed_offsets_whatever_its_consumer_override_says(
     log: Log,
 ) -> None:
+    """An aborted offset, which a read_uncommitted reader would see. (While a transaction is open, an
+    exactly-once task's read waits for it to end: tests/storage/test_offsets_beside_open_transactions.py.)"""
     writer = open_transaction_with_an_offset(log, OFFSETS_TOPIC)
     try:
+        writer.abort_transaction()
         offset = offset_read_at_start(log, READ_UNCOMMITTED, **EOS_WORKER)
     finally:
         writer.close()

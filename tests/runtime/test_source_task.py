@@ -213,6 +213,58 @@ def test_exactly_once_poll_boundary_commits_one_transaction_per_poll(log: Log) -
         assert committed_source_offsets(log) == {"input": {"position": 5}}
 
 
+class SendingProducer:
+    """A log's real producer that also notes, in order, the topic of each send and each transaction end."""
+
+    def __init__(self, producer: Any, sent: list[str]) -> None:
+        self._producer = producer
+        self._sent = sent
+
+    def send(self, topic: str, *arguments: Any, **keywords: Any) -> None:
+        self._sent.append(topic)
+        self._producer.send(topic, *arguments, **keywords)
+
+    def send_batch(self, topic: str, *arguments: Any, **keywords: Any) -> None:
+        self._sent.append(topic)
+        self._producer.send_batch(topic, *arguments, **keywords)
+
+    def commit_transaction_nowait(self) -> None:
+        self._sent.append("commit")
+        self._producer.commit_transaction_nowait()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._producer, name)
+
+
+class SendingLog:
+    """A real log whose producers note what they send (`SendingProducer`)."""
+
+    def __init__(self, log: Log) -> None:
+        self._log = log
+        self.sent: list[str] = []
+
+    def producer(self, *arguments: Any, **keywords: Any) -> SendingProducer:
+        return SendingProducer(self._log.producer(*arguments, **keywords), self.sent)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._log, name)
+
+
+def test_a_poll_boundary_transaction_sends_its_offsets_before_its_records(log: Log) -> None:
+    """The poll's offsets are known before its records go: sent first, a Kafka producer registers the
+    two partitions with the transaction coordinator in one round trip instead of two."""
+    sending = SendingLog(log)
+    task = ScriptedSourceTask([records(0, 2), records(2, 1)])
+    control = LocalTaskControl()
+    spec = task_spec({"topic": TOPIC, **exactly_once("poll")}, worker_props(log.url, **EOS))
+    loop = SourceTaskLoop(spec, control, sending, task)  # type: ignore[arg-type]
+    with running(loop, control) as handle:
+        wait_until(lambda: handle.metric("transactions-committed") == 2, "two transactions")
+    assert sending.sent[:6] == [OFFSETS_TOPIC, TOPIC, "commit", OFFSETS_TOPIC, TOPIC, "commit"]
+    assert read_values(log, TOPIC) == ["input-0", "input-1", "input-2"]
+    assert committed_source_offsets(log) == {"input": {"position": 3}}
+
+
 @pytest.mark.parametrize("boundary", ["poll", "interval"])
 def test_exactly_once_source_that_polls_nothing_commits_no_transaction(log: Log, boundary: str) -> None:
     task = ScriptedSourceTask([records(0, 1)])

@@ -8,6 +8,7 @@ import pytest
 
 from conveyor.log import Log, open_log
 from conveyor.runtime.control import LocalTaskControl
+from conveyor.runtime.shared_logs import PROCESS_LOGS
 from conveyor.runtime.task_entry import run_task
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.spark.streaming.query_tasks import is_query_task
@@ -108,3 +109,19 @@ def test_kafkas_java_name_of_the_file_source_task_is_an_ordinary_task_not_a_quer
         {"task.class": "org.apache.kafka.connect.file.FileStreamSourceTask"}, worker_props(log.url)
     )
     assert not is_query_task(spec)
+
+
+def test_tasks_of_one_process_on_one_log_share_it_until_the_last_ends(log: Log, tmp_path: Path) -> None:
+    controls = [LocalTaskControl(), LocalTaskControl()]
+    loops = []
+    for n, control in enumerate(controls):
+        source = tmp_path / f"input-{n}.txt"
+        source.write_text(f"line of {n}\n")
+        config = {"task.class": FILE_SOURCE_TASK, "file": str(source), "topic": "shared"}
+        loops.append(EntryLoop(config, log, control))
+    with running(loops[0], controls[0]), running(loops[1], controls[1]):
+        wait_until(lambda: len(read_values(log, "shared")) == 2, "a line from each task")
+
+        assert PROCESS_LOGS.users(log.url) == 2
+
+    assert PROCESS_LOGS.users(log.url) == 0

@@ -6,7 +6,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from conveyor.runtime.control import TargetState
+from conveyor.runtime.control import StateReporter, TargetState
 from conveyor.spark.control_channel import ControlServer, RemoteTaskControl
 
 HEARTBEAT_S = 0.02
@@ -155,4 +155,29 @@ def test_a_superseded_incarnation_is_told_to_stop_without_waiting_for_a_heartbea
         assert eventually(zombie.should_stop)
     finally:
         zombie.close()
+        server.close()
+
+
+def test_a_task_reports_its_hosts_memory_limit_beside_its_memory_and_none_without_one() -> None:
+    server = ControlServer()
+    server.start()
+    server.register("limited-0", "a")
+    server.register("unlimited-0", "a")
+    limited = RemoteTaskControl(server.address, "limited-0", "a", HEARTBEAT_S, memory_limit_bytes=2**31)
+    unlimited = RemoteTaskControl(server.address, "unlimited-0", "a", HEARTBEAT_S, memory_limit_bytes=None)
+    try:
+        for task in (limited, unlimited):
+            StateReporter(task)(TargetState.STARTED, dict, force=True)
+        names = ("limited-0", "unlimited-0")
+        assert eventually(
+            lambda: all((state := server.state(t)) and "memory-rss-bytes" in state.metrics for t in names)
+        )
+        reported = {t: server.state(t).metrics for t in names}  # type: ignore[union-attr]
+        assert reported["limited-0"]["memory-limit-bytes"] == 2**31
+        assert reported["limited-0"]["memory-rss-bytes"] > 0
+        assert "memory-limit-bytes" not in reported["unlimited-0"]
+        assert reported["unlimited-0"]["memory-rss-bytes"] > 0
+    finally:
+        limited.close()
+        unlimited.close()
         server.close()

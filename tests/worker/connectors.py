@@ -34,6 +34,7 @@ ODD_RECORD_REJECTER = "tests.worker.connectors:RejectOddRecords"
 FAILURE_MESSAGE = "the failing source failed on purpose"
 
 MEMORY_HOG = "tests.worker.connectors:MemoryHogConnector"
+STUCK_MEMORY_HOG = "tests.worker.connectors:StuckMemoryHogConnector"
 HOG_CHUNK_BYTES = 64 * 1024 * 1024
 
 FAIL_AFTER_MS_CONFIG = "fail.after.ms"
@@ -429,3 +430,23 @@ class MemoryHogTask(SourceTask):
 
     def stop(self) -> None:
         self._held.clear()
+
+
+class StuckMemoryHogConnector(MemoryHogConnector):
+    """A memory hog whose task, told it holds too much, lets go of it and then never returns."""
+
+    def task_class(self) -> type[Task]:
+        return StuckMemoryHogTask
+
+
+class StuckMemoryHogTask(MemoryHogTask):
+    """Allocates inside one call of `poll`, so that its `MemoryError` is raised there and nowhere else."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        try:
+            while True:
+                super().poll()
+        except MemoryError:
+            self._held.clear()
+            threading.Event().wait()
+            return None

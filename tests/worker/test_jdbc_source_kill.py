@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from tests.connectors.postgres.databases import execute, fresh_database
-from tests.conveyor_process import ConveyorProcess, start_conveyor
+from tests.conveyor_process import ConveyorProcess, start_standalone
 
 from conveyor.connectors.postgres.connection import PostgresAddress
 from conveyor.log import open_log
@@ -62,7 +62,6 @@ def writer(database: PostgresAddress) -> Iterator[threading.Thread]:
 
 
 def worker(directory: Path) -> ConveyorProcess:
-    properties = directory / "worker.properties"
     props = {
         "data.dir": str(directory / "data"),
         "listeners": "http://127.0.0.1:0",
@@ -70,8 +69,7 @@ def worker(directory: Path) -> ConveyorProcess:
         "offset.flush.interval.ms": "200",
         "task.shutdown.graceful.timeout.ms": "5000",
     }
-    properties.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
-    return start_conveyor(["standalone", "--no-status", str(properties)], directory, STARTUP_S)
+    return start_standalone(directory, props, STARTUP_S)
 
 
 def items(directory: Path) -> list[str]:

@@ -23,7 +23,7 @@ from tests.blocking import (
     healthy_generator,
     task_blocked_in,
 )
-from tests.conveyor_process import EXIT_S, ConveyorProcess, start_conveyor
+from tests.conveyor_process import EXIT_S, ConveyorProcess, start_standalone
 from tests.waiting import wait_until
 
 STARTUP_S = 180.0
@@ -44,9 +44,7 @@ def start_worker(directory: Path) -> ConveyorProcess:
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
         "value.converter": "org.apache.kafka.connect.storage.StringConverter",
     }
-    properties = directory / "worker.properties"
-    properties.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
-    return start_conveyor(["standalone", "--no-status", str(properties)], directory, STARTUP_S)
+    return start_standalone(directory, props, STARTUP_S)
 
 
 @pytest.fixture(scope="module")

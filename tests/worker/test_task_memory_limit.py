@@ -1,6 +1,7 @@
-"""A task runs under a memory limit (`spark.executor.pyspark.memory`): one that allocates without bound
-ends FAILED with a `MemoryError` in its trace, and its worker goes on serving and running other tasks;
-through it all, the worker's log holds only lines in its own format.
+"""A task runs under Spark's memory limit (`spark.executor.pyspark.memory`) where it is set: one that
+allocates without bound ends FAILED with a `MemoryError` in its trace, and its worker goes on serving and
+running other tasks; through it all, the worker's log holds only lines in its own format. Conveyor's own
+default limit (`task.memory.limit`, not set here) applies beside it and shows in each task's status.
 
 The limit is a setting of the worker's SparkSession, so the test runs a `conveyor standalone` process of
 its own with a small limit."""
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from tests.conveyor_process import ConveyorProcess, start_conveyor, with_test_plugins
+from tests.conveyor_process import ConveyorProcess, start_standalone, with_test_plugins
 
 from scraping import scrape, value
 
@@ -21,6 +22,8 @@ from .support import create_connector, generator_config, status, wait_for_states
 
 STARTUP_S = 240.0
 LIMIT = "1g"
+DEFAULT_TASK_MEMORY_LIMIT_BYTES = 2 * 1024**3
+"""`task.memory.limit`, which this worker leaves unset: Conveyor's own limit applies beside Spark's."""
 WORKER_LINE = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] (DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
 NOT_LOGGING = (
     "REST API at http://",  # what the command prints for scripts once it serves
@@ -38,11 +41,7 @@ def limited_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Conveyo
         "spark.executor.pyspark.memory": LIMIT,
         "task.restart.backoff.initial.ms": "60000",
     }
-    properties = directory / "worker.properties"
-    properties.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
-    worker = start_conveyor(
-        ["standalone", "--no-status", str(properties)], directory, STARTUP_S, with_test_plugins()
-    )
+    worker = start_standalone(directory, props, STARTUP_S, with_test_plugins())
     try:
         yield worker
     finally:
@@ -68,18 +67,27 @@ def test_a_task_that_allocates_without_bound_fails_with_a_memory_error_and_the_w
     wait_for_states(client, "numbers", "RUNNING", ["RUNNING"])
 
 
-def test_a_tasks_status_and_metrics_show_the_memory_of_its_process(client: httpx.Client) -> None:
+def test_a_tasks_status_and_metrics_show_the_memory_of_its_process_and_the_default_limit(
+    client: httpx.Client,
+) -> None:
     create_connector(client, "counted", generator_config("counted", rate="10", records="-1"))
     wait_for_states(client, "counted", "RUNNING", ["RUNNING"])
     shown = wait_until(
         lambda: (
-            client.get("/connectors/counted/tasks/0/status").json().get("metrics", {}).get("memory-rss-bytes")
+            (metrics := client.get("/connectors/counted/tasks/0/status").json().get("metrics", {})).get(
+                "memory-rss-bytes"
+            )
+            and metrics
         ),
         "the task's memory in its status",
     )
-    assert 10_000_000 < shown < 1024**3
-    published = value(scrape(client), "conveyor_task_memory_rss_bytes", connector="counted", task="0")
+    assert 10_000_000 < shown["memory-rss-bytes"] < 1024**3
+    assert shown["memory-limit-bytes"] == DEFAULT_TASK_MEMORY_LIMIT_BYTES
+    samples = scrape(client)
+    published = value(samples, "conveyor_task_memory_rss_bytes", connector="counted", task="0")
     assert published is not None and 10_000_000 < published < 1024**3
+    limit = value(samples, "conveyor_task_memory_limit_bytes", connector="counted", task="0")
+    assert limit == DEFAULT_TASK_MEMORY_LIMIT_BYTES
 
 
 def test_the_workers_log_holds_only_lines_in_its_format_through_start_and_a_failing_task(

@@ -1,4 +1,5 @@
-"""`task.placement`: a process per task while slots are free (spread), or tasks filling one process (pack)."""
+"""`task.placement`: a process per task while slots are free (spread), up to one per core of the machine
+(cores, the worker's default), or tasks filling one process (pack)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ import pytest
 from conveyor.api import ConfigError
 from conveyor.settings.worker_config import TaskPlacement, WorkerConfig
 from conveyor.spark.session import get_or_create_session
-from conveyor.spark.task_jobs import TaskJobRunner
+from conveyor.spark.task_jobs import TaskJobRunner, machine_cores
 
 from .support import wait_until
 from .test_task_capacity import RecordedEvents, generator_task
 
 
-def _runner(placement: TaskPlacement) -> Iterator[TaskJobRunner]:
-    runner = TaskJobRunner(get_or_create_session(), slots=2, tasks_per_slot=2, placement=placement)
+def _runner(placement: TaskPlacement, slots: int = 2) -> Iterator[TaskJobRunner]:
+    runner = TaskJobRunner(get_or_create_session(), slots=slots, tasks_per_slot=2, placement=placement)
     yield runner
     runner.close()
 
@@ -30,6 +31,12 @@ def spread() -> Iterator[TaskJobRunner]:
 @pytest.fixture
 def pack() -> Iterator[TaskJobRunner]:
     yield from _runner(TaskPlacement.PACK)
+
+
+@pytest.fixture
+def cores() -> Iterator[TaskJobRunner]:
+    """A runner with a slot more than the machine has cores."""
+    yield from _runner(TaskPlacement.CORES, slots=machine_cores() + 1)
 
 
 def _start(runner: TaskJobRunner, tmp_path: Path, tasks: int) -> RecordedEvents:
@@ -63,13 +70,37 @@ def test_pack_starts_another_process_once_one_holds_tasks_per_slot(
     assert recorded.unplaced == {}
 
 
+def test_cores_gives_each_task_a_process_of_its_own_up_to_one_per_core(
+    cores: TaskJobRunner, tmp_path: Path
+) -> None:
+    _start(cores, tmp_path, machine_cores() + 1)
+
+    assert cores.slot_usage().in_use == machine_cores()
+
+
+def test_cores_starts_another_process_once_one_per_core_hold_tasks_per_slot(
+    cores: TaskJobRunner, tmp_path: Path
+) -> None:
+    recorded = _start(cores, tmp_path, 2 * machine_cores() + 1)
+
+    assert cores.slot_usage().in_use == machine_cores() + 1
+    assert recorded.unplaced == {}
+
+
 def test_task_placement_is_a_worker_setting_that_ignores_case(tmp_path: Path) -> None:
     config = WorkerConfig.from_props({"data.dir": str(tmp_path), "task.placement": "Pack"})
 
     assert config.task_placement is TaskPlacement.PACK
-    assert WorkerConfig.from_props({"data.dir": str(tmp_path)}).task_placement is TaskPlacement.SPREAD
+
+
+def test_a_workers_tasks_are_placed_one_process_per_core_by_default(tmp_path: Path) -> None:
+    assert WorkerConfig.from_props({"data.dir": str(tmp_path)}).task_placement is TaskPlacement.CORES
 
 
 def test_an_unknown_task_placement_raises_config_error_naming_the_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"task\.placement"):
         WorkerConfig.from_props({"data.dir": str(tmp_path), "task.placement": "scatter"})
+
+
+def test_up_to_64_tasks_share_a_process_by_default(tmp_path: Path) -> None:
+    assert WorkerConfig.from_props({"data.dir": str(tmp_path)}).tasks_per_slot == 64

@@ -176,3 +176,32 @@ def test_a_cluster_master_on_kafka_is_not_warned_about(tmp_path: Path) -> None:
         {"data.dir": str(tmp_path), "spark.master": "yarn", "bootstrap.servers": "kafka-0:9092"}
     )
     assert config.warnings == ()
+
+
+def test_a_task_host_has_a_memory_limit_of_two_gibibytes_by_default(tmp_path: Path) -> None:
+    assert parse(tmp_path).task_memory_limit_bytes == 2 * 1024**3
+
+
+@pytest.mark.parametrize(
+    ("given", "limit"),
+    [("512m", 512 * 1024**2), ("2G", 2 * 1024**3), ("1536mb", 1536 * 1024**2), ("300", 300 * 1024**2)],
+)
+def test_a_task_memory_limit_is_a_size_as_spark_writes_them(tmp_path: Path, given: str, limit: int) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "task.memory.limit": given})
+    assert config.task_memory_limit_bytes == limit
+
+
+@pytest.mark.parametrize("off", ["0", "none", "None"])
+def test_a_task_memory_limit_of_zero_or_none_turns_it_off(tmp_path: Path, off: str) -> None:
+    config = WorkerConfig.from_props({"data.dir": str(tmp_path), "task.memory.limit": off})
+    assert config.task_memory_limit_bytes is None
+
+
+@pytest.mark.parametrize("bad", ["lots", "-1g", "2x", "1.5g"])
+def test_a_bad_task_memory_limit_raises_config_error_naming_the_key(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        WorkerConfig.from_props({"data.dir": str(tmp_path), "task.memory.limit": bad})
+    assert raised.value.name == "task.memory.limit"
+    assert str(raised.value).startswith(
+        f"Invalid value {bad} for configuration task.memory.limit: Give a size"
+    )

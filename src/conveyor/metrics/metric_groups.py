@@ -225,6 +225,10 @@ TASK_MEMORY_METRIC = "memory-rss-bytes"
 """Conveyor's own task metric: the RSS of the executor's Python process that runs the task."""
 TASK_MEMORY_NAME = "conveyor_task_memory_rss_bytes"
 """Its name in `GET /metrics`, with the `connector` and `task` labels, under every naming."""
+TASK_MEMORY_LIMIT_METRIC = "memory-limit-bytes"
+"""Conveyor's own task metric: the limit of that process's RSS (`task.memory.limit`), when it has one."""
+TASK_MEMORY_LIMIT_NAME = "conveyor_task_memory_limit_bytes"
+"""Its name in `GET /metrics`, with the `connector` and `task` labels, under every naming."""
 
 LABEL_METRICS = frozenset(
     {"status", "connector-class", "connector-type", "connector-version", "connect-protocol", "leader-name"}

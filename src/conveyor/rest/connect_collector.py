@@ -20,6 +20,8 @@ from conveyor.metrics.metric_groups import (
     GROUPS,
     LABEL_METRICS,
     PLUGINS_GROUP,
+    TASK_MEMORY_LIMIT_METRIC,
+    TASK_MEMORY_LIMIT_NAME,
     TASK_MEMORY_METRIC,
     TASK_MEMORY_NAME,
     MetricGroup,
@@ -72,6 +74,17 @@ class _Families:
             TASK_MEMORY_NAME,
             "The resident memory (RSS) in bytes of the Python process that runs "
             "the task on its executor, shared with the tasks hosted in the same process.",
+            False,
+            labels,
+            value,
+        )
+
+    def add_task_memory_limit(self, labels: dict[str, str], value: Any) -> None:
+        """Conveyor's own gauge of the limit of that memory (`task.memory.limit`), where there is one."""
+        self._sample(
+            TASK_MEMORY_LIMIT_NAME,
+            "The resident memory (RSS) in bytes the Python process that runs the task may hold "
+            "(task.memory.limit) before its tasks fail with MemoryError.",
             False,
             labels,
             value,
@@ -137,6 +150,8 @@ class ConnectCollector(Collector):
                 _add_all(families, group, labels, values)
             if TASK_MEMORY_METRIC in values:
                 families.add_task_memory(labels, values[TASK_MEMORY_METRIC])
+            if TASK_MEMORY_LIMIT_METRIC in values:
+                families.add_task_memory_limit(labels, values[TASK_MEMORY_LIMIT_METRIC])
             plugins.add(labels, values.get(PLUGIN_METRICS_KEY, []))
             for stage in task.chain:
                 stage_labels = {**labels, stage.kind: stage.alias}

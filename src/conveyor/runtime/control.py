@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conveyor.metrics.metric_groups import TASK_MEMORY_METRIC
+from conveyor.metrics.metric_groups import TASK_MEMORY_LIMIT_METRIC, TASK_MEMORY_METRIC
 from conveyor.metrics.process_memory import resident_bytes
 
 CALL = "call"
@@ -40,9 +40,18 @@ class TaskControl(ABC):
     An implementation calls `_notify_change` after its target state changes, which wakes `wait`.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, memory_limit_bytes: int | None = None) -> None:
         self._changed = threading.Condition()
         self._call: tuple[str, float] | None = None
+        self.memory_limit_bytes = memory_limit_bytes
+        """The memory limit of the process the task runs in (`task.memory.limit`), None without one."""
+
+    def memory(self) -> dict[str, Any]:
+        """The memory of the process the task runs in, and its limit where it has one, as metrics."""
+        shown: dict[str, Any] = {TASK_MEMORY_METRIC: resident_bytes()}
+        if self.memory_limit_bytes is not None:
+            shown[TASK_MEMORY_LIMIT_METRIC] = self.memory_limit_bytes
+        return shown
 
     def calling(self, what: str | None) -> None:
         """Note the call into task code the loop makes now (None once it has returned), so that its
@@ -128,6 +137,4 @@ class StateReporter:
             return
         self._last = now
         self._last_state = reported
-        self._control.report(
-            {"state": reported, "pid": os.getpid(), TASK_MEMORY_METRIC: resident_bytes(), **metrics()}
-        )
+        self._control.report({"state": reported, "pid": os.getpid(), **self._control.memory(), **metrics()})

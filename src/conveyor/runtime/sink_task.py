@@ -187,13 +187,14 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.active_topics: set[str] = set()
         overrides = consumer_overrides(config, worker.client_override_policy)
         isolation = overrides.pop("isolation.level", "read_committed")
+        defaults = {"auto.offset.reset": "earliest", **self._poll_records()}
         self.consumer: Consumer = built_with_overrides(
             ClientType.CONSUMER,
             overrides,
             lambda: self.log.consumer(
                 consumer_group(self.connector),
                 "read_uncommitted" if isolation == "read_uncommitted" else "read_committed",
-                **{"auto.offset.reset": "earliest", **overrides},
+                **{**defaults, **overrides},
             ),
         )
         self.subscribed: list[str] = []
@@ -209,6 +210,11 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
         self.next_lag_refresh = 0.0
         self.state_reporter = StateReporter(control)
         self.state = TargetState.STARTED
+
+    def _poll_records(self) -> dict[str, str]:
+        """The task's own `max.poll.records` default, if it declares one (`SinkTask.max_poll_records`)."""
+        wanted = self.task.max_poll_records(self.spec.task_config)
+        return {} if wanted is None else {"max.poll.records": str(wanted)}
 
     def _initialize_task(self) -> None:
         self.task.initialize(self.context)

@@ -47,6 +47,7 @@ from conveyor.runtime.task_generation import (
 )
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.runtime.transactions import TransactionRequests
+from conveyor.runtime.worker_stores import worker_offset_store
 from conveyor.settings.client_overrides import (
     ClientType,
     allowed_overrides,
@@ -137,13 +138,12 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         )
 
         def offsets_of(on: Log, topic: str, consumer_overrides: Mapping[str, str]) -> OffsetStore:
-            return OffsetStore(
+            return worker_offset_store(
                 on,
+                worker,
                 topic,
-                worker.offsets_partitions,
-                worker.offsets_replication_factor,
-                self.offsets_consumer.isolation_level,
-                consumer_overrides,
+                isolation_level=self.offsets_consumer.isolation_level,
+                consumer_config=consumer_overrides,
             )
 
         # KIP-618 (Kafka's `offsetStoreFor*SourceTask`): the connector's own store, on the cluster it
@@ -184,6 +184,10 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         )
         """Whether a transaction commits on a thread of its own while the task polls its next batch: only
         for a task that is told nothing of commits, since its next poll runs before the commit ends."""
+        self.offsets_lead_records = self.exactly_once and self.boundary is TransactionBoundary.POLL
+        """Whether each transaction's offsets are sent before its records: a poll's transaction ends with its
+        batch, so its offsets are known before its records go, and a Kafka producer that has both
+        partitions in hand at once registers them with the coordinator in one round trip, not two."""
         self.committer: ThreadPoolExecutor | None = None
         self.committing: tuple[Future[None], float, int] | None = None
         """The transaction committing beside the task's poll, when its commit began, and how many of the
@@ -341,7 +345,11 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         if self.exactly_once and not self.transaction_open:
             self.producer.begin_transaction()
             self.transaction_open = True
-        for batch in self.pipeline.to_log(records):
+        batches = self.pipeline.to_log(records)
+        if self.offsets_lead_records:
+            self._track_offsets(records)
+            self._write_offsets()
+        for batch in batches:
             self.topics.ensure(batch.topic)
             if self.exactly_once and batch.topic == self.offsets_topic:
                 raise ConnectError(
@@ -354,7 +362,8 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             self.metrics.record_write(len(batch.values))
             if self.calls_commit_record:
                 self.uncommitted_records.extend(batch.records)
-        self._track_offsets(records)
+        if not self.offsets_lead_records:
+            self._track_offsets(records)
 
     def _track_offsets(self, records: Sequence[SourceRecord]) -> None:
         """Keep the latest offset of each source partition; keys are computed once per partition object.

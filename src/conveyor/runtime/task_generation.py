@@ -16,6 +16,7 @@ from conveyor.errors import ConnectError
 from conveyor.log import Log
 from conveyor.metrics.status import State
 from conveyor.runtime.task_spec import TaskId, TaskOwner
+from conveyor.runtime.worker_stores import worker_status_store
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.storage import ConfigStore
 from conveyor.storage.status_store import StatusStore
@@ -46,13 +47,7 @@ def verify_task_generation(log: Log, configs_topic: str, task: TaskId, expected_
 
 def status_reader(log: Log, worker: WorkerConfig) -> StatusStore:
     """The worker group's status topic, read to its end, for `verify_task_ownership`; stop it after use."""
-    store = StatusStore(
-        log,
-        worker.status_topic,
-        worker.status_partitions,
-        worker.status_replication_factor,
-        create_missing=False,
-    )
+    store = worker_status_store(log, worker, create_missing=False)
     store.start(writable=False)
     return store
 

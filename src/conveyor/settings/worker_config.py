@@ -38,6 +38,7 @@ from conveyor.settings.client_overrides import (
 )
 from conveyor.settings.config_providers import CONFIG_PROVIDERS_CONFIG, ConfigProviders
 from conveyor.settings.mac_algorithms import ensure_mac_algorithm, ensure_mac_algorithms, key_size_bytes
+from conveyor.settings.memory_sizes import ensure_memory_limit, memory_limit_bytes
 from conveyor.settings.ssl_config import (
     ADMIN_LISTENERS_HTTPS_PREFIX,
     LISTENERS_HTTPS_PREFIX,
@@ -91,15 +92,24 @@ DEFAULT_MAC_ALGORITHM = "HmacSHA256"
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
-DEFAULT_TASKS_PER_SLOT = 16
+DEFAULT_TASKS_PER_SLOT = 64
+"""A task host costs about 13 MB and a task sharing one about 0.6 MB: 64 tasks to a process keep 100 tasks
+in one process per core of a small machine, which is all the Python it runs at once anyway."""
+TASK_MEMORY_LIMIT_CONFIG = "task.memory.limit"
+DEFAULT_TASK_MEMORY_LIMIT = "2g"
+"""Kafka Connect's default heap (`-Xmx2G`) for a whole worker: more than thirty times what a busy task
+host holds (about 60 MB resident), so it refuses no task that works, and stops a runaway one before it
+takes the machine."""
 
 
 class TaskPlacement(enum.StrEnum):
     """`task.placement`: whether each task gets a Python process of its own while Spark slots are free
-    (`spread`: isolation), or tasks fill a process up to `tasks.per.slot` before another starts (`pack`:
-    about 1 MB a task instead of about 15 MB)."""
+    (`spread`: isolation), or up to one process per core of the machine (`cores`: as much Python as the
+    cores run at once, then tasks share those processes), or tasks fill a process up to `tasks.per.slot`
+    before another starts (`pack`: about 0.6 MB a task instead of about 13 MB)."""
 
     SPREAD = "spread"
+    CORES = "cores"
     PACK = "pack"
 
 
@@ -120,6 +130,7 @@ class ExactlyOnceSourceSupport(enum.StrEnum):
 
 
 METRICS_NAMES_CONFIG = "metrics.names"
+JVM_CLASS_ARCHIVE_CONFIG = "jvm.class.archive.enable"
 
 
 def _ensure_metric_namings(name: str, value: object) -> None:
@@ -253,6 +264,10 @@ def _worker_config_def() -> ConfigDef:
         .define("table.formats", ConfigType.LIST, default=[], importance=low,
                 documentation="Table formats the worker's SparkSession loads for Spark sinks: delta, "
                 "iceberg (jars fetched with Maven, extensions and catalogs set at start).")
+        .define(JVM_CLASS_ARCHIVE_CONFIG, ConfigType.BOOLEAN, default=True, importance=low,
+                documentation="Start Spark's JVM from an archive of the classes it loads, kept in "
+                "Conveyor's cache directory (~/.cache/conveyor/spark-class-archives) and written once by "
+                "the first worker for that JDK, Spark's jars, spark.jars and JVM options.")
         .define("iceberg.warehouse", ConfigType.STRING, default=None, importance=low,
                 documentation="The warehouse directory of the worker's Iceberg catalog; "
                 "<data.dir>/iceberg when unset.")
@@ -262,13 +277,22 @@ def _worker_config_def() -> ConfigDef:
         .define("tasks.per.slot", ConfigType.INT, default=DEFAULT_TASKS_PER_SLOT, validator=positive,
                 importance=low,
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
-                "process, once every slot runs a task (from the first task with task.placement=pack).")
-        .define("task.placement", ConfigType.STRING, default=TaskPlacement.SPREAD.value, importance=low,
+                "process, once a process per core (task.placement=cores) or per slot (spread) runs a "
+                "task, or from the first task with task.placement=pack.")
+        .define("task.placement", ConfigType.STRING, default=TaskPlacement.CORES.value, importance=low,
                 validator=CaseInsensitiveValidString([p.value for p in TaskPlacement]),
-                documentation="spread: each task gets a Python process of its own while Spark slots are "
-                "free, then tasks share processes; pack: tasks fill a process up to tasks.per.slot before "
-                "another starts (less memory per task; tasks of a process share its memory limit, its "
-                "interpreter lock and its fate).")
+                documentation="cores: each task gets a Python process of its own up to one process per "
+                "core of the machine (with a local spark.master; per Spark slot otherwise), then tasks "
+                "share those processes up to tasks.per.slot each before another starts; spread: each "
+                "task gets a process of its own while Spark slots are free, then tasks share processes; "
+                "pack: tasks fill a process up to tasks.per.slot before another starts (tasks of a "
+                "process share its memory limit, its interpreter lock and its fate).")
+        .define(TASK_MEMORY_LIMIT_CONFIG, ConfigType.STRING, default=DEFAULT_TASK_MEMORY_LIMIT,
+                importance=medium,
+                validator=LambdaValidator(ensure_memory_limit, "A size such as 512m or 2g, or 0 or none"),
+                documentation="The resident memory a task host (the Python process that runs tasks on "
+                "an executor) may hold, shared by the tasks it hosts: beyond it they fail with "
+                "MemoryError and restart. A size such as 512m or 2g; 0 or none for no limit.")
         .define("topic.tracking.enable", ConfigType.BOOLEAN, default=True, importance=low,
                 documentation="Enable tracking the set of active topics per connector during runtime.")
         .define("topic.tracking.allow.reset", ConfigType.BOOLEAN, default=True, importance=low,
@@ -383,7 +407,9 @@ class WorkerConfig:
     topic_tracking_enable: bool
     topic_tracking_allow_reset: bool
     rest_request_max_bytes: int
-    task_placement: TaskPlacement = TaskPlacement.SPREAD
+    task_placement: TaskPlacement = TaskPlacement.CORES
+    task_memory_limit_bytes: int | None = 2 * 1024**3
+    """`task.memory.limit` in bytes: the resident memory of a task host beyond which its tasks fail."""
     metric_namings: tuple[MetricNaming, ...] = (MetricNaming.JMX_DEFAULT,)
     """How `GET /metrics` names Kafka Connect's metrics (`metrics.names`), in the order given."""
     transactional_id: str | None = None
@@ -393,6 +419,8 @@ class WorkerConfig:
     table_formats: tuple[str, ...] = ()
     """The table formats (``delta``, ``iceberg``) the worker's SparkSession loads."""
     iceberg_warehouse: Path | None = None
+    jvm_class_archive: bool = True
+    """Whether Spark's JVM maps (or, the first time, writes) an archive of its classes."""
     """The top-level modules of the plugin.path plugins the worker loaded, for executors to register."""
     plugin_module_info: tuple[ModuleInfo, ...] = ()
     """How each of ``plugin_modules`` is listed and its version (several versions of one plugin)."""
@@ -512,6 +540,9 @@ class WorkerConfig:
             task_lease_ms=parsed["task.lease.ms"],
             tasks_per_slot=parsed["tasks.per.slot"],
             task_placement=TaskPlacement(parsed["task.placement"].lower()),
+            task_memory_limit_bytes=memory_limit_bytes(
+                TASK_MEMORY_LIMIT_CONFIG, parsed[TASK_MEMORY_LIMIT_CONFIG]
+            ),
             topic_tracking_enable=parsed["topic.tracking.enable"],
             topic_tracking_allow_reset=parsed["topic.tracking.allow.reset"],
             metric_namings=tuple(
@@ -521,6 +552,7 @@ class WorkerConfig:
             task_control_port=parsed["task.control.port"],
             plugin_path=tuple(parsed["plugin.path"]),
             table_formats=tuple(f.strip().lower() for f in parsed["table.formats"] if f.strip()),
+            jvm_class_archive=parsed[JVM_CLASS_ARCHIVE_CONFIG],
             iceberg_warehouse=Path(parsed["iceberg.warehouse"] or data_dir / "iceberg").resolve(),
             connect_protocol=ConnectProtocolMode(parsed["connect.protocol"].lower()),
             session_timeout_ms=parsed["session.timeout.ms"],

@@ -262,8 +262,9 @@ class RemoteTaskControl(TaskControl):
         attempt: str,
         heartbeat_s: float = 0.2,
         lease_s: float = 10.0,
+        memory_limit_bytes: int | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(memory_limit_bytes)
         self._address = address
         self._task = task
         self._attempt = attempt

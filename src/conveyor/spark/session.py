@@ -10,9 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
+from conveyor.kafka_broker.fetch import default_cache_dir
 from conveyor.log_format import json_lines_wanted
+from conveyor.spark import class_archive as class_archives
+from conveyor.spark.class_archive import ClassArchive
+from conveyor.spark.jvm_stderr import JvmStderr
 from conveyor.spark.python_exec import python_for_spark
 
 logger = logging.getLogger(__name__)
@@ -123,33 +128,94 @@ def load_numpy_converters_lazily() -> None:
     ]
 
 
+def prepare_class_archive(conf: Mapping[str, str], cache_dir: Path | None = None) -> ClassArchive | None:
+    """The worker's part in the archive of its JVM's classes (`class_archives`), in Conveyor's cache
+    directory; None when the worker's own `spark.driver.defaultJavaOptions` replace Conveyor's defaults."""
+    if DRIVER_DEFAULT_JAVA_OPTIONS in conf:
+        return None
+    java_options = f"{driver_default_java_options(conf)} {driver_java_options(conf)}"
+    return class_archives.prepare(conf, java_options, cache_dir or default_cache_dir())
+
+
+def name_planner_socket() -> None:
+    """Tell Spark's JVM (through the environment it inherits) where this driver's planner server listens,
+    when Spark runs Conveyor's launcher; the server itself starts with the first streaming query."""
+    from conveyor.spark.planner_server import SOCKET_ENV, socket_path
+
+    if os.environ["PYSPARK_PYTHON"] == python_for_spark() != sys.executable:
+        os.environ[SOCKET_ENV] = str(socket_path())
+    else:
+        os.environ.pop(SOCKET_ENV, None)
+
+
+JVM_EXIT_S = 10.0
+"""How long a JVM that failed to start is given to have its last lines forwarded."""
+
+
+def launch_jvm(options: Mapping[str, str]) -> None:
+    """Start Spark's JVM with `options`, its stderr read by the worker (`JvmStderr`), unless this process
+    has one already; the session then starts on it as it would on the JVM it launches itself."""
+    from pyspark.java_gateway import launch_gateway
+
+    with SparkContext._lock:
+        if SparkContext._gateway is not None:
+            return
+        stderr = JvmStderr()
+        try:
+            conf = SparkConf().setAll(list(options.items()))
+            gateway = launch_gateway(conf, {"stderr": stderr.write_fd})  # type: ignore[no-untyped-call]
+        except BaseException:
+            stderr.launched()
+            stderr.join(JVM_EXIT_S)
+            raise
+        stderr.launched()
+        SparkContext._gateway = gateway
+        SparkContext._jvm = gateway.jvm
+
+
 def get_or_create_session(
-    master: str | None = None, app_name: str = "conveyor", conf: Mapping[str, str] | None = None
+    master: str | None = None,
+    app_name: str = "conveyor",
+    conf: Mapping[str, str] | None = None,
+    class_archive: ClassArchive | None = None,
 ) -> SparkSession:
-    """Start (or join) the process's SparkSession with executors on this interpreter."""
+    """Start (or join) the process's SparkSession with executors on this interpreter; its JVM maps or
+    writes `class_archive` when given."""
     load_numpy_converters_lazily()
     os.environ["PYSPARK_PYTHON"] = executor_python(conf)
+    name_planner_socket()
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = (
-        SparkSession.builder.master(master or default_master())
-        .appName(app_name)
-        .config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", os.environ["SPARK_LOCAL_IP"])
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.python.worker.reuse", "true")
-        .config("spark.python.daemon.module", EXECUTOR_DAEMON_MODULE)
-    )
+    options = {
+        "spark.master": master or default_master(),
+        "spark.app.name": app_name,
+        "spark.pyspark.python": os.environ["PYSPARK_PYTHON"],
+        "spark.ui.enabled": "false",
+        "spark.driver.host": os.environ["SPARK_LOCAL_IP"],
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "4",
+        "spark.python.worker.reuse": "true",
+        "spark.python.daemon.module": EXECUTOR_DAEMON_MODULE,
+    }
     given = dict(conf or {})
+    if class_archive is not None and SparkContext._active_spark_context is not None:
+        class_archive.release()  # the process's JVM runs already, with the options it started with
+    archive_options = class_archive.java_options() if class_archive is not None else ""
     java_options = {
-        DRIVER_DEFAULT_JAVA_OPTIONS: driver_default_java_options(given),
+        DRIVER_DEFAULT_JAVA_OPTIONS: f"{driver_default_java_options(given)} {archive_options}".strip(),
         DRIVER_JAVA_OPTIONS: driver_java_options(given),
     }
-    for key, value in {**SPARK_DEFAULTS, **given, **java_options}.items():
+    options.update({**SPARK_DEFAULTS, **given, **java_options})
+    builder = SparkSession.builder
+    for key, value in options.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    try:
+        launch_jvm(options)
+        return builder.getOrCreate()
+    except BaseException:
+        if class_archive is not None:
+            class_archive.release()
+        raise
 
 
 def start_executor_daemons(spark: SparkSession) -> None:

@@ -4,13 +4,16 @@ A host takes one Spark task slot for as long as it runs tasks. By default (`Task
 runner gives every host one task before any host a second (so up to the slot count each task has its
 own Python process, as an ordinary Spark task would), then shares hosts among up to `tasks_per_slot`
 tasks each, as threads: light tasks (a few records a second) then cost a thread and a connection rather
-than a process. With `TaskPlacement.PACK` it fills a host up to `tasks_per_slot` before starting
-another. A task beyond `slots * tasks_per_slot` waits, UNASSIGNED with the reason, until a place frees.
+than a process. `TaskPlacement.CORES` spreads the same way up to one host per core of the machine
+(`spread_hosts`), then fills those hosts up to `tasks_per_slot` before starting another. With
+`TaskPlacement.PACK` it fills a host up to `tasks_per_slot` before starting another. A task beyond
+`slots * tasks_per_slot` waits, UNASSIGNED with the reason, until a place frees.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -66,6 +69,22 @@ def spark_slots(spark: SparkSession) -> int:
     return max(1, spark.sparkContext.defaultParallelism // max(cpus, 1))
 
 
+def machine_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0))
+
+
+def spread_hosts(spark: SparkSession, slots: int, placement: TaskPlacement) -> int:
+    """How many hosts get one task each before any gets a second: every slot's (spread), one per core of
+    the machine with a local master and every slot's on a cluster, whose slots are its executors' cores
+    (cores), or one (pack)."""
+    if placement is TaskPlacement.PACK:
+        return 1
+    if placement is TaskPlacement.CORES and (spark.sparkContext.master or "").startswith("local"):
+        return max(1, min(slots, machine_cores()))
+    return slots
+
+
 class TaskJobRunner(TaskRunner):
     """Places task loops on task hosts and supervises them through the control channel.
 
@@ -73,7 +92,8 @@ class TaskJobRunner(TaskRunner):
     `advertised_control_host` (the driver's host name, on a cluster) when it is given. A stop goes through
     the control channel first; a task that does not end within the graceful timeout has its host's Spark
     job cancelled if it is the host's only task, and is abandoned otherwise (a thread cannot be killed; it
-    is told it is superseded and ends when it next looks).
+    is told it is superseded and ends when it next looks). Each host watches its resident memory against
+    `memory_limit_bytes` (`task.memory.limit`; None for no limit).
     """
 
     def __init__(
@@ -87,8 +107,10 @@ class TaskJobRunner(TaskRunner):
         advertised_control_host: str | None = None,
         control_port: int = 0,
         placement: TaskPlacement = TaskPlacement.SPREAD,
+        memory_limit_bytes: int | None = None,
     ) -> None:
         self._spark = spark
+        self._memory_limit_bytes = memory_limit_bytes
         self._control = ControlServer(
             control_host,
             control_port,
@@ -105,6 +127,7 @@ class TaskJobRunner(TaskRunner):
         self.slots = slots if slots is not None else spark_slots(spark)
         self.tasks_per_slot = max(1, tasks_per_slot)
         self.placement = placement
+        self.spread_hosts = spread_hosts(spark, self.slots, placement)
         self._placed: dict[TaskId, _Placed] = {}
         self._waiting: list[_Placed] = []
         self._hosts: list[_Host] = []
@@ -130,9 +153,10 @@ class TaskJobRunner(TaskRunner):
             self._hand(host, placed)
 
     def _place(self, placed: _Placed) -> tuple[_Host | None, bool]:
-        """Choose the task's host (under the lock). Spread: an idle one, a new one while slots are free,
-        else the least loaded one with room. Pack: the most loaded one with room, else a new one while
-        slots are free. None if every place is taken; True if the host is new."""
+        """Choose the task's host (under the lock). Spread and cores: an idle one, a new one while fewer
+        than `spread_hosts` run, else the least loaded one with room, else a new one while slots are
+        free. Pack: the most loaded one with room, else a new one while slots are free. None if every
+        place is taken; True if the host is new."""
         with_room = [h for h in self._hosts if len(h.tasks) < self.tasks_per_slot]
         host: _Host | None
         if self.placement is TaskPlacement.PACK:
@@ -140,7 +164,7 @@ class TaskJobRunner(TaskRunner):
             wants_new = host is None
         else:
             host = min(with_room, key=lambda h: len(h.tasks), default=None)
-            wants_new = host is None or bool(host.tasks)
+            wants_new = host is None or (bool(host.tasks) and len(self._hosts) < self.spread_hosts)
         new = False
         if wants_new and len(self._hosts) < self.slots:
             host, new = _Host(uuid.uuid4().hex[:12]), True
@@ -158,7 +182,9 @@ class TaskJobRunner(TaskRunner):
         )
 
     def _start_host(self, host: _Host) -> None:
-        launch = HostLaunch(host.name, self.control_address, self._heartbeat_s, self._lease_s)
+        launch = HostLaunch(
+            host.name, self.control_address, self._heartbeat_s, self._lease_s, self._memory_limit_bytes
+        )
         host.thread = threading.Thread(
             target=self._run_host, args=(host, launch), name=f"spark-task-host-{host.name}", daemon=True
         )

@@ -4,7 +4,8 @@ A host is a long-running, one-partition Spark job. It connects to its worker's c
 runs every task the worker sends it as a thread of its own, each with its own control connection over
 which it reports its state, its metrics and, at the end, its outcome. A worker gives each host one task
 before it gives any host a second, so up to the number of Spark slots every task has a Python process
-of its own; beyond it, light tasks share processes instead of waiting for a slot.
+of its own; beyond it, light tasks share processes instead of waiting for a slot. A host with a memory
+limit (`task.memory.limit`) watches its resident memory (`conveyor.spark.memory_watchdog`).
 
 If the executor dies, Spark re-runs the partition: the new host connects under the same name and the
 worker hands it the same task incarnations again, which resume from their committed offsets.
@@ -25,10 +26,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from conveyor.errors import ConnectError
 from conveyor.log_format import use_worker_log_format
 from conveyor.runtime.task_entry import run_task
 from conveyor.runtime.task_spec import TaskSpec
 from conveyor.spark.control_channel import RemoteTaskControl
+from conveyor.spark.memory_watchdog import MemoryWatchdog, over_limit_message
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +44,8 @@ class HostLaunch:
     control_address: tuple[str, int]
     heartbeat_s: float
     lease_s: float
+    memory_limit_bytes: int | None = None
+    """The resident memory the host may hold (`task.memory.limit`); None for no limit."""
 
 
 def spec_message(spec: TaskSpec) -> dict[str, Any]:
@@ -62,7 +67,12 @@ def run_task_incarnation(spec: TaskSpec, launch: HostLaunch) -> None:
     only when the executor itself dies.
     """
     control = RemoteTaskControl(
-        launch.control_address, str(spec.id), spec.attempt, launch.heartbeat_s, launch.lease_s
+        launch.control_address,
+        str(spec.id),
+        spec.attempt,
+        launch.heartbeat_s,
+        launch.lease_s,
+        launch.memory_limit_bytes,
     )
     outcome: dict[str, Any] = {"failed": False}
     try:
@@ -73,6 +83,10 @@ def run_task_incarnation(spec: TaskSpec, launch: HostLaunch) -> None:
         control.close(outcome)
 
 
+class HostMemoryError(MemoryError, ConnectError):
+    """A host that was over its memory limit still is once its tasks have ended: it must not run more."""
+
+
 class TaskHost:
     """Runs the tasks the worker hands it until told to end, or until the worker is lost for a lease."""
 
@@ -80,8 +94,28 @@ class TaskHost:
         self._launch = launch
         self._started: set[tuple[str, str]] = set()
         self._threads: list[threading.Thread] = []
+        limit = launch.memory_limit_bytes
+        self._watchdog = (
+            None if limit is None else MemoryWatchdog(launch.host, limit, lambda: list(self._threads))
+        )
 
     def run(self) -> None:
+        """Serve tasks until told to end; a host still over its memory limit then raises, so that its
+        process is not reused for another host."""
+        if self._watchdog is not None:
+            self._watchdog.start()
+        try:
+            self._serve_until_ended()
+        finally:
+            if self._watchdog is not None:
+                self._watchdog.stop()
+        held = self._watchdog.held_over_limit() if self._watchdog is not None else None
+        if self._watchdog is not None and held is not None:
+            message = over_limit_message(self._launch.host, held, self._watchdog.limit_bytes)
+            logger.warning("%s once its tasks ended; its process ends instead of hosting more", message)
+            raise HostMemoryError(message)
+
+    def _serve_until_ended(self) -> None:
         lost_since: float | None = None
         while True:
             try:

@@ -31,6 +31,7 @@ class SparkTaskRunner(TaskRunner):
         advertised_control_host: str | None = None,
         control_port: int = 0,
         placement: TaskPlacement = TaskPlacement.SPREAD,
+        memory_limit_bytes: int | None = None,
     ) -> None:
         self._jobs = TaskJobRunner(
             spark,
@@ -41,6 +42,7 @@ class SparkTaskRunner(TaskRunner):
             advertised_control_host=advertised_control_host,
             control_port=control_port,
             placement=placement,
+            memory_limit_bytes=memory_limit_bytes,
         )
         self._queries = QueryTaskRunner(spark)
         self._spark = spark
