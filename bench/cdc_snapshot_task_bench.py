@@ -6,7 +6,10 @@ Two task runs: the task told that its records reach JsonConverters with no trans
 carry the converters' bytes, built from the JSON PostgreSQL writes), and told nothing (Connect values
 converted by the pipeline, the path every other configuration takes).
 
-    .venv/bin/python bench/cdc_snapshot_task_bench.py [--rows N] [--repeat R]
+    .venv/bin/python bench/cdc_snapshot_task_bench.py [--rows N] [--repeat R] [--typed]
+
+``--typed`` adds the columns most tables have beside text: a timestamp, a timestamptz, a date, a double
+and a numeric(12, 2) (Debezium's defaults: adaptive times, precise decimals).
 """
 
 from __future__ import annotations
@@ -119,9 +122,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--typed", action="store_true", help="add timestamp, date, float and numeric columns")
     arguments = parser.parse_args()
     rows = arguments.rows
-    print(f"snapshot of {rows:,} rows in process; load average {os.getloadavg()[0]:.1f}", flush=True)
+    shape = "with timestamps, a date, a double and a numeric" if arguments.typed else "of integers and text"
+    print(f"snapshot of {rows:,} rows {shape} in process; load average {os.getloadavg()[0]:.1f}", flush=True)
     with PostgresServer() as server:
         admin = connect(PostgresAddress(server.host, server.port, "postgres", server.user, server.password))
         admin.autocommit = True
@@ -130,12 +135,23 @@ def main() -> None:
         database = PostgresAddress(server.host, server.port, "bench", server.user, server.password)
         connection = connect(database, autocommit=True)
         with connection.cursor() as cursor:
+            typed_columns, typed_values = "", ""
+            if arguments.typed:
+                typed_columns = (
+                    ", at timestamp NOT NULL, zoned timestamptz, born date, ratio double precision, "
+                    "amount numeric(12, 2)"
+                )
+                typed_values = (
+                    ", timestamp '2024-01-01' + n * interval '1.234567 second', "
+                    "timestamptz '2024-01-01 00:00:00+00' - n * interval '1 minute', "
+                    "date '2000-01-01' + n % 9000, n / 7.0, n * 1.25"
+                )
             cursor.execute(
                 "CREATE TABLE snap (id bigint PRIMARY KEY, writer integer NOT NULL, "
-                "version integer NOT NULL, note text NOT NULL)"
+                f"version integer NOT NULL, note text NOT NULL{typed_columns})"
             )
             cursor.execute(
-                f"INSERT INTO snap SELECT n, 0, 0, repeat(md5(n::text), 6)::varchar({NOTE}) "
+                f"INSERT INTO snap SELECT n, 0, 0, repeat(md5(n::text), 6)::varchar({NOTE}){typed_values} "
                 f"FROM generate_series(1, {rows}) AS n"
             )
             cursor.execute("VACUUM ANALYZE snap")

@@ -1,41 +1,54 @@
 """The JDBC sink into PostgreSQL, beside PostgreSQL's own COPY of the same rows and a plain executemany loop.
 
 N records (JSON with schemas, ~220 bytes each with five fields: id, name, amount, active, note) are
-written to a one-partition topic of an embedded log; then, each into a fresh table of one PostgreSQL server:
+written to a topic of an embedded log, once for each task count asked for (``--tasks 1 2``: a topic of
+as many partitions as tasks, record ``n`` in partition ``n % tasks``); then, each into a fresh table of one
+PostgreSQL server:
 
-- sink, insert exactly-once: ``SinkTaskLoop`` running ``JdbcSinkTask`` (JsonConverter, COPY, the offsets
-  row updated in each batch's transaction; ``consumer.override.max.poll.records=3000`` so that a batch is
-  ``batch.size`` records), in this process, until every row is in the table;
-- sink, upsert: the same with ``insert.mode=upsert`` on ``id`` (COPY into a staging table, one
-  ``INSERT ... ON CONFLICT`` per batch), at least once;
-- ceiling: PostgreSQL's ``COPY ... FROM '<file>'`` of the same rows, already as a text file on the
-  server's machine (no decoding, no network round trips);
-- executemany loop: the records read from the same topic, each value decoded with ``json.loads`` and the
-  batch written with psycopg2's ``executemany`` and committed, batch after batch.
+- ceiling: PostgreSQL's ``COPY ... FROM '<file>'`` of the same rows by one session, already as a text file
+  on the server's machine (no decoding, no network round trips);
+- for each task count T: sink, insert exactly-once: T ``SinkTaskLoop``s running ``JdbcSinkTask``
+  (``tasks.max=T``, one consumer group sharing the T partitions out; JsonConverter, COPY, the offsets row
+  of each partition updated in each batch's transaction; the connector's defaults unless ``--batch`` sets
+  ``batch.size``, which a transaction holds at most, 3,000 by default, or ``--poll-records`` sets
+  ``consumer.override.max.poll.records``), each in a process of its own as a worker's task hosts are,
+  until every row is in the table;
+- for each task count T: sink, upsert: the same with ``insert.mode=upsert`` on ``id`` (COPY into a staging
+  table, one ``INSERT ... ON CONFLICT`` per batch), at least once;
+- executemany loop: the records read from the one-partition topic, each value decoded with ``json.loads``
+  and the batch written with psycopg2's ``executemany`` and committed, batch after batch.
 
-The sink runs its task loop in this process, as ``sink_loop_bench`` does, so that Spark's start-up is not
-timed; the plugin catalog, which a worker discovers once for all its tasks, is discovered before the runs.
+A task's process imports Conveyor and discovers the plugin catalog (once for all its tasks on a worker)
+before the clock starts; the clock starts when every task process is ready, so that Spark's and the
+processes' start-up are not timed, while the tasks' consumer group join is.
 
 Figures are wall-clock records per second of each run and their ratio to the ceiling, in the same run,
-and the CPU microseconds per record this process spent (the server's work is not in it). A sink run ends
-when its last row is visible in the table to another connection (``max(id)``, the index's last entry, polled
-every 5 ms; the row count is checked afterwards): the task loop's shutdown that follows, bounded by its
-poll wait, is not part of the rate.
+the CPU microseconds per record spent by the process(es) doing the work (the task processes' own until
+the run's end for the sink), and those the PostgreSQL server's processes spent in the run. A sink run
+ends when the last record of each partition is visible in the table to another connection (rows of a
+partition commit in its order; polled every 5 ms); afterwards the table is checked to hold exactly the
+records (count, no duplicate, no gap). The task loops' shutdown that follows, bounded by their poll
+wait, is not part of the rate.
 
-    .venv/bin/python bench/jdbc_sink_bench.py [--records N]
+    .venv/bin/python bench/jdbc_sink_bench.py [--records N] [--tasks T [T ...]] [--batch N] [--poll-records N]
+        [--runs insert upsert executemany]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.synchronize import Event
 from pathlib import Path
+from typing import Any
 
 import psycopg2
 
@@ -65,6 +78,36 @@ TABLE_DDL = (
     "CREATE TABLE {} (id bigint PRIMARY KEY, name text NOT NULL, amount double precision NOT NULL, "
     "active boolean NOT NULL, note text)"
 )
+START_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class Target:
+    """The database the runs write into, as plain strings a task process can be handed."""
+
+    dsn: str
+    jdbc_url: str
+    user: str
+    password: str
+    data_directory: str
+
+
+def server_cpu_s(target: Target) -> float:
+    """CPU seconds the server's processes have spent so far: the postmaster's own and its exited children's
+    (which it reaps), and its live children's."""
+    postmaster = int((Path(target.data_directory) / "postmaster.pid").read_text().split()[0])
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        pid = int(stat.parent.name)
+        if pid == postmaster:
+            ticks += sum(int(field) for field in fields[11:15])
+        elif int(fields[1]) == postmaster:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def payload(n: int) -> dict[str, object]:
@@ -75,49 +118,73 @@ def record_json(n: int) -> str:
     return json.dumps({"schema": SCHEMA, "payload": payload(n)}, separators=(",", ":"))
 
 
-def produce(log: Log, topic: str, records: int) -> None:
-    log.admin().create_topic(topic, 1)
+def produce(log: Log, topic: str, records: int, partitions: int) -> None:
+    """Record ``n`` into partition ``n % partitions``."""
+    log.admin().create_topic(topic, partitions)
     with log.producer() as producer:
         for start in range(0, records, 10_000):
-            values = [record_json(n).encode() for n in range(start, min(records, start + 10_000))]
-            producer.send_batch(topic, values, partition=0)
+            numbers = range(start, min(records, start + 10_000))
+            for partition in range(partitions):
+                values = [record_json(n).encode() for n in numbers if n % partitions == partition]
+                producer.send_batch(topic, values, partition=partition)
 
 
-def execute(server: PostgresServer, database: str, sql: str) -> None:
-    connection = psycopg2.connect(server.dsn(database))
+def execute(dsn: str, sql: str) -> None:
+    connection = psycopg2.connect(dsn)
     with connection, connection.cursor() as cursor:
         cursor.execute(sql)
     connection.close()
 
 
-def count(server: PostgresServer, database: str, table: str) -> int:
-    connection = psycopg2.connect(server.dsn(database))
+def check_rows(dsn: str, table: str, records: int) -> str | None:
+    """What is wrong with the table's rows, if they are not exactly the records 0 to records - 1."""
+    connection = psycopg2.connect(dsn)
     with connection, connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {table}")
-        (rows,) = cursor.fetchone()
+        cursor.execute(f"SELECT count(*), count(DISTINCT id), min(id), max(id) FROM {table}")
+        rows, distinct, first, last = cursor.fetchone()
     connection.close()
-    return int(rows)
+    if (rows, distinct, first, last) != (records, records, 0, records - 1):
+        return f"{rows} rows ({distinct} distinct ids, {first} to {last}) of {records} records"
+    return None
 
 
-def sink_loop(
-    log_url: str, server: PostgresServer, database: str, topic: str, table: str, records: int, **extra: str
-) -> float:
-    """The task loop until every record is in the table; returns when (``time.perf_counter``) it was."""
-    name = f"jdbc-{uuid.uuid4().hex[:8]}"
-    config = {
-        "name": name,
-        "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
-        "tasks.max": "1",
-        "topics": topic,
-        "table.name.format": table,
-        "connection.url": server.jdbc_url(database),
-        "connection.user": server.user,
-        "connection.password": server.password,
-        "key.converter": STRING,
-        "value.converter": JSON,
-        "consumer.override.max.poll.records": "3000",
-        **extra,
-    }
+def last_ids(records: int, partitions: int) -> list[int]:
+    """The id of each partition's last record."""
+    return [
+        max(n for n in range(max(0, records - partitions), records) if n % partitions == p)
+        for p in range(partitions)
+    ]
+
+
+def wait_for_last_rows(dsn: str, table: str, records: int, partitions: int) -> float:
+    """When (``time.perf_counter``) every partition's last record was visible in the table."""
+    wanted = last_ids(records, partitions)
+    connection = psycopg2.connect(dsn)
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute(f"SELECT count(*) FROM {table} WHERE id = ANY(%s)", (wanted,))
+            (seen,) = cursor.fetchone()
+            if seen == len(wanted):
+                break
+            time.sleep(0.005)
+    connection.close()
+    return time.perf_counter()
+
+
+def task_process(
+    log_url: str,
+    target: Target,
+    config: dict[str, str],
+    task: int,
+    ready: Any,
+    go: Event,
+    stop: Event,
+    cpu: Any,
+) -> None:
+    """One sink task's loop in a process of its own, started by ``go`` and stopped by ``stop``; puts the
+    CPU seconds it spent between the two on ``cpu``."""
+    load_plugin_class(JSON)
     worker = WorkerConfig.from_props(
         {
             "log.url": log_url,
@@ -127,38 +194,73 @@ def sink_loop(
         }
     )
     control = LocalTaskControl()
-    done: list[float] = []
+    spec = TaskSpec(TaskId(config["name"], task), TaskKind.SINK, config, dict(config), worker)
+    ready.put(task)
+    go.wait()
+    started = time.process_time()
+    spent: list[float] = []
 
-    def stop_when_done() -> None:
-        connection = psycopg2.connect(server.dsn(database))
-        connection.autocommit = True
-        with connection.cursor() as cursor:
-            while True:
-                cursor.execute(f"SELECT max(id) FROM {table}")
-                (last,) = cursor.fetchone()
-                if last == records - 1:
-                    break
-                time.sleep(0.005)
-        done.append(time.perf_counter())
-        connection.close()
+    def stop_when_asked() -> None:
+        stop.wait()
+        spent.append(time.process_time() - started)
         control.set_target_state(TargetState.STOPPED)
 
+    threading.Thread(target=stop_when_asked, daemon=True).start()
     with open_log(log_url) as log:
-        spec = TaskSpec(TaskId(name, 0), TaskKind.SINK, config, dict(config), worker)
-        loop = SinkTaskLoop(spec, control, log, JdbcSinkTask())
-        threading.Thread(target=stop_when_done, daemon=True).start()
-        loop.run()
-    return done[0]
+        SinkTaskLoop(spec, control, log, JdbcSinkTask()).run()
+    stop.wait()
+    while not spent:
+        time.sleep(0.01)
+    cpu.put(spent[0])
 
 
-def copy_from_file(server: PostgresServer, database: str, table: str, rows_file: Path) -> None:
-    execute(server, database, f"COPY {table} ({', '.join(COLUMNS)}) FROM '{rows_file}'")
+def sink_tasks(
+    log_url: str, target: Target, topic: str, table: str, records: int, tasks: int, **extra: str
+) -> Timing:
+    """``tasks`` task processes until every record is in the table."""
+    config = {
+        "name": f"jdbc-{uuid.uuid4().hex[:8]}",
+        "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+        "tasks.max": str(tasks),
+        "topics": topic,
+        "table.name.format": table,
+        "connection.url": target.jdbc_url,
+        "connection.user": target.user,
+        "connection.password": target.password,
+        "key.converter": STRING,
+        "value.converter": JSON,
+        **extra,
+    }
+    context = multiprocessing.get_context("spawn")
+    ready, cpu = context.Queue(), context.Queue()
+    go, stop = context.Event(), context.Event()
+    processes = [
+        context.Process(
+            target=task_process, args=(log_url, target, config, task, ready, go, stop, cpu), daemon=True
+        )
+        for task in range(tasks)
+    ]
+    for process in processes:
+        process.start()
+    for _ in processes:
+        ready.get(timeout=START_TIMEOUT_S)
+    started = time.perf_counter()
+    go.set()
+    ended = wait_for_last_rows(target.dsn, table, records, tasks)
+    server = server_cpu_s(target)
+    stop.set()
+    spent = sum(cpu.get(timeout=START_TIMEOUT_S) for _ in processes)
+    for process in processes:
+        process.join(timeout=START_TIMEOUT_S)
+    return Timing(started, ended, spent, server)
 
 
-def executemany_loop(
-    log_url: str, server: PostgresServer, database: str, topic: str, table: str, records: int
-) -> None:
-    connection = psycopg2.connect(server.dsn(database))
+def copy_from_file(target: Target, table: str, rows_file: Path) -> None:
+    execute(target.dsn, f"COPY {table} ({', '.join(COLUMNS)}) FROM '{rows_file}'")
+
+
+def executemany_loop(log_url: str, target: Target, topic: str, table: str, records: int) -> None:
+    connection = psycopg2.connect(target.dsn)
     statement = f"INSERT INTO {table} ({', '.join(COLUMNS)}) VALUES (%s, %s, %s, %s, %s)"
     seen = 0
     with open_log(log_url) as log:
@@ -192,11 +294,46 @@ def rows_file(directory: Path, records: int) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class Timing:
+    """A run: when it started and ended (``time.perf_counter``), the CPU seconds the processes doing the
+    work spent in it, and the server's CPU seconds (``server_cpu_s``) at its end."""
+
+    started: float
+    ended: float
+    cpu_s: float
+    server_cpu_s: float
+
+
+Run = Callable[[str], Timing]
+
+
+def in_this_process(target: Target, work: Callable[[str], None]) -> Run:
+    def run(table: str) -> Timing:
+        started, cpu_started = time.perf_counter(), time.process_time()
+        work(table)
+        return Timing(started, time.perf_counter(), time.process_time() - cpu_started, server_cpu_s(target))
+
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--records", type=int, default=200_000)
+    parser.add_argument("--tasks", type=int, nargs="+", default=[1], help="task counts to run the sink with")
+    parser.add_argument("--batch", type=int, help="the sink's batch.size (its default, 3,000, if not given)")
+    parser.add_argument(
+        "--poll-records", type=int, help="the sink's consumer.override.max.poll.records (none if not given)"
+    )
+    parser.add_argument(
+        "--runs",
+        nargs="+",
+        choices=("insert", "upsert", "executemany"),
+        default=["insert", "upsert", "executemany"],
+        help="which runs beside the COPY ceiling (all if not given)",
+    )
     args = parser.parse_args()
     records = args.records
     with (
@@ -205,56 +342,84 @@ def main() -> None:
     ):
         root = Path(directory)
         database = "bench"
-        execute(server, "postgres", "SELECT 1")
+        execute(server.dsn(), "SELECT 1")
         connection = psycopg2.connect(server.dsn())
         connection.autocommit = True
         connection.cursor().execute(f"CREATE DATABASE {database}")
         connection.close()
+        target = Target(
+            server.dsn(database),
+            server.jdbc_url(database),
+            server.user,
+            server.password,
+            str(server.data_directory),
+        )
         log_url = f"embedded:{root / 'log'}"
-        topic = "rows"
+        topics = {tasks: f"rows_{tasks}p" for tasks in sorted({1, *args.tasks})}
         with open_log(log_url) as log:
-            produce(log, topic, records)
+            for tasks, topic in topics.items():
+                produce(log, topic, records, tasks)
         source = rows_file(root, records)
-        load_plugin_class(JSON)
         size = len(record_json(records // 2))
-        runs: dict[str, Callable[[str], float | None]] = {
-            "ceiling: COPY FROM file": lambda table: copy_from_file(server, database, table, source),
-            "sink, insert exactly-once (COPY)": lambda table: sink_loop(
-                log_url, server, database, topic, table, records, **{"insert.mode": "insert"}
-            ),
-            "sink, upsert (staged INSERT .. ON CONFLICT)": lambda table: sink_loop(
+        runs: dict[str, Run] = {
+            "ceiling: COPY FROM file (one session)": in_this_process(
+                target, lambda table: copy_from_file(target, table, source)
+            )
+        }
+        batching = {
+            key: str(value)
+            for key, value in (
+                ("batch.size", args.batch),
+                ("consumer.override.max.poll.records", args.poll_records),
+            )
+            if value is not None
+        }
+        for tasks in args.tasks if "insert" in args.runs else []:
+            runs[f"sink, insert exactly-once, {tasks} task(s)"] = lambda table, tasks=tasks: sink_tasks(
+                log_url, target, topics[tasks], table, records, tasks, **batching, **{"insert.mode": "insert"}
+            )
+        for tasks in args.tasks if "upsert" in args.runs else []:
+            runs[f"sink, upsert, {tasks} task(s)"] = lambda table, tasks=tasks: sink_tasks(
                 log_url,
-                server,
-                database,
-                topic,
+                target,
+                topics[tasks],
                 table,
                 records,
+                tasks,
+                **batching,
                 **{"insert.mode": "upsert", "pk.mode": "record_value", "pk.fields": "id"},
-            ),
-            "executemany loop (json.loads + executemany)": lambda table: executemany_loop(
-                log_url, server, database, topic, table, records
-            ),
-        }
-        results: dict[str, tuple[float, float]] = {}
+            )
+        if "executemany" in args.runs:
+            runs["executemany loop (json.loads + executemany)"] = in_this_process(
+                target, lambda table: executemany_loop(log_url, target, topics[1], table, records)
+            )
+        results: dict[str, tuple[float, float, float]] = {}
         for index, (label, run) in enumerate(runs.items()):
             table = f"rows_{index}"
-            execute(server, database, TABLE_DDL.format(table))
-            started, cpu_started = time.perf_counter(), time.process_time()
-            ended = run(table) or time.perf_counter()
-            cpu = time.process_time() - cpu_started
-            elapsed = ended - started
-            written = count(server, database, table)
-            if written != records:
-                raise SystemExit(f"{label}: {written} rows of {records}")
-            results[label] = (records / elapsed, cpu * 1e6 / records)
-    ceiling = results["ceiling: COPY FROM file"][0]
+            execute(target.dsn, TABLE_DDL.format(table))
+            server_before = server_cpu_s(target)
+            timing = run(table)
+            wrong = check_rows(target.dsn, table, records)
+            if wrong is not None:
+                raise SystemExit(f"{label}: {wrong}")
+            results[label] = (
+                records / (timing.ended - timing.started),
+                timing.cpu_s * 1e6 / records,
+                (timing.server_cpu_s - server_before) * 1e6 / records,
+            )
+    ceiling = results["ceiling: COPY FROM file (one session)"][0]
     load = ", ".join(f"{average:.1f}" for average in os.getloadavg())
-    print(f"{records:,} records of ~{size} bytes (JSON with schema), one partition, one PostgreSQL 15")
+    settings = ", ".join(f"{key}={value}" for key, value in batching.items()) or "the sink's defaults"
+    print(f"{records:,} records of ~{size} bytes (JSON with schema), {settings}, one PostgreSQL 15")
     print(f"  load average at the end: {load}")
-    print("  (wall-clock records/s, share of COPY's, and CPU us/record of this process)")
-    for label, (rate, cpu_us) in results.items():
+    print(
+        "  (wall-clock records/s, share of COPY's, CPU us/record of the processes doing the work "
+        "and of the server)"
+    )
+    for label, (rate, cpu_us, server_us) in results.items():
         print(
-            f"  {label:45s} {rate:>10,.0f} records/s  ({rate / ceiling:5.1%} of COPY)  {cpu_us:6.1f} CPU us"
+            f"  {label:45s} {rate:>10,.0f} records/s  ({rate / ceiling:5.1%} of COPY)  {cpu_us:5.1f} CPU us"
+            f"  server {server_us:4.1f} us"
         )
 
 

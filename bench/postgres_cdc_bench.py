@@ -1,27 +1,32 @@
 """PostgreSQL change data capture, exactly once: Conveyor's CDC source beside Debezium 3.6.1 on Apache
 Kafka Connect 4.3.1, one PostgreSQL server and one Kafka broker, in the same run.
 
-- streaming: both connectors run with ``snapshot.mode=no_data`` on a fresh table each; two writers then make
-  ``--changes`` row changes (half inserts, half updates of the rows inserted, ~200-byte rows,
-  ``--per-transaction`` rows per transaction). Records/s from the moment the writers start to the moment a
-  read_committed reader of the connector's topic has counted every change (wall clock, the same reader for
-  both).
+- streaming: both connectors (Conveyor first) run with ``snapshot.mode=no_data`` on a fresh table each;
+  two writers then make ``--changes`` row changes (half inserts, half updates of the rows inserted,
+  ~200-byte rows, ``--per-transaction`` rows per transaction). Records/s from the moment the writers start
+  to the moment a read_committed reader of the connector's topic has counted every change (wall clock, the
+  same reader for both).
 - snapshot of a ``--rows``-row table (``snapshot.mode=initial_only``): records/s from the connector's
-  creation to the last snapshot record counted read_committed, beside PostgreSQL's own
-  ``COPY ... TO STDOUT`` of the table (the ceiling). Conveyor's snapshot runs with ``tasks.max`` 1, 2 and 4
+  creation to the last snapshot record counted read_committed, beside PostgreSQL's own ``COPY ... TO
+  STDOUT`` of the table (the ceiling). Conveyor's snapshot runs with ``tasks.max`` 1, 2 and 4
   (``--tasks``), its table split into primary-key chunks of ``--chunk-size`` rows; Debezium's in its one
-  thread. ``--no-streaming`` runs the snapshot part alone. After each snapshot the same reader reads the
-  topic again from the start: the rate of reading alone (the records' bytes through the broker), apart
-  from writing them.
+  thread, after Conveyor's runs. ``--no-streaming`` runs the snapshot part alone, ``--no-snapshot`` the
+  streaming part. After each snapshot the same reader reads the topic again from the start: the rate of
+  reading alone (the records' bytes through the broker), apart from writing them. ``--compression zstd``
+  (or lz4, ...) runs every snapshot again with ``producer.override.compression.type`` set on both
+  runtimes' connectors.
 
 Conveyor runs as users run it: ``conveyor standalone`` on the Kafka log with
 ``exactly.once.source.support=enabled``, its task on Spark. Kafka Connect runs ``ConnectDistributed`` from
 Kafka's Maven jars with ``exactly.once.source.support=enabled``; both connectors are created with
-``exactly.once.support=required`` and JsonConverter with schemas. A real broker is started with
+``exactly.once.support=required``, JsonConverter with schemas and the same transaction boundary
+(``--transaction-boundary``: ``interval``, a transaction every ``--transaction-interval-ms`` (1000), by
+default; ``poll``, Kafka Connect's default, a transaction per poll). A real broker is started with
 ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 
     .venv/bin/python bench/postgres_cdc_bench.py [--changes N] [--rows M] [--per-transaction K]
-        [--tasks 1,2,4] [--chunk-size C] [--no-streaming] [--baseline-src OTHER/src]
+        [--tasks 1,2,4] [--chunk-size C] [--no-streaming | --no-snapshot] [--baseline-src OTHER/src]
+        [--compression CODEC] [--transaction-boundary poll|interval] [--transaction-interval-ms MS]
 """
 
 from __future__ import annotations
@@ -316,7 +321,12 @@ def count_committed(
 
 
 def stream(
-    runtime: Runtime, database: PostgresAddress, bootstrap: str, changes: int, per_transaction: int
+    runtime: Runtime,
+    database: PostgresAddress,
+    bootstrap: str,
+    changes: int,
+    per_transaction: int,
+    extra: dict[str, str] | None = None,
 ) -> Timing:
     prefix = f"s{uuid.uuid4().hex[:8]}"
     table = f"stream_{prefix}"
@@ -324,7 +334,7 @@ def stream(
     create_table(database, table)
     create_topic(bootstrap, topic)
     name = f"{prefix}-cdc"
-    create_connector(runtime, name, cdc_config(database, prefix, table, "no_data"))
+    create_connector(runtime, name, {**cdc_config(database, prefix, table, "no_data"), **(extra or {})})
     try:
         wait_for(lambda: slot_active(database, f"{prefix}_slot"), f"{runtime.name}'s slot", STARTUP_S)
         rows = changes // (2 * WRITERS)
@@ -437,9 +447,29 @@ def main() -> None:
     parser.add_argument(
         "--tasks", default="1,2,4", help="tasks.max values of Conveyor's snapshot runs, comma-separated"
     )
+    parser.add_argument(
+        "--transaction-boundary",
+        choices=["poll", "interval"],
+        default="interval",
+        help="transaction.boundary of both runtimes' connectors",
+    )
+    parser.add_argument(
+        "--transaction-interval-ms",
+        type=int,
+        default=1000,
+        help="transaction.boundary.interval.ms with --transaction-boundary interval",
+    )
     parser.add_argument("--chunk-size", type=int, default=20_000, help="snapshot.chunk.size of Conveyor")
     parser.add_argument("--no-streaming", action="store_true", help="run the snapshot part only")
+    parser.add_argument("--no-snapshot", action="store_true", help="run the streaming part only")
     parser.add_argument("--keep", action="store_true", help="keep the workers' output and print where")
+    parser.add_argument(
+        "--compression",
+        help="also snapshot with producer.override.compression.type set to this (lz4, zstd) on both runtimes",
+    )
+    parser.add_argument(
+        "--compressed-only", action="store_true", help="with --compression, snapshot compressed only"
+    )
     parser.add_argument(
         "--baseline-src",
         type=Path,
@@ -447,11 +477,20 @@ def main() -> None:
     )
     arguments = parser.parse_args()
     task_counts = [int(count) for count in arguments.tasks.split(",")]
+    transactions = {"transaction.boundary": arguments.transaction_boundary}
+    if arguments.transaction_boundary == "interval":
+        transactions["transaction.boundary.interval.ms"] = str(arguments.transaction_interval_ms)
     load = os.getloadavg()
     print(
-        f"{arguments.changes:,} row changes streamed by {WRITERS} writers ({arguments.per_transaction} rows "
-        f"per transaction), snapshot of {arguments.rows:,} rows; load average {load[0]:.1f} at the start on "
-        f"{os.cpu_count()} cores",
+        (
+            ""
+            if arguments.no_streaming
+            else f"{arguments.changes:,} row changes streamed by {WRITERS} writers "
+            f"({arguments.per_transaction} rows per transaction), "
+        )
+        + ("" if arguments.no_snapshot else f"snapshot of {arguments.rows:,} rows, ")
+        + f"load average {load[0]:.1f} at the start on "
+        f"{os.cpu_count()} cores; {', '.join(f'{key}={value}' for key, value in transactions.items())}",
         flush=True,
     )
     with (
@@ -483,15 +522,18 @@ def main() -> None:
             )
             if not arguments.no_streaming:
                 print("streaming, exactly once: records/s from the writers' start to the last committed one")
-                dbz_stream = stream(
-                    debezium, database, bootstrap, arguments.changes, arguments.per_transaction
-                )
-                print(line(debezium.name, dbz_stream), flush=True)
                 cvy_stream = stream(
-                    conveyor, database, bootstrap, arguments.changes, arguments.per_transaction
+                    conveyor, database, bootstrap, arguments.changes, arguments.per_transaction, transactions
                 )
-                print(line(conveyor.name, cvy_stream, dbz_stream, debezium.name), flush=True)
+                print(line(conveyor.name, cvy_stream) + f"  (load {os.getloadavg()[0]:.1f})", flush=True)
+                dbz_stream = stream(
+                    debezium, database, bootstrap, arguments.changes, arguments.per_transaction, transactions
+                )
+                print(line(debezium.name, dbz_stream) + f"  (load {os.getloadavg()[0]:.1f})", flush=True)
+                print(f"  {conveyor.name:34s} x{cvy_stream.rate / dbz_stream.rate:.2f} of {debezium.name}")
 
+            if arguments.no_snapshot:
+                return
             create_table(database, "snap", arguments.rows)
             execute(database, "VACUUM ANALYZE snap")
             copy_out(database, "snap", arguments.rows)  # warms the table into shared buffers, unreported
@@ -502,22 +544,44 @@ def main() -> None:
             )
             ceiling = copy_out(database, "snap", arguments.rows)
             print(line("PostgreSQL COPY ... TO STDOUT", ceiling), flush=True)
-            dbz_snapshot, dbz_again = snapshot(debezium, database, bootstrap, "snap", arguments.rows)
-            print(line(debezium.name, dbz_snapshot, ceiling, "COPY"), flush=True)
-            print(line("  reading alone", dbz_again), flush=True)
             chunks = {"snapshot.chunk.size": str(arguments.chunk_size)}
-            for tasks in task_counts:
-                for runtime in [runtime for runtime in (baseline, conveyor) if runtime is not None]:
-                    timing, again = snapshot(
-                        runtime, database, bootstrap, "snap", arguments.rows, tasks, chunks
-                    )
-                    print(line(f"{runtime.name} (tasks.max: {tasks})", timing, ceiling, "COPY"), flush=True)
-                    print(
-                        f"  {'':34s} x{timing.rate / dbz_snapshot.rate:.2f} of {debezium.name}  "
-                        f"(load average {os.getloadavg()[0]:.1f})",
-                        flush=True,
-                    )
-                    print(line("  reading alone", again), flush=True)
+            codecs = [] if arguments.compressed_only else [None]
+            for compression in [*codecs, *([arguments.compression] if arguments.compression else [])]:
+                producer = dict(transactions)
+                if compression is not None:
+                    producer["producer.override.compression.type"] = compression
+                label = "" if compression is None else f", {compression}"
+                runs: list[tuple[str, Timing]] = []
+                for tasks in task_counts:
+                    for runtime in [runtime for runtime in (baseline, conveyor) if runtime is not None]:
+                        timing, again = snapshot(
+                            runtime,
+                            database,
+                            bootstrap,
+                            "snap",
+                            arguments.rows,
+                            tasks,
+                            {**chunks, **producer},
+                        )
+                        name = f"{runtime.name} (tasks.max: {tasks}{label})"
+                        runs.append((name, timing))
+                        print(
+                            line(name, timing, ceiling, "COPY")
+                            + f"  (load average {os.getloadavg()[0]:.1f})",
+                            flush=True,
+                        )
+                        print(line("  reading alone", again), flush=True)
+                dbz_snapshot, dbz_again = snapshot(
+                    debezium, database, bootstrap, "snap", arguments.rows, 1, producer
+                )
+                print(
+                    line(f"{debezium.name}{label}", dbz_snapshot, ceiling, "COPY")
+                    + f"  (load average {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
+                print(line("  reading alone", dbz_again), flush=True)
+                for name, timing in runs:
+                    print(f"  {name:34s} x{timing.rate / dbz_snapshot.rate:.2f} of {debezium.name}{label}")
 
 
 if __name__ == "__main__":

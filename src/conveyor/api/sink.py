@@ -160,6 +160,16 @@ class SinkTask(Task, HasContext[SinkTaskContext]):
         self.flush(current_offsets)
         return dict(current_offsets)
 
+    def max_poll_records(self, props: Mapping[str, str]) -> int | None:
+        """How many records, at most, the task wants from each poll of its consumer, for the task's
+        ``props``; ``None`` (the default) keeps the consumer's own default of 500.
+
+        Called before ``start``. A task that writes a poll's records in one unit (a transaction, a file)
+        uses it to make those units as large as its own batch setting. The connector's
+        ``consumer.override.max.poll.records`` still wins.
+        """
+        return None
+
     def open(self, partitions: Collection[TopicPartition]) -> None:
         """These partitions were assigned; set up writers for them before their first ``put``."""
 

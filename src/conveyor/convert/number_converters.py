@@ -26,6 +26,13 @@ class FixedWidthConverter(ConfiguredConverter):
     FORMAT: ClassVar[str]
     SCHEMA: ClassVar[Schema]
 
+    def __init_subclass__(cls, *, format: str | None = None, schema: Schema | None = None) -> None:
+        """``class IntConverter(FixedWidthConverter, format=">i", schema=...)`` sets both at once."""
+        super().__init_subclass__()
+        if format is not None and schema is not None:
+            cls.FORMAT = format
+            cls.SCHEMA = schema
+
     @property
     def type_name(self) -> str:
         """The Connect type named in errors, e.g. ``INT32``."""
@@ -62,25 +69,16 @@ class FixedWidthConverter(ConfiguredConverter):
         return SchemaAndValue(self.SCHEMA, struct.unpack(self.FORMAT, value)[0])
 
 
-class ShortConverter(FixedWidthConverter):
+class ShortConverter(FixedWidthConverter, format=">h", schema=OPTIONAL_INT16_SCHEMA):
     """INT16 as two big-endian bytes."""
 
-    FORMAT = ">h"
-    SCHEMA = OPTIONAL_INT16_SCHEMA
 
-
-class IntegerConverter(FixedWidthConverter):
+class IntegerConverter(FixedWidthConverter, format=">i", schema=OPTIONAL_INT32_SCHEMA):
     """INT32 as four big-endian bytes."""
 
-    FORMAT = ">i"
-    SCHEMA = OPTIONAL_INT32_SCHEMA
 
-
-class LongConverter(FixedWidthConverter):
+class LongConverter(FixedWidthConverter, format=">q", schema=OPTIONAL_INT64_SCHEMA):
     """INT64 as eight big-endian bytes."""
-
-    FORMAT = ">q"
-    SCHEMA = OPTIONAL_INT64_SCHEMA
 
 
 class _FloatingConverter(FixedWidthConverter):
@@ -88,25 +86,16 @@ class _FloatingConverter(FixedWidthConverter):
         return isinstance(value, float | int) and not isinstance(value, bool)
 
 
-class FloatConverter(_FloatingConverter):
+class FloatConverter(_FloatingConverter, format=">f", schema=OPTIONAL_FLOAT32_SCHEMA):
     """FLOAT32 as four big-endian IEEE 754 bytes."""
 
-    FORMAT = ">f"
-    SCHEMA = OPTIONAL_FLOAT32_SCHEMA
 
-
-class DoubleConverter(_FloatingConverter):
+class DoubleConverter(_FloatingConverter, format=">d", schema=OPTIONAL_FLOAT64_SCHEMA):
     """FLOAT64 as eight big-endian IEEE 754 bytes."""
 
-    FORMAT = ">d"
-    SCHEMA = OPTIONAL_FLOAT64_SCHEMA
 
-
-class BooleanConverter(FixedWidthConverter):
+class BooleanConverter(FixedWidthConverter, format=">?", schema=OPTIONAL_BOOLEAN_SCHEMA):
     """BOOLEAN as one byte, 1 for true and 0 for false; any other byte is refused."""
-
-    FORMAT = ">?"
-    SCHEMA = OPTIONAL_BOOLEAN_SCHEMA
 
     def _accepts(self, value: Any) -> bool:
         return isinstance(value, bool)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 
 from conveyor.data.errors import DataError
 from conveyor.data.schema import Schema, Type
@@ -21,6 +21,8 @@ _EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _ONE_MILLISECOND: Final = dt.timedelta(milliseconds=1)
 _MILLIS_PER_DAY: Final = 24 * 60 * 60 * 1000
 
+L = TypeVar("L")
+
 
 def _builder(schema_type: Type, logical_name: str) -> SchemaBuilder:
     from conveyor.data.builder import SchemaBuilder
@@ -31,6 +33,41 @@ def _builder(schema_type: Type, logical_name: str) -> SchemaBuilder:
 def _require_logical(schema: Schema, logical_name: str) -> None:
     if schema.name != logical_name:
         raise DataError(f"Requested conversion of {logical_name} object but the schema does not match.")
+
+
+class _FixedLogical(Generic[L]):
+    """A logical type over one fixed primitive schema: ``class Date(_FixedLogical[dt.date],
+    name=..., primitive=Type.INT32)``; subclasses convert values, this class checks the schema."""
+
+    LOGICAL_NAME: ClassVar[str]
+    SCHEMA: ClassVar[Schema]
+
+    def __init_subclass__(cls, *, name: str, primitive: Type) -> None:
+        super().__init_subclass__()
+        cls.LOGICAL_NAME = name
+        cls.SCHEMA = Schema(primitive, name=name, version=1)
+
+    @classmethod
+    def builder(cls) -> SchemaBuilder:
+        return _builder(cls.SCHEMA.type, cls.LOGICAL_NAME)
+
+    @classmethod
+    def from_logical(cls, schema: Schema, value: L) -> int:
+        _require_logical(schema, cls.LOGICAL_NAME)
+        return cls._to_raw(value)
+
+    @classmethod
+    def to_logical(cls, schema: Schema, raw: int) -> L:
+        _require_logical(schema, cls.LOGICAL_NAME)
+        return cls._from_raw(raw)
+
+    @classmethod
+    def _to_raw(cls, value: L) -> int:
+        raise NotImplementedError
+
+    @classmethod
+    def _from_raw(cls, raw: int) -> L:
+        raise NotImplementedError
 
 
 class Decimal:
@@ -94,19 +131,11 @@ def decimal_from_unscaled(unscaled: int, scale: int) -> decimal.Decimal:
     return decimal.Decimal((sign, digits, -scale))
 
 
-class Date:
+class Date(_FixedLogical[dt.date], name="org.apache.kafka.connect.data.Date", primitive=Type.INT32):
     """A calendar date stored as INT32: days since the Unix epoch."""
 
-    LOGICAL_NAME: Final = "org.apache.kafka.connect.data.Date"
-    SCHEMA: Final = Schema(Type.INT32, name=LOGICAL_NAME, version=1)
-
     @staticmethod
-    def builder() -> SchemaBuilder:
-        return _builder(Type.INT32, Date.LOGICAL_NAME)
-
-    @staticmethod
-    def from_logical(schema: Schema, value: dt.date) -> int:
-        _require_logical(schema, Date.LOGICAL_NAME)
+    def _to_raw(value: dt.date) -> int:
         if isinstance(value, dt.datetime):
             at_utc_midnight = value.time() == dt.time(0) and value.utcoffset() in (None, dt.timedelta(0))
             if not at_utc_midnight:
@@ -115,29 +144,19 @@ class Date:
         return (value - _EPOCH_DATE).days
 
     @staticmethod
-    def to_logical(schema: Schema, raw: int) -> dt.date:
-        _require_logical(schema, Date.LOGICAL_NAME)
+    def _from_raw(raw: int) -> dt.date:
         return _EPOCH_DATE + dt.timedelta(days=raw)
 
 
-class Time:
+class Time(_FixedLogical[dt.time], name="org.apache.kafka.connect.data.Time", primitive=Type.INT32):
     """A time of day stored as INT32: milliseconds since midnight."""
 
-    LOGICAL_NAME: Final = "org.apache.kafka.connect.data.Time"
-    SCHEMA: Final = Schema(Type.INT32, name=LOGICAL_NAME, version=1)
-
     @staticmethod
-    def builder() -> SchemaBuilder:
-        return _builder(Type.INT32, Time.LOGICAL_NAME)
-
-    @staticmethod
-    def from_logical(schema: Schema, value: dt.time) -> int:
-        _require_logical(schema, Time.LOGICAL_NAME)
+    def _to_raw(value: dt.time) -> int:
         return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
 
     @staticmethod
-    def to_logical(schema: Schema, raw: int) -> dt.time:
-        _require_logical(schema, Time.LOGICAL_NAME)
+    def _from_raw(raw: int) -> dt.time:
         if not 0 <= raw < _MILLIS_PER_DAY:
             raise DataError("Time values must be milliseconds from 0 up to (not including) 86400000")
         seconds, millis = divmod(raw, 1000)
@@ -146,25 +165,18 @@ class Time:
         return dt.time(hour, minute, second, millis * 1000)
 
 
-class Timestamp:
+class Timestamp(
+    _FixedLogical[dt.datetime], name="org.apache.kafka.connect.data.Timestamp", primitive=Type.INT64
+):
     """An instant stored as INT64: milliseconds since the Unix epoch; values are UTC-aware datetimes."""
 
-    LOGICAL_NAME: Final = "org.apache.kafka.connect.data.Timestamp"
-    SCHEMA: Final = Schema(Type.INT64, name=LOGICAL_NAME, version=1)
-
     @staticmethod
-    def builder() -> SchemaBuilder:
-        return _builder(Type.INT64, Timestamp.LOGICAL_NAME)
-
-    @staticmethod
-    def from_logical(schema: Schema, value: dt.datetime) -> int:
+    def _to_raw(value: dt.datetime) -> int:
         """Epoch milliseconds of ``value``; a naive datetime is read as UTC."""
-        _require_logical(schema, Timestamp.LOGICAL_NAME)
         return epoch_millis(value)
 
     @staticmethod
-    def to_logical(schema: Schema, raw: int) -> dt.datetime:
-        _require_logical(schema, Timestamp.LOGICAL_NAME)
+    def _from_raw(raw: int) -> dt.datetime:
         return _EPOCH + dt.timedelta(milliseconds=raw)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
+from operator import attrgetter
 from typing import Any, Final, Literal, Self
 
 from conveyor.data.headers import Header, Headers
@@ -34,6 +35,8 @@ def _as_headers(headers: Headers | Iterable[Header] | None) -> Headers:
         return headers
     return Headers(headers)
 
+
+_HEADERS_OR_NONE = attrgetter("_headers")
 
 _SLOT_NAMES: dict[type, tuple[str, ...]] = {}
 """Every slot of each record class, base classes first: computed once per class, used by every copy."""
@@ -110,6 +113,11 @@ class ConnectRecord:
     @property
     def has_headers(self) -> bool:
         return bool(self._headers)
+
+    @staticmethod
+    def any_has_headers(records: Iterable[ConnectRecord]) -> bool:
+        """Whether any of ``records`` has a header; read in C over the batch, not a property per record."""
+        return any(map(_HEADERS_OR_NONE, records))
 
     @classmethod
     def _slot_names(cls) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from conveyor.data import (
     OPTIONAL_INT8_SCHEMA,
     OPTIONAL_INT16_SCHEMA,
     OPTIONAL_INT32_SCHEMA,
+    OPTIONAL_INT64_SCHEMA,
     OPTIONAL_STRING_SCHEMA,
     STRING_SCHEMA,
     Date,
@@ -53,6 +54,10 @@ PRIMITIVES = (
     .field("text", STRING_SCHEMA)
     .field("otext", OPTIONAL_STRING_SCHEMA)
     .field("ranked", SchemaBuilder.int32().optional().default_value(5).build())
+    .field("big", OPTIONAL_INT64_SCHEMA)
+    .field("of32", OPTIONAL_FLOAT32_SCHEMA)
+    .field("nothing", OPTIONAL_INT64_SCHEMA)
+    .field("otherwise", OPTIONAL_STRING_SCHEMA)
     .build()
 )
 LOGICAL = (
@@ -66,8 +71,11 @@ LOGICAL = (
     .build()
 )
 
-texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
-floats = st.floats(allow_nan=True, allow_infinity=True)
+texts = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00") | st.sampled_from("\\\t\n\r"),
+    max_size=12,
+)
+floats = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, 1e16, 1e-7, 5e-324])
 FIELDS: dict[Schema, dict[str, st.SearchStrategy[Any]]] = {
     PRIMITIVES: {
         "i8": st.none() | st.integers(-(2**7), 2**7 - 1),
@@ -80,6 +88,10 @@ FIELDS: dict[Schema, dict[str, st.SearchStrategy[Any]]] = {
         "text": texts,
         "otext": st.none() | texts,
         "ranked": st.none() | st.integers(-(2**31), 2**31 - 1),
+        "big": st.none() | st.integers(-(2**63), 2**63 - 1),
+        "of32": st.none() | st.floats(width=32, allow_nan=True, allow_infinity=True),
+        "nothing": st.none(),
+        "otherwise": st.none() | st.just("\\N") | texts,
     },
     LOGICAL: {
         "f32": st.none() | st.floats(width=32),
@@ -154,7 +166,7 @@ def table_rows(server: PostgresServer, database: str, table: str) -> list[tuple[
 
 
 @pytest.mark.parametrize("schema", [PRIMITIVES, LOGICAL], ids=["primitives", "logical"])
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_column_path_writes_the_rows_of_the_record_path(
     postgres: PostgresServer, database: str, schema: Schema, data: st.DataObject

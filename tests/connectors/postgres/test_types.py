@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +23,8 @@ from conveyor.connectors.postgres.types import (
     read_as_text,
     zoned_timestamp,
 )
+from conveyor.convert.encoded_json import DEFAULT_OPTIONS
+from conveyor.convert.json_encode import compile_encoder, finish_json
 from conveyor.data import Schema, Type
 from conveyor.postgres_server import PostgresServer
 
@@ -131,6 +134,16 @@ def test_numeric_without_precision_is_a_variable_scale_decimal(database: Postgre
     assert decimal_from_variable_scale(value) == decimal.Decimal("-1234.5678")
 
 
+def test_a_numeric_with_more_digits_than_python_s_default_decimal_precision_reads_whole(
+    database: PostgresAddress,
+) -> None:
+    digits = "9" * 40 + "." + "1" * 20
+    _, free = read_column(database, "numeric", f"-{digits}")
+    assert decimal_from_variable_scale(free) == decimal.Decimal(f"-{digits}")
+    _, fixed = read_column(database, "numeric(60, 20)", digits)
+    assert fixed == decimal.Decimal(digits)
+
+
 @pytest.mark.parametrize(
     ("mode", "schema_type", "value"),
     [(DecimalHandlingMode.DOUBLE, Type.FLOAT64, 12.5), (DecimalHandlingMode.STRING, Type.STRING, "12.500")],
@@ -143,6 +156,50 @@ def test_decimal_handling_mode_double_and_string(
     )
     assert (schema.type, schema.name) == (schema_type, None)
     assert converted == value
+
+
+@pytest.mark.parametrize(
+    ("literal", "name"),
+    [("'NaN'", "NAN"), ("'Infinity'", "POSITIVE_INFINITY"), ("'-Infinity'", "NEGATIVE_INFINITY")],
+)
+def test_a_numeric_that_is_not_a_number_is_named_as_debezium_names_it_in_string_mode(
+    database: PostgresAddress, literal: str, name: str
+) -> None:
+    options = TypeOptions(decimal_handling_mode=DecimalHandlingMode.STRING)
+    assert read_column(database, "numeric", literal, options)[1] == name
+
+
+def test_the_elements_of_a_numeric_array_with_precision_are_decimals_of_its_scale(
+    database: PostgresAddress,
+) -> None:
+    schema, value = read_column(database, "numeric(6, 2)[]", "ARRAY[1.5, NULL]")
+    assert schema.value_schema is not None
+    assert dict(schema.value_schema.parameters) == {"scale": "2", "connect.decimal.precision": "6"}
+    assert value == [decimal.Decimal("1.50"), None]
+
+
+@pytest.mark.parametrize(
+    ("declaration", "literal", "length", "value"),
+    [
+        ("bit(3)[]", "'{101,NULL,011}'", "3", [b"\x05", None, b"\x03"]),
+        ("bit varying[]", "'{1,NULL,\"\",100000010}'", "2147483647", [b"\x01", None, b"", b"\x02\x01"]),
+        ("bit varying(12)[]", "'{100000010,NULL}'", "12", [b"\x02\x01", None]),
+    ],
+)
+def test_the_elements_of_a_bit_string_array_are_bits_of_the_column_s_length(
+    database: PostgresAddress, declaration: str, literal: str, length: str, value: list[bytes | None]
+) -> None:
+    schema, read = read_column(database, declaration, literal)
+    assert schema.value_schema is not None
+    assert schema.value_schema.name == "io.debezium.data.Bits"
+    assert dict(schema.value_schema.parameters) == {"length": length}
+    assert read == value
+
+
+def test_the_elements_of_a_single_bit_array_are_booleans(database: PostgresAddress) -> None:
+    schema, value = read_column(database, "bit(1)[]", "'{1,NULL,0}'")
+    assert schema.value_schema == Schema(Type.BOOLEAN, optional=True)
+    assert value == [True, None, False]
 
 
 def test_money_is_a_decimal_of_two_digits(database: PostgresAddress) -> None:
@@ -221,16 +278,24 @@ def test_timestamptz_is_a_zoned_timestamp_in_utc(database: PostgresAddress) -> N
     assert value == "2024-01-01T00:30:00.250000Z"
 
 
-def test_timetz_is_a_zoned_time_in_utc(database: PostgresAddress) -> None:
+def test_timetz_is_a_zoned_time_in_utc_with_as_few_fraction_digits_as_it_needs(
+    database: PostgresAddress,
+) -> None:
     schema, value = read_column(database, "timetz(3)", "'01:00:00.5-03'")
     assert schema.name == "io.debezium.time.ZonedTime"
-    assert value == "04:00:00.500Z"
+    assert value == "04:00:00.5Z"
+    assert read_column(database, "timetz", "'01:00:00+00'")[1] == "01:00:00Z"
 
 
 def test_arrays_are_connect_arrays_of_optional_elements(database: PostgresAddress) -> None:
     schema, value = read_column(database, "text[]", "ARRAY['a b', NULL, 'c,\"d']")
     assert schema.type is Type.ARRAY and schema.value_schema == Schema(Type.STRING, optional=True)
     assert value == ["a b", None, 'c,"d']
+
+
+def test_array_elements_keep_the_unicode_spaces_postgres_writes_unquoted(database: PostgresAddress) -> None:
+    _, value = read_column(database, "text[]", "ARRAY[E'\\u00a0', E'a\\u2003', ' b ']")
+    assert value == ["\u00a0", "a\u2003", " b "]
 
 
 def test_arrays_of_integers(database: PostgresAddress) -> None:
@@ -251,9 +316,46 @@ def test_a_type_without_mapping_says_how_to_leave_it_out(database: PostgresAddre
         ("2024-01-01 02:30:00.25+02", 6, "2024-01-01T00:30:00.250000Z"),
         ("2024-01-01 02:30:00+05:30", 3, "2023-12-31T21:00:00.000Z"),
         ("2024-01-01 00:00:00.123456+00", 0, "2024-01-01T00:00:00Z"),
+        ("0900-06-01 02:00:00+02", 0, "0900-06-01T00:00:00Z"),
+        ("0044-03-15 10:00:00.25+00 BC", 6, "-0043-03-15T10:00:00.250000Z"),
+        ("0001-01-01 01:00:00+02 BC", 3, "-0001-12-31T23:00:00.000Z"),
+        ("0001-12-31 23:59:59+00 BC", 0, "0000-12-31T23:59:59Z"),
+        ("10000-01-01 00:00:00-01", 0, "+10000-01-01T01:00:00Z"),
+        ("294276-12-31 23:59:59.999999+00", 6, "+294276-12-31T23:59:59.999999Z"),
     ],
 )
 def test_a_zoned_timestamp_is_the_instant_in_utc_whatever_the_server_s_time_zone(
     text: str, digits: int, expected: str
 ) -> None:
     assert zoned_timestamp(text, digits) == expected
+
+
+@pytest.mark.parametrize(
+    ("column_type", "text", "expected"),
+    [
+        ("date", "4713-01-01 BC", -2440550),  # Julian day 38 (day 0 is 4714-11-24 BC, proleptic Gregorian)
+        ("date", "0001-12-31 BC", -719163),
+        ("date", "0001-01-01 BC", -719528),  # 1 BC is a leap year: 366 days before 0001-01-01
+        ("date", "0001-01-01", -719162),
+        ("date", "9999-12-31", 2932896),
+        ("date", "10000-01-01", 2932897),
+        ("date", "5874897-12-31", 2145042905),
+        ("timestamp", "0001-12-31 23:59:59.999999 BC", -62135596800000001),
+        ("timestamp", "294247-01-10 04:00:54.775807", 2**63 - 1),
+        ("timestamp(3)", "294276-12-31 23:59:59.999", 9224318015999999),
+    ],
+)
+def test_dates_and_timestamps_bc_and_after_9999_count_from_the_epoch_in_the_proleptic_calendar(
+    database: PostgresAddress, column_type: str, text: str, expected: int
+) -> None:
+    _, value = read_column(database, column_type, f"'{text}'")
+    assert value == expected
+
+
+def test_the_largest_real_is_read_as_itself_not_beyond_float32_s_range(database: PostgresAddress) -> None:
+    """Its shortest text, ``3.4028235e+38``, read as a double lies above it: the float32 is kept exact, so
+    the converter writes ``3.4028235E38`` as Java does rather than an infinity."""
+    largest = struct.unpack(">f", bytes.fromhex("7f7fffff"))[0]
+    schema, value = read_column(database, "real", "'3.4028235e38'")
+    assert value == largest
+    assert finish_json(compile_encoder(schema, DEFAULT_OPTIONS)(value)) == "3.4028235E38"

@@ -95,7 +95,8 @@ def describe(cursor: Cursor, oid: int) -> TableInfo | None:
 
 
 def captured_tables(cursor: Cursor, filters: CaptureFilters) -> list[TableInfo]:
-    """The tables the filters select, in schema and name order."""
+    """The tables the filters select, in the order Debezium snapshots them: that of the first
+    ``table.include.list`` entry each matches, then schema and name."""
     cursor.execute(_TABLES_QUERY)
     tables = []
     for oid, schema, name, _identity in cursor.fetchall():
@@ -103,7 +104,7 @@ def captured_tables(cursor: Cursor, filters: CaptureFilters) -> list[TableInfo]:
             info = describe(cursor, oid)
             if info is not None:
                 tables.append(info)
-    return tables
+    return sorted(tables, key=lambda table: filters.include_rank(table.id.schema, table.id.table))
 
 
 def check_wal_level(cursor: Cursor) -> None:

@@ -13,9 +13,9 @@ from conveyor.api import (
     ConfigDef,
     ConfigType,
     Importance,
+    LambdaValidator,
     NonEmptyString,
     Range,
-    Validator,
 )
 from conveyor.connectors.postgres.connection import SSL_MODES, PostgresAddress
 from conveyor.connectors.postgres.types import (
@@ -90,65 +90,47 @@ _SNAPSHOT_ALIASES: Final = {"never": SnapshotMode.NO_DATA}
 """Older Debezium names still accepted for a mode."""
 
 
-class _PluginName(Validator):
-    def ensure_valid(self, name: str, value: Any) -> None:
-        if str(value).strip().lower() == "decoderbufs":
+def _check_plugin_name(name: str, value: Any) -> None:
+    if str(value).strip().lower() == "decoderbufs":
+        raise ConfigError(
+            f"{name}=decoderbufs needs Debezium's server extension, which Conveyor does not use: set "
+            f"{name}=pgoutput (built into PostgreSQL 10 and later; no extension to install)"
+        )
+    if str(value).strip().lower() != "pgoutput":
+        raise ConfigError(f"Invalid value {value} for configuration {name}: set {name}=pgoutput")
+
+
+def _check_topic_prefix(name: str, value: Any) -> None:
+    if value is None or not _TOPIC_PREFIX.match(str(value)):
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: the prefix of every topic name, "
+            "made of ASCII letters, digits, '.', '_' and '-' (e.g. dbserver1)"
+        )
+
+
+def _check_regexes(name: str, value: Any) -> None:
+    for pattern in split_list(value):
+        try:
+            re.compile(pattern)
+        except re.error as error:
             raise ConfigError(
-                f"{name}=decoderbufs needs Debezium's server extension, which Conveyor does not use: set "
-                f"{name}=pgoutput (built into PostgreSQL 10 and later; no extension to install)"
-            )
-        if str(value).strip().lower() != "pgoutput":
-            raise ConfigError(f"Invalid value {value} for configuration {name}: set {name}=pgoutput")
-
-    def __str__(self) -> str:
-        return "[pgoutput]"
+                f"Invalid value {pattern} for configuration {name}: not a regular expression ({error})"
+            ) from None
 
 
-class _TopicPrefix(Validator):
-    def ensure_valid(self, name: str, value: Any) -> None:
-        if value is None or not _TOPIC_PREFIX.match(str(value)):
+def _check_operations(name: str, value: Any) -> None:
+    for operation in split_list(value):
+        if operation not in _OPERATIONS:
             raise ConfigError(
-                f"Invalid value {value} for configuration {name}: the prefix of every topic name, "
-                "made of ASCII letters, digits, '.', '_' and '-' (e.g. dbserver1)"
+                f"Invalid value {operation} for configuration {name}: list operations among "
+                "c (create), u (update), d (delete), t (truncate), or none"
             )
 
-    def __str__(self) -> str:
-        return "a topic name prefix: [a-zA-Z0-9._-]+"
 
-
-class _Regexes(Validator):
-    def ensure_valid(self, name: str, value: Any) -> None:
-        for pattern in split_list(value):
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                raise ConfigError(
-                    f"Invalid value {pattern} for configuration {name}: not a regular expression ({error})"
-                ) from None
-
-    def __str__(self) -> str:
-        return "comma-separated regular expressions"
-
-
-class _Operations(Validator):
-    def ensure_valid(self, name: str, value: Any) -> None:
-        for operation in split_list(value):
-            if operation not in _OPERATIONS:
-                raise ConfigError(
-                    f"Invalid value {operation} for configuration {name}: list operations among "
-                    "c (create), u (update), d (delete), t (truncate), or none"
-                )
-
-    def __str__(self) -> str:
-        return "[c, u, d, t, none]"
-
-
-class _SnapshotMode(Validator):
-    def ensure_valid(self, name: str, value: Any) -> None:
-        snapshot_mode(str(value))
-
-    def __str__(self) -> str:
-        return "[" + ", ".join(mode.value for mode in SnapshotMode) + "]"
+_VALID_PLUGIN_NAME: Final = LambdaValidator(_check_plugin_name, "[pgoutput]")
+_VALID_TOPIC_PREFIX: Final = LambdaValidator(_check_topic_prefix, "a topic name prefix: [a-zA-Z0-9._-]+")
+_VALID_REGEXES: Final = LambdaValidator(_check_regexes, "comma-separated regular expressions")
+_VALID_OPERATIONS: Final = LambdaValidator(_check_operations, "[c, u, d, t, none]")
 
 
 def snapshot_mode(value: str) -> SnapshotMode:
@@ -159,6 +141,15 @@ def snapshot_mode(value: str) -> SnapshotMode:
         return alias
     parsed: SnapshotMode = parse_mode(SNAPSHOT_MODE_CONFIG, normalized, SnapshotMode)
     return parsed
+
+
+def _check_snapshot_mode(name: str, value: Any) -> None:
+    snapshot_mode(str(value))
+
+
+_VALID_SNAPSHOT_MODE: Final = LambdaValidator(
+    _check_snapshot_mode, "[" + ", ".join(mode.value for mode in SnapshotMode) + "]"
+)
 
 
 def split_list(value: Any) -> list[str]:
@@ -184,10 +175,10 @@ CONFIG_DEF: Final = (
     .define(SSLMODE_CONFIG, ConfigType.STRING, default="prefer",
         validator=CaseInsensitiveValidString.in_(*SSL_MODES), importance=Importance.MEDIUM,
         documentation="libpq's sslmode for the connections to PostgreSQL.")
-    .define(TOPIC_PREFIX_CONFIG, ConfigType.STRING, validator=_TopicPrefix(), importance=Importance.HIGH,
+    .define(TOPIC_PREFIX_CONFIG, ConfigType.STRING, validator=_VALID_TOPIC_PREFIX, importance=Importance.HIGH,
         documentation="Names the server: the prefix of every topic (<prefix>.<schema>.<table>) and the "
         'source partition of the offsets ({"server": <prefix>}).')
-    .define(PLUGIN_NAME_CONFIG, ConfigType.STRING, default="pgoutput", validator=_PluginName(),
+    .define(PLUGIN_NAME_CONFIG, ConfigType.STRING, default="pgoutput", validator=_VALID_PLUGIN_NAME,
         importance=Importance.MEDIUM,
         documentation="The logical decoding plugin; only pgoutput, built into PostgreSQL 10 and later.")
     .define(SLOT_NAME_CONFIG, ConfigType.STRING, default="debezium", validator=NonEmptyString(),
@@ -212,25 +203,25 @@ CONFIG_DEF: Final = (
         documentation="all_tables: create the publication FOR ALL TABLES when missing; filtered: create "
         "or update it for the captured tables; no_tables: create it without tables; disabled: never "
         "create it (it must exist).")
-    .define(SCHEMA_INCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
+    .define(SCHEMA_INCLUDE_CONFIG, ConfigType.STRING, default="", validator=_VALID_REGEXES,
         importance=Importance.MEDIUM,
         documentation="Regular expressions of the schemas to capture (all but system schemas by default).")
-    .define(SCHEMA_EXCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
+    .define(SCHEMA_EXCLUDE_CONFIG, ConfigType.STRING, default="", validator=_VALID_REGEXES,
         importance=Importance.MEDIUM, documentation="Regular expressions of schemas not to capture.")
-    .define(TABLE_INCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
+    .define(TABLE_INCLUDE_CONFIG, ConfigType.STRING, default="", validator=_VALID_REGEXES,
         importance=Importance.HIGH,
         documentation="Regular expressions matched against <schema>.<table> of the tables to capture.")
-    .define(TABLE_EXCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
+    .define(TABLE_EXCLUDE_CONFIG, ConfigType.STRING, default="", validator=_VALID_REGEXES,
         importance=Importance.MEDIUM,
         documentation="Regular expressions matched against <schema>.<table> of tables not to capture.")
-    .define(COLUMN_INCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
+    .define(COLUMN_INCLUDE_CONFIG, ConfigType.STRING, default="", validator=_VALID_REGEXES,
         importance=Importance.MEDIUM,
         documentation="Regular expressions matched against <schema>.<table>.<column> of the columns to keep.")
-    .define(COLUMN_EXCLUDE_CONFIG, ConfigType.STRING, default="", validator=_Regexes(),
+    .define(COLUMN_EXCLUDE_CONFIG, ConfigType.STRING, default="", validator=_VALID_REGEXES,
         importance=Importance.MEDIUM,
         documentation="Regular expressions matched against <schema>.<table>.<column> of columns to omit.")
     .define(SNAPSHOT_MODE_CONFIG, ConfigType.STRING, default=SnapshotMode.INITIAL.value,
-        validator=_SnapshotMode(), importance=Importance.MEDIUM,
+        validator=_VALID_SNAPSHOT_MODE, importance=Importance.MEDIUM,
         documentation="initial: snapshot the tables when there are no offsets, then stream; initial_only: "
         "snapshot, then stop streaming; no_data: stream only; always: snapshot at every start; "
         "when_needed: snapshot when there are no offsets or the slot cannot resume from them.")
@@ -252,7 +243,7 @@ CONFIG_DEF: Final = (
         "the same, times always in microseconds; connect: Connect's Date, Time and Timestamp (millis).")
     .define(MONEY_FRACTION_DIGITS_CONFIG, ConfigType.INT, default=2, validator=Range.at_least(0),
         importance=Importance.LOW, documentation="The scale of money values written as decimals.")
-    .define(SKIPPED_OPERATIONS_CONFIG, ConfigType.STRING, default="t", validator=_Operations(),
+    .define(SKIPPED_OPERATIONS_CONFIG, ConfigType.STRING, default="t", validator=_VALID_OPERATIONS,
         importance=Importance.LOW, documentation="Operations not to emit: c, u, d, t (truncate), or none.")
     .define(TOMBSTONES_ON_DELETE_CONFIG, ConfigType.BOOLEAN, default=True, importance=Importance.MEDIUM,
         documentation="Follow each delete event with a tombstone (the key, a null value) for compaction.")
@@ -379,6 +370,11 @@ class CaptureFilters:
         if not _selected(schema, self.schema_include, self.schema_exclude):
             return False
         return _selected(f"{schema}.{table}", self.table_include, self.table_exclude)
+
+    def include_rank(self, schema: str, table: str) -> int:
+        """The index of the first ``table.include.list`` entry the table matches (0 without a list)."""
+        name = f"{schema}.{table}"
+        return next((n for n, pattern in enumerate(self.table_include) if pattern.fullmatch(name)), 0)
 
     def captures_column(self, schema: str, table: str, column: str) -> bool:
         return _selected(f"{schema}.{table}.{column}", self.column_include, self.column_exclude)

@@ -77,6 +77,7 @@ from conveyor.connectors.postgres.snapshot_plan import (
     chunk_partition,
     plan_partition,
 )
+from conveyor.connectors.postgres.snapshot_prefetch import Prefetched
 from conveyor.connectors.postgres.snapshot_resume import ReadLater
 from conveyor.connectors.postgres.types import (
     PgType,
@@ -85,6 +86,7 @@ from conveyor.connectors.postgres.types import (
     column_mapping,
     load_types,
 )
+from conveyor.connectors.staged_validation import validate_in_stages
 from conveyor.data import SourceRecord, Struct
 
 PLAN_CHECK_INTERVAL_S = 1.0
@@ -146,7 +148,7 @@ class PostgresCdcSourceTask(SourceTask):
         self._settings: CdcSettings | None = None
         self._catalog: Any = None
         self._stream: ReplicationStream | None = None
-        self._snapshot: Iterator[list[SourceRecord]] | None = None
+        self._snapshot: Prefetched[list[SourceRecord]] | Iterator[list[SourceRecord]] | None = None
         self._reader: SnapshotReader | None = None
         self._plan: SnapshotPlan | None = None
         self._reading_slot: ReplicationStream | None = None
@@ -349,6 +351,12 @@ class PostgresCdcSourceTask(SourceTask):
 
     def _chunk_records(
         self, plan: SnapshotPlan, reader: SnapshotReader, tables: Mapping[TableId, TableInfo]
+    ) -> Prefetched[list[SourceRecord]]:
+        """:meth:`_read_chunks`, each batch read and built while the runtime writes the one before."""
+        return Prefetched(self._read_chunks(plan, reader, tables), f"snapshot-reader-{self._index}")
+
+    def _read_chunks(
+        self, plan: SnapshotPlan, reader: SnapshotReader, tables: Mapping[TableId, TableInfo]
     ) -> Iterator[list[SourceRecord]]:
         """This task's chunks not yet written, as batches of ``op`` r records; a chunk's last record
         marks it done. The chunks of a table share one set of schemas, so converters see them as one."""
@@ -375,13 +383,13 @@ class PostgresCdcSourceTask(SourceTask):
         events = self._table_events(table, columns)
         if events is None:
             return None
-        selects = self._json_selects(table, events) if reader.reads_utf8 else None
+        selects, reason = self._json_selects(table, events, reader)
         logger.info(
             "Snapshot of %s: %s",
             table.id,
-            "rows read as the JSON PostgreSQL writes, with COPY"
+            "rows read as the JSON PostgreSQL writes"
             if selects is not None
-            else "rows read with a cursor and converted",
+            else f"rows read with a cursor and converted ({reason})",
         )
         return events, selects
 
@@ -448,31 +456,42 @@ class PostgresCdcSourceTask(SourceTask):
             first = False
             batch = following
 
-    def _json_selects(self, table: TableInfo, events: TableEvents) -> _JsonSelects | None:
+    def _json_selects(
+        self, table: TableInfo, events: TableEvents, reader: SnapshotReader
+    ) -> tuple[_JsonSelects | None, str]:
         """What to select (as ``conveyor_row``) for PostgreSQL to write the JSON of a row's key and of its
-        ``after`` payload, when the runtime writes ``EncodedJson`` unchanged, the table has a key, and
-        PostgreSQL writes every captured column as the converter does (:mod:`snapshot_json`); else None."""
-        if not self._json_unchanged or not table.primary_key or events.key_schema is None:
-            return None
+        ``after`` payload, when the runtime writes ``EncodedJson`` unchanged, the server sends UTF-8, the
+        table has a key, and PostgreSQL writes every captured column as the converter does
+        (:mod:`snapshot_json`); else None and why not."""
+        if not self._json_unchanged:
+            return None, "the converters or transformations are not the JsonConverter's defaults alone"
+        if not reader.reads_utf8:
+            return None, "the server does not send UTF-8"
+        if not table.primary_key or events.key_schema is None:
+            return None, "no primary key"
         by_name = {column.name: column for column in table.columns}
         key: list[sql.Composable] = []
         value: list[sql.Composable] = []
         for column in events.columns:
             info = by_name.get(column.name)
             if info is None:
-                return None
+                return None, f"column {column.name} is not in the table's description"
+            pg_type = self._pg_type(info.type_oid)
             expression = json_expression(
-                self._pg_type(info.type_oid),
+                pg_type,
+                info.type_modifier,
                 self.settings.type_options,
                 sql.SQL("conveyor_row.{}").format(sql.Identifier(column.name)),
+                reader.server_version,
+                reader.money_scale,
             )
             if expression is None:
-                return None
+                return None, f"column {column.name} of type {pg_type.name} keeps the Connect value path"
             selected = sql.SQL("{} AS {}").format(expression, sql.Identifier(column.name))
             value.append(selected)
             if column.primary_key:
                 key.append(selected)
-        return sql.SQL(", ").join(key), sql.SQL(", ").join(value)
+        return (sql.SQL(", ").join(key), sql.SQL(", ").join(value)), ""
 
     def _bookkeeping_record(self, partition: Mapping[str, Any], offset: Mapping[str, Any]) -> SourceRecord:
         """A heartbeat record carrying an offset of the snapshot's own (its plan, its completion)."""
@@ -575,6 +594,8 @@ class PostgresCdcSourceTask(SourceTask):
 
     def _close_reading(self) -> None:
         """Close the snapshot's reader and the slot it reads at, where they are open."""
+        if isinstance(self._snapshot, Prefetched):
+            self._snapshot.close()
         if self._reader is not None:
             self._reader.close()
             self._reader = None
@@ -935,22 +956,7 @@ class PostgresCdcSourceConnector(SourceConnector):
 
     def validate(self, connector_configs: Mapping[str, str]) -> list[ConfigValue]:
         """Debezium's checks: the keys, then the database itself (login, wal_level, publication, tables)."""
-        values = CONFIG_DEF.validate(connector_configs)
-        if any(value.errors for value in values):
-            return values
-        by_name = {value.name: value for value in values}
-        try:
-            settings = CdcSettings.from_props(connector_configs)
-        except ConnectError as error:
-            by_name[HOSTNAME_CONFIG].add_error(str(error))
-            return values
-        try:
-            _check_database(settings)
-        except PostgresConnectionError as error:
-            by_name[HOSTNAME_CONFIG].add_error(str(error))
-        except _KeyedError as error:
-            by_name[error.key].add_error(str(error))
-        return values
+        return validate_in_stages(CONFIG_DEF, connector_configs, _settings_errors)
 
     def alter_offsets(
         self,
@@ -970,6 +976,21 @@ class _KeyedError(ConnectError):
     def __init__(self, key: str, message: str) -> None:
         super().__init__(message)
         self.key = key
+
+
+def _settings_errors(connector_configs: Mapping[str, str]) -> dict[str, list[str]]:
+    """The errors of keys valid on their own: of the keys together, then of the database they name."""
+    try:
+        settings = CdcSettings.from_props(connector_configs)
+    except ConnectError as error:
+        return {HOSTNAME_CONFIG: [str(error)]}
+    try:
+        _check_database(settings)
+    except PostgresConnectionError as error:
+        return {HOSTNAME_CONFIG: [str(error)]}
+    except _KeyedError as error:
+        return {error.key: [str(error)]}
+    return {}
 
 
 def _check_database(settings: CdcSettings) -> None:

@@ -217,7 +217,6 @@ class TableEvents:
         partition: Mapping[str, Any],
     ) -> SourceRecord:
         """One change event: ``op`` is c, u, d or r."""
-        now_ns = time.time_ns()
         source = self.source(position)
         envelope = Struct.unchecked(
             self.envelope_schema,
@@ -227,9 +226,7 @@ class TableEvents:
                 source,
                 None,
                 op,
-                now_ns // 1_000_000,
-                now_ns // 1_000,
-                now_ns,
+                *_event_times(),
             ],
         )
         key_row = after if after is not None else before
@@ -253,8 +250,7 @@ class TableEvents:
     ) -> list[SourceRecord]:
         """Snapshot reads (``op`` r) of rows at one position, ``source.snapshot`` from ``markers``: what
         rows share (the source block of a marker, the time) is built once for all of them."""
-        now_ns = time.time_ns()
-        times = (now_ns // 1_000_000, now_ns // 1_000, now_ns)
+        times = _event_times()
         sources: dict[str, Struct] = {}
         for marker in set(markers):
             sources[marker] = self.source(replace(position, snapshot=marker))
@@ -270,15 +266,7 @@ class TableEvents:
         if self.key_schema is not None:
             indexes = self.key_indexes
             keys = Struct.unchecked_many(self.key_schema, [[row[i] for i in indexes] for row in rows])
-        return SourceRecord.for_values(
-            self.topic,
-            envelopes,
-            offsets,
-            source_partition=partition,
-            value_schema=self.envelope_schema,
-            key_schema=self.key_schema,
-            keys=keys,
-        )
+        return self._snapshot_reads(envelopes, keys, offsets, partition)
 
     def encoded_read_records(
         self,
@@ -294,8 +282,7 @@ class TableEvents:
         them."""
         assert self.key_schema is not None
         converter, key_head = self._json_writer()
-        now_ns = time.time_ns()
-        times = (now_ns // 1_000_000, now_ns // 1_000, now_ns)
+        times = _event_times()
         parts: dict[str, tuple[bytes, bytes]] = {}
         for marker in set(markers):
             source = self.source(replace(position, snapshot=marker))
@@ -315,9 +302,19 @@ class TableEvents:
                 key = finish_json_bytes(key)
             values.append(EncodedJson(head + after + tail))
             keys.append(EncodedJson(key_head + key + b"}"))
+        return self._snapshot_reads(values, keys, offsets, partition)
+
+    def _snapshot_reads(
+        self,
+        envelopes: Sequence[Any],
+        keys: Sequence[Any] | None,
+        offsets: Sequence[Mapping[str, Any]],
+        partition: Mapping[str, Any],
+    ) -> list[SourceRecord]:
+        """The snapshot reads of these envelopes and keys, each at its offset, in one batch."""
         return SourceRecord.for_values(
             self.topic,
-            values,
+            envelopes,
             offsets,
             source_partition=partition,
             value_schema=self.envelope_schema,
@@ -386,6 +383,12 @@ class TableEvents:
 
 
 _NO_AFTER: Final = b'{"before":null,"after":null'
+
+
+def _event_times() -> tuple[int, int, int]:
+    """An envelope's ``ts_ms``, ``ts_us`` and ``ts_ns``: now, in the three precisions Debezium writes."""
+    now_ns = time.time_ns()
+    return now_ns // 1_000_000, now_ns // 1_000, now_ns
 
 
 def _unavailable(schema: Schema, fallback: Any) -> Any:

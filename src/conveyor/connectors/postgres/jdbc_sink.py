@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -49,6 +50,9 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     PostgresConnectionError,
 )
 """A lost or refused connection, a server shutting down, a deadlock: worth a retry on a new connection."""
+
+SEND_WAIT_S = 1.0
+"""How long ``put`` waits at most for the writer thread to have sent its batch's rows (see ``_send``)."""
 
 
 class JdbcSinkConnector(ConfiguredConnector, SinkConnector):
@@ -121,6 +125,11 @@ class JdbcSinkTask(ColumnSinkTask):
         self._retries_left = settings.max_retries
         self._connect()
 
+    def max_poll_records(self, props: Mapping[str, str]) -> int | None:
+        """``batch.size``: a poll's records are written in one transaction, whose fixed cost on the server
+        larger batches spread over more rows."""
+        return JdbcSinkSettings.parse(props).batch_size
+
     def open(self, partitions: Collection[TopicPartition]) -> None:
         """Take each partition's next generation and rewind to the offset the database holds for it."""
         self._settle()
@@ -185,7 +194,10 @@ class JdbcSinkTask(ColumnSinkTask):
         partition: TopicPartition,
         staged: tuple[RecordLayout, SinkRecord, str] | None,
     ) -> None:
-        """The staged batch to the writer thread, or its records written here when it was not staged."""
+        """The staged batch to the writer thread, or its records written here when it was not staged. Once the
+        writer thread has sent the rows (or after ``SEND_WAIT_S``: a lock may hold the transaction), the loop
+        goes on to the next batch: until then the writer thread needs the interpreter lock at every step of
+        the round trip while the server waits for the rows, and a loop busy converting holds it."""
         if staged is None:
             self._write_records(connection, batch.records())
             return
@@ -193,10 +205,12 @@ class JdbcSinkTask(ColumnSinkTask):
         table = self._tables.ready(connection, self._table_name(batch.topic), layout, where(first))
         generation = self._generation(partition) if self._offsets is not None else 0
         end = batch.offsets[-1] + 1
+        sent = threading.Event()
         future = self._writer_thread.submit(
-            self._commit_text, connection, partition, end, generation, table, layout, text
+            self._commit_text, connection, partition, end, generation, table, layout, text, sent
         )
-        self._in_flight = _InFlight(future, batch, partition, end)
+        self._in_flight = _InFlight(future, batch, partition, end, str(table.name))
+        sent.wait(SEND_WAIT_S)
 
     def _commit_text(
         self,
@@ -207,20 +221,24 @@ class JdbcSinkTask(ColumnSinkTask):
         table: TableInfo,
         layout: RecordLayout,
         text: str,
+        sent: threading.Event,
     ) -> None:
         """On the writer thread: the rows, and the partition's next offset if fenced by generation, in one
-        transaction sent as one query string (``Writer.commit_text``). On failure a commit is requested, so
-        that ``pre_commit`` soon writes the batch again even if no more records come."""
+        transaction sent as one query string (``Writer.commit_text``); ``sent`` is set once the rows are
+        sent, or the transaction is over. On failure a commit is requested, so that ``pre_commit`` soon
+        writes the batch again even if no more records come."""
         try:
             with connection.cursor() as cursor:
                 offsets = self._offsets
                 fence = None if offsets is None else offsets.fence(cursor, partition, end, generation)
                 connection.autocommit = True
                 try:
-                    self._writer.commit_text(cursor, table, layout, text, fence)
+                    self._writer.commit_text(cursor, table, layout, text, fence, sent.set)
                 finally:
+                    sent.set()
                     _end_transaction(connection, cursor)
         except BaseException as error:
+            sent.set()
             self.context.request_commit()
             if isinstance(error, psycopg2.Error) and self._offsets is not None:
                 fenced = self._offsets.fenced(error, [partition])
@@ -231,7 +249,8 @@ class JdbcSinkTask(ColumnSinkTask):
     def _settle(self) -> None:
         """Wait for the batch the writer thread holds. Committed, its partition advances; refused for a row,
         or cut off with the connection, it is left to be written record by record (which finds the bad
-        record, or retries) by the next ``put`` or ``pre_commit``; any other error fails the next ``put``."""
+        record, or retries) by the next ``put`` or ``pre_commit``; any other error fails the next ``put``
+        and ``pre_commit``."""
         in_flight, self._in_flight = self._in_flight, None
         if in_flight is None:
             return
@@ -246,7 +265,7 @@ class JdbcSinkTask(ColumnSinkTask):
             self._disconnect()
             self._unsettled = in_flight.batch
         except Exception as error:
-            self._failure = error
+            self._failure = _failed(in_flight, error)
             self._unsettled = in_flight.batch
         else:
             self._next[in_flight.partition] = in_flight.end
@@ -303,9 +322,12 @@ class JdbcSinkTask(ColumnSinkTask):
 
     def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
         """What ``put`` was given is committed in the database once the writer thread's batch settles and a
-        batch it left is written (see ``_write_unsettled``); with ``exactly.once`` the offsets are the
-        database's, without, those of a batch still unwritten are held back."""
+        batch it left is written (see ``_write_unsettled``); a batch that failed otherwise fails this call.
+        With ``exactly.once`` the offsets are the database's; without, those of a batch still unwritten are
+        held back."""
         self._settle()
+        if self._failure is not None:
+            raise self._failure
         self._write_unsettled()
         if self._offsets is None:
             held = dict(current_offsets)
@@ -506,6 +528,19 @@ class _InFlight:
     batch: SinkColumns
     partition: TopicPartition
     end: int
+    table: str
+
+
+def _failed(in_flight: _InFlight, error: Exception) -> Exception:
+    """The error that fails the task for a batch the database refused other than for a row's value: the
+    database's own message, with the table and the offsets (a fenced batch's error as it is)."""
+    if not isinstance(error, psycopg2.Error):
+        return error
+    batch = in_flight.batch
+    return ConnectError(
+        f"Writing records {batch.topic}-{batch.partition}@{batch.offsets[0]} to @{batch.offsets[-1]} into "
+        f"table {in_flight.table} failed: {first_line(error)}"
+    )
 
 
 def _end_transaction(connection: psycopg2.extensions.connection, cursor: psycopg2.extensions.cursor) -> None:

@@ -77,6 +77,7 @@ from conveyor.connectors.postgres.jdbc_tables import (
 )
 from conveyor.connectors.postgres.jdbc_types import TEXT_OIDS
 from conveyor.connectors.postgres.types import PgType, load_types, read_as_text
+from conveyor.connectors.staged_validation import validate_in_stages
 from conveyor.data import SourceRecord
 from conveyor.errors import ConfigError
 
@@ -242,27 +243,26 @@ class JdbcSourceConnector(SourceConnector):
         """Confluent's checks: each key, the keys together, and, where the database answers, the tables,
         columns and query the config names (a database that cannot be reached is the running
         connector's failure to report, not a reason to refuse the config)."""
-        values = JDBC_SOURCE_CONFIG.validate(connector_configs)
-        if any(value.errors for value in values):
-            return values
-        by_name = {value.name: value for value in values}
-        try:
-            settings = JdbcSourceSettings.parse(connector_configs)
-        except ConfigError as error:
-            by_name[error.name or CONNECTION_URL_CONFIG].errors.append(str(error))
-            return values
-        errors = offline_errors(settings)
-        unknown = unknown_table_types(settings.table_types)
-        if unknown:
-            errors.setdefault(TABLE_TYPES_CONFIG, []).append(
-                f"Unknown table type(s) {', '.join(unknown)}: use TABLE, PARTITIONED TABLE, VIEW, "
-                "MATERIALIZED VIEW or FOREIGN TABLE"
-            )
-        if not errors and not _has_placeholders(connector_configs):
-            errors = _database_errors(settings)
-        for key, messages in errors.items():
-            by_name[key].errors.extend(messages)
-        return values
+        return validate_in_stages(JDBC_SOURCE_CONFIG, connector_configs, _settings_errors)
+
+
+def _settings_errors(connector_configs: Mapping[str, str]) -> dict[str, list[str]]:
+    """The errors of keys valid on their own: of the keys together, then, unless those fail, of the
+    tables, columns and query in the database."""
+    try:
+        settings = JdbcSourceSettings.parse(connector_configs)
+    except ConfigError as error:
+        return {error.name or CONNECTION_URL_CONFIG: [str(error)]}
+    errors = offline_errors(settings)
+    unknown = unknown_table_types(settings.table_types)
+    if unknown:
+        errors.setdefault(TABLE_TYPES_CONFIG, []).append(
+            f"Unknown table type(s) {', '.join(unknown)}: use TABLE, PARTITIONED TABLE, VIEW, "
+            "MATERIALIZED VIEW or FOREIGN TABLE"
+        )
+    if not errors and not _has_placeholders(connector_configs):
+        errors = _database_errors(settings)
+    return errors
 
 
 def _has_placeholders(config: Mapping[str, str]) -> bool:

@@ -144,6 +144,13 @@ def unix_micros(postgres_micros: int) -> int:
     return postgres_micros + POSTGRES_EPOCH_MICROS
 
 
+_INT16: Final = struct.Struct("!h")
+_INT32: Final = struct.Struct("!i")
+_UINT32: Final = struct.Struct("!I")
+_INT64: Final = struct.Struct("!q")
+_UINT64: Final = struct.Struct("!Q")
+
+
 class _Reader:
     __slots__ = ("data", "position")
 
@@ -159,30 +166,25 @@ class _Reader:
     def char(self) -> str:
         return chr(self.byte())
 
-    def int16(self) -> int:
-        (value,) = struct.unpack_from("!h", self.data, self.position)
-        self.position += 2
+    def _number(self, layout: struct.Struct) -> int:
+        (value,) = layout.unpack_from(self.data, self.position)
+        self.position += layout.size
         return int(value)
+
+    def int16(self) -> int:
+        return self._number(_INT16)
 
     def int32(self) -> int:
-        (value,) = struct.unpack_from("!i", self.data, self.position)
-        self.position += 4
-        return int(value)
+        return self._number(_INT32)
 
     def uint32(self) -> int:
-        (value,) = struct.unpack_from("!I", self.data, self.position)
-        self.position += 4
-        return int(value)
+        return self._number(_UINT32)
 
     def int64(self) -> int:
-        (value,) = struct.unpack_from("!q", self.data, self.position)
-        self.position += 8
-        return int(value)
+        return self._number(_INT64)
 
     def uint64(self) -> int:
-        (value,) = struct.unpack_from("!Q", self.data, self.position)
-        self.position += 8
-        return int(value)
+        return self._number(_UINT64)
 
     def string(self) -> str:
         end = self.data.index(0, self.position)

@@ -17,6 +17,22 @@ import zoneinfo
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from conveyor.connectors.postgres.types import (
+    DEBEZIUM_DATE,
+    DEBEZIUM_JSON,
+    DEBEZIUM_MICRO_TIME,
+    DEBEZIUM_MICRO_TIMESTAMP,
+    DEBEZIUM_NANO_TIME,
+    DEBEZIUM_NANO_TIMESTAMP,
+    DEBEZIUM_TIME,
+    DEBEZIUM_TIMESTAMP,
+    DEBEZIUM_UUID,
+    DEBEZIUM_VARIABLE_SCALE_DECIMAL,
+    DEBEZIUM_XML,
+    DEBEZIUM_YEAR,
+    DEBEZIUM_ZONED_TIME,
+    DEBEZIUM_ZONED_TIMESTAMP,
+)
 from conveyor.data import DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
 from conveyor.data.logical import decimal_from_unscaled
 
@@ -24,21 +40,6 @@ Encoder = Callable[[Any], str]
 """A non-null value to one field of a ``COPY ... (FORMAT text)`` line (already escaped)."""
 
 NULL = "\\N"
-
-DEBEZIUM_DATE = "io.debezium.time.Date"
-DEBEZIUM_TIME = "io.debezium.time.Time"
-DEBEZIUM_MICRO_TIME = "io.debezium.time.MicroTime"
-DEBEZIUM_NANO_TIME = "io.debezium.time.NanoTime"
-DEBEZIUM_TIMESTAMP = "io.debezium.time.Timestamp"
-DEBEZIUM_MICRO_TIMESTAMP = "io.debezium.time.MicroTimestamp"
-DEBEZIUM_NANO_TIMESTAMP = "io.debezium.time.NanoTimestamp"
-DEBEZIUM_ZONED_TIMESTAMP = "io.debezium.time.ZonedTimestamp"
-DEBEZIUM_ZONED_TIME = "io.debezium.time.ZonedTime"
-DEBEZIUM_YEAR = "io.debezium.time.Year"
-DEBEZIUM_JSON = "io.debezium.data.Json"
-DEBEZIUM_UUID = "io.debezium.data.Uuid"
-DEBEZIUM_XML = "io.debezium.data.Xml"
-DEBEZIUM_VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
 
 _PRIMITIVE_TYPES: Mapping[Type, str] = {
     Type.INT8: "smallint",
@@ -70,7 +71,7 @@ _NAMED_TYPES: Mapping[str, str] = {
     DEBEZIUM_JSON: "jsonb",
     DEBEZIUM_UUID: "uuid",
     DEBEZIUM_XML: "xml",
-    DEBEZIUM_VARIABLE_DECIMAL: "numeric",
+    DEBEZIUM_VARIABLE_SCALE_DECIMAL: "numeric",
 }
 
 _EPOCH_DATE = dt.date(1970, 1, 1)
@@ -142,7 +143,7 @@ def _text_of(schema: Schema, timezone: zoneinfo.ZoneInfo) -> Callable[[Any], str
         return lambda value: _timestamp_text(value, 1, timezone)
     if name == DEBEZIUM_NANO_TIMESTAMP:
         return lambda value: _timestamp_text(value // 1000 if isinstance(value, int) else value, 1, timezone)
-    if name == DEBEZIUM_VARIABLE_DECIMAL:
+    if name == DEBEZIUM_VARIABLE_SCALE_DECIMAL:
         return _variable_decimal_text
     if name in _NAMED_TYPES and schema.type is Type.STRING:
         return str

@@ -117,12 +117,19 @@ class Writer:
         return copy_text(encoded)
 
     def commit_text(
-        self, cursor: Cursor, table: TableInfo, layout: RecordLayout, text: str, fence: str | None
+        self,
+        cursor: Cursor,
+        table: TableInfo,
+        layout: RecordLayout,
+        text: str,
+        fence: str | None,
+        on_sent: Callable[[], None],
     ) -> None:
         """Rows already as COPY text (``columns_text``) into ``table`` in a transaction of their own, sent
         as one query string (one round trip): ``BEGIN``, ``fence`` (a statement that fails to stop the
-        batch), ``COPY``, the merge when merging, ``COMMIT``. The connection must be in autocommit mode;
-        on an error the caller rolls back the transaction left open."""
+        batch), ``COPY``, the merge when merging, ``COMMIT``; ``on_sent`` is called once the rows are all
+        handed to the connection. The connection must be in autocommit mode; on an error the caller rolls
+        back the transaction left open."""
         statements = ["BEGIN"]
         if fence is not None:
             statements.append(fence)
@@ -133,7 +140,7 @@ class Writer:
             statements.append(self._copy_statement(cursor, sql.Identifier(table.stage), layout))
             statements.append(self._merge_statement(cursor, table, layout))
         statements.append("COMMIT")
-        cursor.copy_expert("; ".join(statements), io.StringIO(text), size=_COPY_BUFFER)
+        cursor.copy_expert("; ".join(statements), _Rows(text, on_sent), size=_COPY_BUFFER)
 
     def _guarded(
         self,
@@ -260,6 +267,20 @@ class Writer:
         names = sql.SQL(", ").join(map(sql.Identifier, layout.key_names))
         statement = sql.SQL("DELETE FROM {} WHERE ({}) IN (VALUES %s)").format(table.name.identifier(), names)
         psycopg2.extras.execute_values(cursor, statement.as_string(cursor), keys, page_size=len(keys))
+
+
+class _Rows(io.StringIO):
+    """COPY text that tells when it has been read to its end, that is when ``COPY`` has been sent it all."""
+
+    def __init__(self, text: str, on_end: Callable[[], None]) -> None:
+        super().__init__(text)
+        self._on_end = on_end
+
+    def read(self, size: int | None = -1) -> str:
+        chunk = super().read(size)
+        if not chunk:
+            self._on_end()
+        return chunk
 
 
 def _text(lines: list[str]) -> str:

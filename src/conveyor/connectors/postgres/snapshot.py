@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import types
 from collections.abc import Iterator, Sequence
 
 import psycopg2
@@ -16,13 +15,18 @@ from psycopg2 import sql
 
 from conveyor.connectors.postgres.catalog import CaptureError, TableInfo
 from conveyor.connectors.postgres.connection import PostgresAddress, connect, first_line
-from conveyor.connectors.postgres.snapshot_json import copy_fields, key_texts
+from conveyor.connectors.postgres.snapshot_json import key_texts
+from conveyor.connectors.postgres.snapshot_json_types import refused_reason
 from conveyor.connectors.postgres.snapshot_plan import Chunk
 from conveyor.connectors.postgres.types import read_as_text
+from conveyor.errors import ConnectError
 
 
 class SnapshotReader:
-    """A repeatable-read transaction on the exported snapshot, reading tables one after another."""
+    """A repeatable-read transaction on the exported snapshot, reading tables one after another; floats
+    come in their shortest exact text (``extra_float_digits`` 1, PostgreSQL 12's default) whatever the
+    server's setting, and no query is compiled to machine code (``jit`` off): each page's query is
+    planned anew, and the JSON expressions' estimated costs would have it compiled every time."""
 
     def __init__(self, address: PostgresAddress, snapshot_name: str, fetch_size: int) -> None:
         self._connection = connect(address, application_name="conveyor-snapshot")
@@ -32,9 +36,11 @@ class SnapshotReader:
             self._connection.set_session(isolation_level="REPEATABLE READ")
             with self._connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION SNAPSHOT %s", (snapshot_name,))
+                cursor.execute("SET LOCAL extra_float_digits = 1")
+                cursor.execute("SET LOCAL jit = off")
                 cursor.execute(
                     "SELECT txid_snapshot_xmax(txid_current_snapshot()), "
-                    "(extract(epoch FROM now()) * 1000000)::bigint"
+                    "(extract(epoch FROM now()) * 1000000)::bigint, scale('0'::money::numeric)"
                 )
                 row = cursor.fetchone()
         except psycopg2.Error as error:
@@ -45,6 +51,13 @@ class SnapshotReader:
         """The snapshot's first unassigned transaction id: the reader takes none of its own, as a
         transaction holding one would hold up the creation of a slot (a resumed snapshot's)."""
         self.started_us: int = row[1]
+        self.money_scale: int = row[2]
+        """The decimals of a ``money`` value in the session's ``lc_monetary``."""
+
+    @property
+    def server_version(self) -> int:
+        """The server's version number (``150004`` for 15.4)."""
+        return int(self._connection.server_version)
 
     @property
     def reads_utf8(self) -> bool:
@@ -126,20 +139,21 @@ class SnapshotReader:
         value_select: sql.Composable,
         chunk: Chunk,
         after: tuple[str, ...] | None,
-    ) -> Iterator[list[bytes]]:
+    ) -> Iterator[tuple[bytes, ...]]:
         """The rows of ``chunk`` of a table with a primary key, in key order, those after the key ``after``
         only: per row the key's columns in text form, then the JSON PostgreSQL writes of ``key_select``
-        and of ``value_select`` (select lists over the table as ``conveyor_row``). Read with ``COPY ... TO
-        STDOUT`` ``fetch_size`` rows at a time, each page after the last key of the one before."""
+        and of ``value_select`` (select lists over the table as ``conveyor_row``), all as the server's
+        bytes. Read ``fetch_size`` rows a query, each page after the last key of the one before, the page
+        fetched whole: a ``COPY`` would call back into Python, and take the GIL again, for every row."""
         key = table.primary_key
         assert key, "a table without a primary key is read with chunk_rows"
         qualified = [sql.SQL("conveyor_row.{}").format(sql.Identifier(name)) for name in key]
         select = sql.SQL(
-            "SELECT {key}, row_to_json(conveyor_key), row_to_json(conveyor_value) "
+            "SELECT {key}, row_to_json(conveyor_key)::text, row_to_json(conveyor_value)::text "
             "FROM {table} AS conveyor_row, LATERAL (SELECT {key_select}) AS conveyor_key, "
             "LATERAL (SELECT {value_select}) AS conveyor_value"
         ).format(
-            key=sql.SQL(", ").join(qualified),
+            key=sql.SQL(", ").join(sql.SQL("{}::text").format(column) for column in qualified),
             table=table.id.quoted(),
             key_select=key_select,
             value_select=value_select,
@@ -158,14 +172,16 @@ class SnapshotReader:
             statement = select
             if conditions:
                 statement += sql.SQL(" WHERE ") + sql.SQL(" AND ").join(conditions)
-            lines: list[bytes] = []
             with self._connection.cursor() as cursor:
+                psycopg2.extensions.register_type(psycopg2.extensions.BYTES, cursor)
                 try:
-                    query = cursor.mogrify(statement + order, params).decode("utf-8")
-                    cursor.copy_expert(f"COPY ({query}) TO STDOUT", types.SimpleNamespace(write=lines.append))
+                    cursor.execute(statement + order, params)
+                    rows: list[tuple[bytes, ...]] = cursor.fetchall()
                 except psycopg2.Error as error:
+                    reason = refused_reason(first_line(error))
+                    if reason is not None:
+                        raise ConnectError(f"Table {table.id}: {reason}") from error
                     raise _unreadable(table, error) from error
-            rows = [copy_fields(line) for line in lines]
             yield from rows
             if len(rows) < self._fetch_size:
                 return

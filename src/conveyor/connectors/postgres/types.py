@@ -19,6 +19,7 @@ from typing import Any, Final
 
 import psycopg2.extensions
 
+from conveyor.convert.json_text import to_float32
 from conveyor.data import (
     Date,
     Decimal,
@@ -35,10 +36,16 @@ from conveyor.errors import ConfigError, ConnectError
 Converter = Callable[[str], Any]
 """From a value's PostgreSQL text form (never ``NULL``) to its Connect value."""
 
-_EPOCH_DATE: Final = dt.date(1970, 1, 1)
 _EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _MICROS_PER_DAY: Final = 86_400_000_000
+_MIN_PYTHON_MICROS: Final = -62_135_596_800_000_000
+"""0001-01-01T00:00:00Z, the first instant Python's ``datetime`` holds."""
+_MAX_PYTHON_MICROS: Final = 253_402_300_800_000_000
+"""10000-01-01T00:00:00Z, the first instant after those Python's ``datetime`` holds."""
+_LONG_MAX: Final = 2**63 - 1
 _DAYS_PER_MONTH_AVG: Final = 365.25 / 12.0
+_EXACT: Final = decimal.Context(prec=decimal.MAX_PREC)
+"""Decimal arithmetic without rounding: a ``numeric`` holds up to 131,072 digits before its point."""
 DEFAULT_TIME_PRECISION: Final = 6
 """What PostgreSQL keeps of a time or timestamp without ``(p)``: microseconds."""
 
@@ -110,10 +117,13 @@ class UnsupportedTypeError(ConnectError):
 DEBEZIUM_DATE: Final = "io.debezium.time.Date"
 DEBEZIUM_TIME: Final = "io.debezium.time.Time"
 DEBEZIUM_MICRO_TIME: Final = "io.debezium.time.MicroTime"
+DEBEZIUM_NANO_TIME: Final = "io.debezium.time.NanoTime"
 DEBEZIUM_TIMESTAMP: Final = "io.debezium.time.Timestamp"
 DEBEZIUM_MICRO_TIMESTAMP: Final = "io.debezium.time.MicroTimestamp"
+DEBEZIUM_NANO_TIMESTAMP: Final = "io.debezium.time.NanoTimestamp"
 DEBEZIUM_ZONED_TIMESTAMP: Final = "io.debezium.time.ZonedTimestamp"
 DEBEZIUM_ZONED_TIME: Final = "io.debezium.time.ZonedTime"
+DEBEZIUM_YEAR: Final = "io.debezium.time.Year"
 DEBEZIUM_MICRO_DURATION: Final = "io.debezium.time.MicroDuration"
 DEBEZIUM_JSON: Final = "io.debezium.data.Json"
 DEBEZIUM_XML: Final = "io.debezium.data.Xml"
@@ -283,7 +293,7 @@ def _mapping(pg_type: PgType, modifier: int, options: TypeOptions) -> tuple[Sche
     if pg_type.base is not None:
         return _mapping(pg_type.base, modifier, options)
     if pg_type.element is not None:
-        element = column_mapping(pg_type.element, -1, True, options)
+        element = column_mapping(pg_type.element, element_modifier(pg_type.element, modifier), True, options)
         element_convert = element.convert
         return (
             Schema(Type.ARRAY, value_schema=element.schema),
@@ -311,12 +321,25 @@ def _mapping(pg_type: PgType, modifier: int, options: TypeOptions) -> tuple[Sche
         digits = _time_precision(modifier)
         return _named(Type.STRING, DEBEZIUM_ZONED_TIMESTAMP), lambda text: zoned_timestamp(text, digits)
     if name == "timetz":
-        digits = _time_precision(modifier)
-        return _named(Type.STRING, DEBEZIUM_ZONED_TIME), lambda text: zoned_time(text, digits)
+        return _named(Type.STRING, DEBEZIUM_ZONED_TIME), zoned_time
     raise UnsupportedTypeError(
         f"PostgreSQL type {pg_type.schema}.{pg_type.name} (oid {pg_type.oid}) has no Connect mapping; "
         "exclude the column with column.exclude.list"
     )
+
+
+_MODIFIED_ELEMENTS: Final = frozenset({"numeric", "bit", "varbit"})
+"""The element types whose array column's modifier is its elements' (PostgreSQL keeps it on the array)."""
+
+
+def element_modifier(element: PgType, modifier: int) -> int:
+    """The type modifier an array column's elements are mapped with: a ``numeric(p, s)[]``'s elements are
+    Decimals of the column's precision and scale, as Debezium maps them, a ``bit(n)[]``'s or
+    ``bit varying(n)[]``'s bit strings of its length (``Bits``, or booleans for ``bit(1)``); other elements
+    have none."""
+    while element.base is not None:
+        element = element.base
+    return modifier if element.name in _MODIFIED_ELEMENTS else -1
 
 
 def _time_precision(modifier: int) -> int:
@@ -340,8 +363,16 @@ def _decimal_mapping(name: str, modifier: int, options: TypeOptions) -> tuple[Sc
     return schema, lambda text: _rescaled(decimal.Decimal(text), scale)
 
 
+_SPECIAL_DECIMAL_NAMES: Final = {
+    "NaN": "NAN",
+    "Infinity": "POSITIVE_INFINITY",
+    "-Infinity": "NEGATIVE_INFINITY",
+}
+"""Debezium's names of the numerics that are not numbers, as ``decimal.handling.mode=string`` writes them."""
+
+
 def _plain_string(value: decimal.Decimal) -> str:
-    return format(value, "f") if value.is_finite() else str(value)
+    return format(value, "f") if value.is_finite() else _SPECIAL_DECIMAL_NAMES[str(value)]
 
 
 def _rescaled(value: decimal.Decimal, scale: int) -> decimal.Decimal:
@@ -353,7 +384,7 @@ def _rescaled(value: decimal.Decimal, scale: int) -> decimal.Decimal:
             f"numeric value {value} cannot be written as a Connect Decimal: set decimal.handling.mode "
             "to double or string"
         )
-    return value.quantize(decimal.Decimal(1).scaleb(-scale))
+    return value.quantize(decimal.Decimal(1).scaleb(-scale), context=_EXACT)
 
 
 def variable_scale_decimal(text: str) -> Struct:
@@ -366,7 +397,7 @@ def variable_scale_decimal(text: str) -> Struct:
         )
     exponent = value.as_tuple().exponent
     scale = -exponent if isinstance(exponent, int) and exponent < 0 else 0
-    value = value.quantize(decimal.Decimal(1).scaleb(-scale))
+    value = value.quantize(decimal.Decimal(1).scaleb(-scale), context=_EXACT)
     return Struct.unchecked(VARIABLE_SCALE_DECIMAL_SCHEMA, [scale, unscaled_bytes(value, scale)])
 
 
@@ -392,7 +423,7 @@ def _temporal_mapping(name: str, modifier: int, mode: TimePrecisionMode) -> tupl
     if name == "date":
         if mode is TimePrecisionMode.CONNECT:
             return Date.SCHEMA, parse_date
-        return _named(Type.INT32, DEBEZIUM_DATE), lambda text: (parse_date(text) - _EPOCH_DATE).days
+        return _named(Type.INT32, DEBEZIUM_DATE), epoch_days
     if name == "time":
         if mode is TimePrecisionMode.CONNECT:
             return Time.SCHEMA, lambda text: _time_of_day(micros_of_day(text))
@@ -400,10 +431,13 @@ def _temporal_mapping(name: str, modifier: int, mode: TimePrecisionMode) -> tupl
             return _named(Type.INT32, DEBEZIUM_TIME), lambda text: micros_of_day(text) // 1000
         return _named(Type.INT64, DEBEZIUM_MICRO_TIME), micros_of_day
     if mode is TimePrecisionMode.CONNECT:
-        return Timestamp.SCHEMA, lambda text: _EPOCH + dt.timedelta(microseconds=epoch_micros(text))
+        return (
+            Timestamp.SCHEMA,
+            lambda text: _EPOCH + dt.timedelta(microseconds=_in_python_years(text, epoch_micros(text))),
+        )
     if precision <= 3:
         return _named(Type.INT64, DEBEZIUM_TIMESTAMP), lambda text: epoch_micros(text) // 1000
-    return _named(Type.INT64, DEBEZIUM_MICRO_TIMESTAMP), epoch_micros
+    return _named(Type.INT64, DEBEZIUM_MICRO_TIMESTAMP), lambda text: _in_long(text, epoch_micros(text))
 
 
 def _time_of_day(micros: int) -> dt.time:
@@ -422,12 +456,72 @@ _UTC_TIMESTAMP: Final = re.compile(r"^(\d{4}-\d\d-\d\d) \d\d:\d\d:\d\d(?:\.(\d{1
 _TIMESTAMP: Final = re.compile(r"^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d{1,6})?)([+-][\d:]+)?( BC)?$")
 
 
-def parse_date(text: str) -> dt.date:
-    """A ``date`` in PostgreSQL's ISO output style (``DateStyle=ISO``, its default)."""
+def _civil_date(text: str) -> tuple[int, int, int]:
+    """Year (astronomical: 1 BC is 0, 2 BC is -1), month and day of a ``date`` in PostgreSQL's ISO output
+    style (``DateStyle=ISO``, its default)."""
     match = _DATE.match(text)
-    if match is None or match.group(4):
-        raise ConnectError(f"date {text!r} is outside what Conveyor reads: ISO dates of years 1 to 9999")
-    return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    if match is None:
+        _refuse_infinite("date", text)
+        raise ConnectError(f"date {text!r} is not in PostgreSQL's ISO output style")
+    year = int(match.group(1))
+    return (1 - year if match.group(4) else year), int(match.group(2)), int(match.group(3))
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date, as PostgreSQL counts them, any year."""
+    march_year = year - (month <= 2)
+    era = march_year // 400
+    year_of_era = march_year - era * 400
+    day_of_year = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146097 + day_of_era - 719468
+
+
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """The proleptic Gregorian year (astronomical), month and day ``days`` after 1970-01-01."""
+    shifted = days + 719468
+    era = shifted // 146097
+    day_of_era = shifted - era * 146097
+    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36524 - day_of_era // 146096) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    march_month = (5 * day_of_year + 2) // 153
+    day = day_of_year - (153 * march_month + 2) // 5 + 1
+    month = march_month + 3 if march_month < 10 else march_month - 9
+    return year_of_era + era * 400 + (month <= 2), month, day
+
+
+def epoch_days(text: str) -> int:
+    """Days since the epoch of a ``date``, BC and after 9999 too, with PostgreSQL's proleptic calendar."""
+    return _days_from_civil(*_civil_date(text))
+
+
+def parse_date(text: str) -> dt.date:
+    """A ``date`` as Python holds it: years 1 to 9999 only."""
+    year, month, day = _civil_date(text)
+    if not 1 <= year <= 9999:
+        raise ConnectError(f"date {text!r} is outside what Conveyor reads as a Connect Date: years 1 to 9999")
+    return dt.date(year, month, day)
+
+
+def _refuse_infinite(what: str, text: str) -> None:
+    if text in _INFINITIES:
+        raise ConnectError(f"{what} {text!r} is infinite: Conveyor does not write it")
+
+
+def _in_long(text: str, micros: int) -> int:
+    if micros > _LONG_MAX:
+        raise ConnectError(
+            f"timestamp {text!r} is beyond what a Connect int64 holds in microseconds since the epoch"
+        )
+    return micros
+
+
+def _in_python_years(text: str, micros: int) -> int:
+    if not _MIN_PYTHON_MICROS <= micros < _MAX_PYTHON_MICROS:
+        raise ConnectError(
+            f"timestamp {text!r} is outside what Conveyor reads as a Connect Timestamp: years 1 to 9999"
+        )
+    return micros
 
 
 def micros_of_day(text: str) -> int:
@@ -451,11 +545,10 @@ def _offset_seconds(text: str) -> int:
 def epoch_micros(text: str) -> int:
     """Microseconds since the epoch of a ``timestamp`` (read as UTC) or ``timestamptz`` (by its offset)."""
     match = _TIMESTAMP.match(text)
-    if match is None or match.group(4):
-        raise ConnectError(
-            f"timestamp {text!r} is outside what Conveyor reads: ISO timestamps of years 1 to 9999"
-        )
-    days = (parse_date(match.group(1)) - _EPOCH_DATE).days
+    if match is None:
+        _refuse_infinite("timestamp", text)
+        raise ConnectError(f"timestamp {text!r} is not in PostgreSQL's ISO output style")
+    days = epoch_days(match.group(1) + (match.group(4) or ""))
     micros = days * _MICROS_PER_DAY + micros_of_day(match.group(2))
     if match.group(3):
         micros -= _offset_seconds(match.group(3)) * 1_000_000
@@ -468,23 +561,41 @@ def _fraction(micros: int, digits: int) -> str:
     return "." + f"{micros:06d}"[:digits].ljust(digits, "0")
 
 
+_INFINITIES: Final = frozenset({"infinity", "-infinity"})
+
+
 def zoned_timestamp(text: str, digits: int = DEFAULT_TIME_PRECISION) -> str:
-    """Debezium's ``ZonedTimestamp``: the instant in UTC, ISO 8601, ``digits`` fractional digits."""
+    """Debezium's ``ZonedTimestamp``: the instant in UTC, ISO 8601, ``digits`` fractional digits;
+    ``infinity`` and ``-infinity`` as they are, as Debezium writes them."""
+    if text in _INFINITIES:
+        return text
     utc = _UTC_TIMESTAMP.match(text)
     if utc is not None:
         fraction = (utc.group(2) or "")[:digits].ljust(digits, "0")
         return f"{utc.group(1)}T{text[11:19]}{'.' + fraction if digits > 0 else ''}Z"
-    micros = epoch_micros(text)
-    instant = _EPOCH + dt.timedelta(microseconds=micros)
-    return instant.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(instant.microsecond, digits) + "Z"
+    days, micros = divmod(epoch_micros(text), _MICROS_PER_DAY)
+    year, month, day = _civil_from_days(days)
+    clock = _time_of_day(micros)
+    return f"{_iso_year(year)}-{month:02d}-{day:02d}T{clock:%H:%M:%S}{_fraction(clock.microsecond, digits)}Z"
 
 
-def zoned_time(text: str, digits: int = DEFAULT_TIME_PRECISION) -> str:
-    """Debezium's ``ZonedTime``: the time of day moved to UTC, ISO 8601, ``digits`` fractional digits."""
+def _iso_year(year: int) -> str:
+    """A year as Java's ISO formats write it: four digits at least, a sign before 0000 and after 9999."""
+    if year > 9999:
+        return f"+{year}"
+    if year < 0:
+        return f"-{-year:04d}"
+    return f"{year:04d}"
+
+
+def zoned_time(text: str) -> str:
+    """Debezium's ``ZonedTime``: the time of day moved to UTC, ISO 8601 with as few fractional digits as
+    the value needs (none for whole seconds), whatever the column's precision, as Java's ISO format."""
     local = micros_of_day(text)
     utc = (local - _offset_seconds(text[8:]) * 1_000_000) % _MICROS_PER_DAY
     clock = _time_of_day(utc)
-    return clock.strftime("%H:%M:%S") + _fraction(clock.microsecond, digits) + "Z"
+    fraction = f".{clock.microsecond:06d}".rstrip("0").rstrip(".")
+    return clock.strftime("%H:%M:%S") + fraction + "Z"
 
 
 _INTERVAL_PART: Final = re.compile(r"(-?\d+) (year|mon|day)s?")
@@ -549,6 +660,16 @@ def _float(text: str) -> float:
     return float(text)
 
 
+def _float32(text: str) -> float:
+    """A ``float4`` exactly: its shortest text read as a double may lie beyond it (``3.4028235e+38``, the
+    largest, above float32's range), where the converter would write an infinity."""
+    return to_float32(float(text))
+
+
+_ARRAY_SPACE: Final = " \t\n\r\v\f"
+"""The spaces PostgreSQL quotes array elements for; others (a no-break space) are text."""
+
+
 def parse_array(text: str) -> list[str | None]:
     """The elements of a one-dimensional array literal (``{1,"a b",NULL}``), as text; nested arrays are
     flattened in order."""
@@ -575,7 +696,7 @@ def parse_array(text: str) -> list[str | None]:
         end = index
         while end < length and text[end] not in ",}":
             end += 1
-        token = text[index:end].strip()
+        token = text[index:end].strip(_ARRAY_SPACE)
         items.append(None if token == "NULL" else token)
         index = end
     return items
@@ -591,7 +712,7 @@ _SIMPLE: Final[dict[str, tuple[Schema, Converter]]] = {
     "int4": (Schema(Type.INT32), int),
     "int8": (Schema(Type.INT64), int),
     "oid": (Schema(Type.INT64), int),
-    "float4": (Schema(Type.FLOAT32), _float),
+    "float4": (Schema(Type.FLOAT32), _float32),
     "float8": (Schema(Type.FLOAT64), _float),
     "text": (Schema(Type.STRING), str),
     "varchar": (Schema(Type.STRING), str),
