@@ -4,10 +4,13 @@ The real source path: ``FileStreamSourceTask`` polled by ``SourceTaskLoop`` (exa
 transaction per poll, string converters) into a one-partition topic of a real broker. The baseline hands
 the same lines, with timestamps, to a transactional confluent-kafka ``Producer`` in a tight ``produce``
 loop, the same number per transaction, offsets excluded: what librdkafka alone costs. CPU is this
-process's (its librdkafka threads included), which drifts much less than wall time on a shared machine.
-Starts a broker with ``conveyor.kafka_broker`` unless ``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
+process's (its librdkafka threads included), which drifts much less than wall time on a shared machine;
+the loop's records per second of wall time are printed beside it. ``--boundary interval`` makes the
+loop's transactions span polls (``transaction.boundary=interval``, ``--interval-ms`` each) while the
+baseline keeps one transaction per 2,000 lines. Starts a broker with ``conveyor.kafka_broker`` unless
+``CONVEYOR_KAFKA_BOOTSTRAP`` names one.
 
-    .venv/bin/python bench/source_loop_bench.py [--lines N] [--rounds N]
+    .venv/bin/python bench/source_loop_bench.py [--lines N] [--rounds N] [--boundary poll|interval]
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ BATCH_SIZE = 2000
 """Kafka's FileStreamSource default ``batch.size``: one poll, one transaction."""
 CONVEYOR = "Conveyor FileStreamSource loop, exactly-once"
 CONVEYOR_THREAD = "  of which the task loop's own thread"
+CONVEYOR_WALL = "Conveyor loop, records/s of wall time"
 BASELINE = "confluent-kafka produce, transactional"
 
 
@@ -53,19 +57,24 @@ class TimedFileSource(FileStreamSourceTask):
     control: LocalTaskControl
     cpu_started = 0.0
     thread_cpu_started = 0.0
+    wall_started = 0.0
 
     def poll(self) -> list[SourceRecord] | None:
         if not self.cpu_started:
             self.cpu_started = time.process_time()
             self.thread_cpu_started = time.thread_time()
+            self.wall_started = time.monotonic()
         records = super().poll()
         if records is None:
             self.control.set_target_state(TargetState.STOPPED)
         return records
 
 
-def conveyor_source(log: Log, path: Path, topic: str) -> tuple[float, float]:
-    """CPU seconds of the process, and of the loop's own thread, from the first poll to the last commit."""
+def conveyor_source(
+    log: Log, path: Path, topic: str, transactions: dict[str, str]
+) -> tuple[float, float, float]:
+    """CPU seconds of the process, and of the loop's own thread, and wall seconds, from the first poll
+    to the last commit."""
     worker = WorkerConfig.from_props(
         {
             "log.url": log.url,
@@ -77,26 +86,31 @@ def conveyor_source(log: Log, path: Path, topic: str) -> tuple[float, float]:
             "value.converter": STRING_CONVERTER,
         }
     )
-    config = {"name": topic, "file": str(path), "topic": topic, "batch.size": str(BATCH_SIZE)}
+    config = {"name": topic, "file": str(path), "topic": topic, "batch.size": str(BATCH_SIZE), **transactions}
     spec = TaskSpec(TaskId(topic, 0), TaskKind("source"), config, dict(config), worker)
     control = LocalTaskControl()
     task = TimedFileSource()
     task.control = control
     loop = SourceTaskLoop(spec, control, log, task)
     finished = threading.Event()
-    cpu_ended = thread_cpu_ended = 0.0
+    cpu_ended = thread_cpu_ended = wall_ended = 0.0
 
     def run() -> None:
-        nonlocal cpu_ended, thread_cpu_ended
+        nonlocal cpu_ended, thread_cpu_ended, wall_ended
         try:
             loop.run()
         finally:
             cpu_ended, thread_cpu_ended = time.process_time(), time.thread_time()
+            wall_ended = time.monotonic()
             finished.set()
 
     threading.Thread(target=run, daemon=True).start()
     finished.wait()
-    return cpu_ended - task.cpu_started, thread_cpu_ended - task.thread_cpu_started
+    return (
+        cpu_ended - task.cpu_started,
+        thread_cpu_ended - task.thread_cpu_started,
+        wall_ended - task.wall_started,
+    )
 
 
 def librdkafka_produce(bootstrap: str, topic: str, lines: list[bytes]) -> float:
@@ -133,8 +147,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--lines", type=int, default=300_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--boundary", choices=("poll", "interval"), default="poll")
+    parser.add_argument("--interval-ms", type=int, default=1000)
     arguments = parser.parse_args()
+    transactions = {"transaction.boundary": arguments.boundary}
+    if arguments.boundary == "interval":
+        transactions["transaction.boundary.interval.ms"] = str(arguments.interval_ms)
     costs: dict[str, list[float]] = {}
+    rates: list[float] = []
     with tempfile.TemporaryDirectory(prefix="source-loop-input-") as directory, broker() as bootstrap:
         path = Path(directory) / "input.txt"
         write_input(path, arguments.lines)
@@ -149,22 +169,27 @@ def main() -> None:
             measured: dict[str, float] = {}
             for side in ("ours", "theirs") if round_number % 2 == 0 else ("theirs", "ours"):
                 if side == "ours":
-                    process_cpu, thread_cpu = conveyor_source(log, path, ours)
+                    process_cpu, thread_cpu, wall = conveyor_source(log, path, ours, transactions)
                     measured[CONVEYOR] = process_cpu
                     measured[CONVEYOR_THREAD] = thread_cpu
+                    measured[CONVEYOR_WALL] = wall
                 else:
                     measured[BASELINE] = librdkafka_produce(bootstrap, namespace + theirs, lines)
             if round_number:
                 for name in (CONVEYOR, CONVEYOR_THREAD, BASELINE):
                     costs.setdefault(name, []).append(measured[name] * 1e6 / arguments.lines)
+                rates.append(arguments.lines / measured[CONVEYOR_WALL])
         log.close()
+    boundary = "per poll" if arguments.boundary == "poll" else f"per {arguments.interval_ms} ms"
     print(
-        f"{arguments.lines} lines, {BATCH_SIZE} per poll and transaction, one partition; "
+        f"{arguments.lines} lines, {BATCH_SIZE} per poll, a transaction {boundary}, one partition; "
         f"CPU us per record, median of {arguments.rounds} rounds (each round)"
     )
     for name, values in costs.items():
         rounds = ", ".join(f"{value:.2f}" for value in values)
         print(f"  {name:48s} {statistics.median(values):>6.2f}  ({rounds})")
+    rounds = ", ".join(f"{rate / 1000:.1f}k" for rate in rates)
+    print(f"  {CONVEYOR_WALL:48s} {statistics.median(rates) / 1000:>5.1f}k  ({rounds})")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ Two figures for each, both in rows per second: end to end, (a) from the create r
 query has read every record (its task metrics), (b) from ``start()`` until the query ends; and the
 query alone, Spark's own measure: rows over the ``triggerExecution`` time of the micro-batches that
 carried them (for (a) the task's ``rows-read`` over its ``processing-time-ms``). That leaves out
-starting the query, which for (a) includes starting the Python process that plans a Python streaming
-source's batches, about a second, paid once per connector start. Both run on one SparkSession
+starting the query, which for (a) includes the query's builder and the Python process that plans a
+Python streaming source's batches, forked from the driver's planner server (which the warm-up's query
+starts), paid once per connector start. Both run on one SparkSession
 (``local[P]``) after a warm-up, alternately, R rounds; the best round of each counts. Each round's
 figures and ratios are printed too, and the median of the rounds' end-to-end ratios, which a loaded
 machine moves less than the best rounds.

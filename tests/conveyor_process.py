@@ -117,3 +117,12 @@ def start_conveyor(
         worker.stop()
         raise
     return worker
+
+
+def start_standalone(
+    directory: Path, props: Mapping[str, str], startup_s: float, env: Mapping[str, str] | None = None
+) -> ConveyorProcess:
+    """`conveyor standalone` on ``props``, written to ``directory``/worker.properties, once it serves."""
+    properties = directory / "worker.properties"
+    properties.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
+    return start_conveyor(["standalone", "--no-status", str(properties)], directory, startup_s, env)

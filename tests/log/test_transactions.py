@@ -110,8 +110,9 @@ def test_read_uncommitted_sees_open_and_aborted_records(log: Log, topic: str) ->
     assert values_of(read_all(log, topic, "read_uncommitted")) == [b"aborted", b"open"]
 
 
-def test_read_committed_stops_at_the_last_stable_offset(log: Log, topic: str) -> None:
-    tp = TopicPartition(topic, 0)
+def open_before_a_committed_one(log: Log, topic: str) -> Producer:
+    """A transaction left open on partition 0 of ``topic``, then another producer's committed after it;
+    returns the open one's producer."""
     slow = transactional(log, "slow")
     slow.begin_transaction()
     slow.send(topic, b"open", partition=0)
@@ -120,6 +121,12 @@ def test_read_committed_stops_at_the_last_stable_offset(log: Log, topic: str) ->
     fast.begin_transaction()
     fast.send(topic, b"committed-after", partition=0)
     fast.commit_transaction()
+    return slow
+
+
+def test_read_committed_stops_at_the_last_stable_offset(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    slow = open_before_a_committed_one(log, topic)
     consumer = log.consumer(auto_offset_reset="earliest")
     consumer.assign([tp])
     assert consumer.poll() == []
@@ -127,6 +134,17 @@ def test_read_committed_stops_at_the_last_stable_offset(log: Log, topic: str) ->
     assert consumer.end_offsets([tp]) == {tp: 0}
     slow.commit_transaction()
     assert values_of(consumer.poll()) == [b"open", b"committed-after"]
+
+
+def test_high_watermarks_of_a_read_committed_reader_count_open_transactions(log: Log, topic: str) -> None:
+    tp = TopicPartition(topic, 0)
+    slow = open_before_a_committed_one(log, topic)
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign([tp])
+    assert consumer.high_watermarks([tp]) == {tp: 2 + control_records(log)}
+    assert consumer.end_offsets([tp]) == {tp: 0}
+    slow.abort_transaction()
+    assert consumer.high_watermarks([tp]) == {tp: 2 + 2 * control_records(log)}
 
 
 def test_init_transactions_fences_the_previous_producer_at_its_next_write(log: Log, topic: str) -> None:

@@ -1,6 +1,6 @@
 """Two `conveyor mirror` processes on one mm2.properties (KIP-710): the flow's group shares its tasks
-between them, each task running once, and when one is killed with SIGKILL the other takes its tasks
-over; cluster B ends up holding every record of A exactly once."""
+between them, each task running once, and when the one running the first source task is killed with
+SIGKILL the other takes its tasks over; cluster B ends up holding every record of A exactly once."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.worker.support import wait_until
 
 from conveyor.log import Log
 
-from .replication import compare, replicated_count
+from .replication import compare, distinct_replicated, replicated_count
 from .test_dedicated_mode import (
     PARTITIONS,
     REMOTE,
@@ -51,6 +51,13 @@ def task_workers(url: str) -> dict[int, str] | None:
     return {t["id"]: port_of(t["worker_id"]) for t in response.json()["tasks"] if t["state"] == "RUNNING"}
 
 
+def both_source_tasks_running(url: str, ids: list[str]) -> dict[int, str] | None:
+    """The source tasks' processes once both tasks run in the two processes (the group balances all the
+    flow's tasks, heartbeats and checkpoints included, so both may run in one)."""
+    placed = task_workers(url)
+    return placed if placed is not None and len(placed) == 2 and set(placed.values()) <= set(ids) else None
+
+
 def port_of(address: str) -> str:
     return address.rstrip("/").rsplit(":", 1)[1]
 
@@ -73,9 +80,9 @@ def test_two_processes_share_a_flow_and_one_survives_the_other_s_kill(
                 for log in logs
             ]
             ids = [port_of(url) for url in urls]
-            wait_until(
-                lambda: set((task_workers(urls[0]) or {}).values()) == set(ids),
-                "the flow's two tasks running, one in each process",
+            placed = wait_until(
+                lambda: both_source_tasks_running(urls[0], ids),
+                "the flow's two source tasks running, each in one of the processes",
                 WAIT_S,
                 every_s=1.0,
             )
@@ -83,10 +90,12 @@ def test_two_processes_share_a_flow_and_one_survives_the_other_s_kill(
             wait_until(
                 lambda: replicated_count(cluster_b, REMOTE) >= before + GROWTH, "replication", WAIT_S, 1.0
             )
-            kill_group(first)
+            victim = ids.index(placed[0])
+            survivor = 1 - victim
+            kill_group((first, second)[victim])
             wait_until(
-                lambda: task_workers(urls[1]) == {0: ids[1], 1: ids[1]},
-                "both tasks running in the surviving process",
+                lambda: task_workers(urls[survivor]) == {0: ids[survivor], 1: ids[survivor]},
+                "both source tasks running in the surviving process",
                 WAIT_S,
                 every_s=1.0,
             )
@@ -99,7 +108,10 @@ def test_two_processes_share_a_flow_and_one_survives_the_other_s_kill(
             )
             written = upstream.stop()
             wait_until(
-                lambda: replicated_count(cluster_b, REMOTE) >= written, f"{written} records in B", WAIT_S, 1.0
+                lambda: distinct_replicated(cluster_b, REMOTE) >= written,
+                f"{written} records in B",
+                WAIT_S,
+                1.0,
             )
         finally:
             for process in (first, second):

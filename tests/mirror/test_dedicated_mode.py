@@ -16,7 +16,7 @@ from tests.worker.support import wait_until
 
 from conveyor.log import Log
 
-from .replication import compare, replicated_count
+from .replication import compare, distinct_replicated, replicated_count
 from .upstream import UpstreamWriter
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -96,7 +96,7 @@ def test_dedicated_mode_killed_three_times_replicates_exactly_once(
     process = start_mirror_maker(properties)
     try:
         wait_until(
-            lambda: replicated_count(cluster_b, REMOTE) >= written, f"{written} records in B", WAIT_S, 1.0
+            lambda: distinct_replicated(cluster_b, REMOTE) >= written, f"{written} records in B", WAIT_S, 1.0
         )
     finally:
         kill_group(process)

@@ -34,7 +34,7 @@ from tests.worker.support import (
 from conveyor.cli.worker_process import StandaloneWorker
 from conveyor.log import Log, open_log
 
-from .replication import BYTES_CONVERTERS, PartitionReport, compare, replicated_count
+from .replication import BYTES_CONVERTERS, PartitionReport, compare, distinct_replicated, replicated_count
 from .upstream import UpstreamWriter
 
 pytestmark = pytest.mark.timeout(900)  # three task restarts each, on a busy machine
@@ -137,7 +137,7 @@ def run_with_kills(
                 wait_until(lambda v=victim: task_pid(worker, name) != v, "the task to run in a new process")
             written = upstream.stop()
             wait_until(
-                lambda: replicated_count(worker.log, remote) >= written,
+                lambda: distinct_replicated(worker.log, remote) >= written,
                 f"{written} records replicated",
                 DONE_WITHIN_S,
                 every_s=0.5,
@@ -180,7 +180,7 @@ def run_with_a_zombie(
                     os.kill(zombie, signal.SIGCONT)
             written = upstream.stop()
             wait_until(
-                lambda: replicated_count(worker.log, remote) >= written,
+                lambda: distinct_replicated(worker.log, remote) >= written,
                 f"{written} records replicated",
                 DONE_WITHIN_S,
                 every_s=0.5,

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from tests.conveyor_process import ConveyorProcess, start_conveyor
+from tests.conveyor_process import ConveyorProcess, start_standalone
 from tests.waiting import wait_until
 
 from .plugin_files import unique_module, versioned_plugin_source, write_plugin_directory
@@ -33,15 +33,13 @@ def worker(tmp_path_factory: pytest.TempPathFactory, module_name: str) -> Iterat
     plugin_path = directory / "plugins"
     for version in VERSIONS:
         write_plugin_directory(plugin_path, module_name, version, versioned_plugin_source(version))
-    properties = directory / "worker.properties"
     props = {
         "listeners": "http://127.0.0.1:0",
         "data.dir": str(directory / "data"),
         "plugin.path": str(plugin_path),
         "offset.flush.interval.ms": "500",
     }
-    properties.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
-    started = start_conveyor(["standalone", "--no-status", str(properties)], directory, STARTUP_S)
+    started = start_standalone(directory, props, STARTUP_S)
     try:
         yield started
     finally:

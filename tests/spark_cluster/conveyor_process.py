@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.conveyor_process import ConveyorProcess, start_conveyor
+from tests.conveyor_process import ConveyorProcess, start_standalone
 
 STARTUP_S = 240.0
 
@@ -17,12 +17,10 @@ STARTUP_S = 240.0
 @contextmanager
 def conveyor_standalone(directory: Path, props: dict[str, str]) -> Iterator[ConveyorProcess]:
     """Start `conveyor standalone` on ``props`` in ``directory``; stopped on the way out."""
-    properties = directory / "worker.properties"
-    properties.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
     env = {
         key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "PYSPARK", "SPARK_"))
     }
-    worker = start_conveyor(["standalone", "--no-status", str(properties)], directory, STARTUP_S, env)
+    worker = start_standalone(directory, props, STARTUP_S, env)
     try:
         yield worker
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conveyor.log import TopicPartition
-from conveyor.spark.streaming.progress import batches_after
+from conveyor.spark.streaming.progress import BatchProgress, batches_after, batches_since
 
 
 def ran(batch_id: int, rows: int, end: int) -> dict[str, Any]:
@@ -33,6 +33,27 @@ def test_every_batch_finished_since_the_last_look_is_returned_in_order() -> None
     reports = [ran(3, 10, 10), ran(4, 7, 17), ran(5, 7, 24)]
     assert [batch.batch_id for batch in batches_after(3, reports)] == [4, 5]
     assert [batch.num_input_rows for batch in batches_after(3, reports)] == [7, 7]
+
+
+def unread() -> list[dict[str, Any]]:
+    raise AssertionError("Spark's retained reports were read")
+
+
+def test_the_latest_report_alone_is_taken_when_it_is_the_next_batch() -> None:
+    (batch,) = batches_since(4, BatchProgress.of(ran(5, 3, 20)), unread)
+    assert (batch.batch_id, batch.num_input_rows) == (5, 3)
+
+
+def test_the_retained_reports_are_read_when_a_look_missed_a_batch() -> None:
+    reports = [ran(4, 7, 17), ran(5, 3, 20), ran(6, 2, 22)]
+    finished = batches_since(4, BatchProgress.of(reports[-1]), lambda: reports)
+    assert [batch.batch_id for batch in finished] == [5, 6]
+
+
+def test_the_retained_reports_are_read_after_an_idle_trigger() -> None:
+    reports = [ran(4, 7, 17), ran(5, 3, 20), idle(6)]
+    finished = batches_since(4, BatchProgress.of(reports[-1]), lambda: reports)
+    assert [batch.batch_id for batch in finished] == [5]
 
 
 def test_an_idle_trigger_is_not_a_batch_and_does_not_hide_the_batch_that_takes_its_id() -> None:

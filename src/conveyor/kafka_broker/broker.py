@@ -106,12 +106,9 @@ class KafkaBroker(Service):
         self.listener_ports = self.listener_ports or {name: next(chosen) for name in self._extra_listeners}
         properties = self._write_properties(controller_port=self._controller_port)
         self._format(properties)
-        self._jvm.start("kafka.Kafka", str(properties))
-        try:
-            self._wait_until_ready(timeout_s)
-        except BaseException:
-            self.stop()
-            raise
+        self._jvm.start(
+            "kafka.Kafka", str(properties), ready=lambda: self._wait_until_ready(timeout_s), abandon=self.stop
+        )
 
     def stop(self, timeout_s: float = 30.0) -> None:
         """Shut the broker down cleanly (SIGTERM runs Kafka's shutdown hook); kill it if it hangs."""

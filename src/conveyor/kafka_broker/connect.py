@@ -86,12 +86,12 @@ class KafkaConnect(Service):
         self.directory.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         properties = self._write_properties()
-        self._jvm.start("org.apache.kafka.connect.cli.ConnectDistributed", str(properties))
-        try:
-            self._wait_until_healthy(timeout_s)
-        except BaseException:
-            self.kill()
-            raise
+        self._jvm.start(
+            "org.apache.kafka.connect.cli.ConnectDistributed",
+            str(properties),
+            ready=lambda: self._wait_until_healthy(timeout_s),
+            abandon=self.kill,
+        )
 
     def stop(self, timeout_s: float = 60.0) -> None:
         """Shut down cleanly (SIGTERM runs Connect's shutdown hook: tasks stop, commit); kill if it hangs."""

@@ -7,6 +7,7 @@ import ctypes
 import signal
 import socket
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -77,7 +78,12 @@ class JavaProcess:
         text = self.output_file.read_text(errors="replace") if self.output_file.exists() else ""
         return text[-characters:]
 
-    def start(self, main_class: str, *arguments: str) -> None:
+    def start(
+        self, main_class: str, *arguments: str, ready: Callable[[], None], abandon: Callable[[], None]
+    ) -> None:
+        """Run ``main_class`` and return once ``ready`` does. If ``ready`` raises (or the wait is
+        interrupted), ``abandon`` ends the JVM before the error goes on: a failed start leaves none
+        running."""
         self._output = open(self.output_file, "ab")  # noqa: SIM115 - kept open while the JVM runs
         self._process = subprocess.Popen(
             [*java_command(self._distribution, "-Xms128m", f"-Xmx{self._heap}"), main_class, *arguments],
@@ -86,6 +92,11 @@ class JavaProcess:
             stdin=subprocess.DEVNULL,
             preexec_fn=die_with_parent,
         )
+        try:
+            ready()
+        except BaseException:
+            abandon()
+            raise
 
     def stop(self, timeout_s: float) -> None:
         """SIGTERM (the JVM's shutdown hooks run); kill it if it is not gone within ``timeout_s``."""

@@ -409,6 +409,12 @@ class Consumer(Closeable):
         """The end of each partition: last stable offset under read_committed, else the high watermark."""
 
     @abstractmethod
+    def high_watermarks(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """The high watermark of each partition whatever the isolation level: past every record written so
+        far, open transactions' included. A read_committed reader reaches it once every transaction open at
+        the call has ended (Kafka's KafkaBasedLog reads its topics to it)."""
+
+    @abstractmethod
     def close(self) -> None:
         """Release resources; the consumer cannot be used afterwards."""
 

@@ -19,6 +19,7 @@ from conveyor.api.plugin_metrics import monitor
 from conveyor.convert import ByteArrayConverter
 from conveyor.convert.encoded_json import EncodedJson, connect_value, writes_unchanged
 from conveyor.data import (
+    ConnectRecord,
     Headers,
     Schema,
     SchemaAndValue,
@@ -43,7 +44,6 @@ _KEY = attrgetter("key")
 _VALUE_SCHEMA = attrgetter("value_schema")
 _VALUE = attrgetter("value")
 _TIMESTAMP = attrgetter("timestamp")
-_HAS_HEADERS = attrgetter("has_headers")
 _DATA = attrgetter("data")
 
 
@@ -181,11 +181,16 @@ class RecordPipeline:
         batch = OutgoingBatch(topic, partition)
         keys: list[bytes | None] = []
         try:
+            encoded = self._writes_json_unchanged
             keys = _batch_from_connect(
-                self.key_converter, topic, list(map(_KEY_SCHEMA, group)), list(map(_KEY, group))
+                self.key_converter, topic, list(map(_KEY_SCHEMA, group)), list(map(_KEY, group)), encoded
             )
             values = _batch_from_connect(
-                self.value_converter, topic, list(map(_VALUE_SCHEMA, group)), list(map(_VALUE, group))
+                self.value_converter,
+                topic,
+                list(map(_VALUE_SCHEMA, group)),
+                list(map(_VALUE, group)),
+                encoded,
             )
             batch.values, batch.records = values, group
         except Exception:
@@ -203,7 +208,7 @@ class RecordPipeline:
             if nulls:
                 timestamps = [now if timestamp is None else timestamp for timestamp in timestamps]
             batch.timestamps = timestamps
-        if any(map(_HAS_HEADERS, batch.records)):
+        if ConnectRecord.any_has_headers(batch.records):
             batch.headers = [self._headers_to_log(r) for r in batch.records]
         return batch
 
@@ -351,13 +356,13 @@ class RecordPipeline:
 
 
 def _batch_from_connect(
-    converter: Converter, topic: str, schemas: list[Schema | None], values: list[Any]
+    converter: Converter, topic: str, schemas: list[Schema | None], values: list[Any], encoded: bool
 ) -> list[bytes | None]:
     """One converter call when the batch shares one schema, else one call per record; the bytes of
-    :class:`EncodedJson` values as they are."""
-    kinds = set(map(type, values))
-    if EncodedJson in kinds:
-        if len(kinds) == 1:
+    :class:`EncodedJson` values as they are, which only a pipeline that writes them unchanged
+    (``encoded``) still holds: any other read them back into Connect values before its transforms."""
+    if encoded and EncodedJson in map(type, values):
+        if set(map(type, values)) == {EncodedJson}:
             return list(map(_DATA, values))
         return [
             value.data if type(value) is EncodedJson else converter.from_connect_data(topic, schema, value)
@@ -375,8 +380,9 @@ def _batch_from_connect(
 def _with_connect_values(records: Sequence[SourceRecord]) -> Sequence[SourceRecord]:
     """The records with any :class:`EncodedJson` key or value read back into its Connect value, for a
     pipeline whose converters or transformations need it."""
-    kinds = set(map(type, map(_KEY, records))) | set(map(type, map(_VALUE, records)))
-    if EncodedJson not in kinds:
+    if EncodedJson not in map(type, map(_KEY, records)) and EncodedJson not in map(
+        type, map(_VALUE, records)
+    ):
         return records
     for record in records:
         if type(record.key) is EncodedJson:

@@ -2,7 +2,9 @@
 
 The records are read with the ``conveyor`` data source (Arrow batches, committed records only), whose
 value converter types the ``value`` column (JsonConverter envelopes are parsed a batch at a time by
-Arrow's JSON parser where that is exact, see ``conveyor.spark.datasource.envelopes``). The transform
+Arrow's JSON parser where that is exact, see ``conveyor.spark.datasource.envelopes``); the builder learns
+the keys' and values' types from the stored records once, on the driver, and gives the reader that
+schema, so that Spark's planning worker does not sample them again. The transform
 chain is compiled to Spark expressions when every stage has an equivalent, else it runs in Python over
 Arrow batches (``mapInArrow``). The result is the view ``records`` (the value's fields, or ``value``,
 plus ``kafka_topic``, ``kafka_partition``, ``kafka_offset``, ``kafka_timestamp``, ``kafka_key`` and
@@ -33,6 +35,7 @@ from conveyor.settings.converters import plugin_settings
 from conveyor.settings.names import consumer_group
 from conveyor.settings.worker_config import WorkerConfig
 from conveyor.spark.datasource import register
+from conveyor.spark.datasource.columns import record_schema
 from conveyor.spark.datasource.connect_types import UnsupportedSchemaError
 from conveyor.spark.datasource.decoding import sample_type
 from conveyor.spark.datasource.offsets import subscribed_partitions, to_json_dict
@@ -73,15 +76,19 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
                 return None
             starting = starting_offsets(admin, consumer_group(spec.id.connector), partitions)
             register(spark)
+            key_type = stored_key_type(log, partitions, key_converter)
+            value_type = sample_type(log, partitions, value_converter, False, "value")
             typed_reader = _with_converter(
                 _reader(spark, settings, log_url, starting), value_converter, "value.converter"
             )
-            if keys_have_a_type(log, partitions, key_converter):
+            if key_type is not None:
                 typed_reader = _with_converter(typed_reader, key_converter, "key.converter")
-            typed = (
-                _with_error_handling(typed_reader, spec.id.connector, config).load().select(*RECORD_COLUMNS)
-            )
-            records = compile_chain(typed, chain, config)
+            typed = _with_error_handling(
+                typed_reader.schema(record_schema(True, key_type, value_type)), spec.id.connector, config
+            ).load()
+            # Spark analyses each projection as it is made: without transforms, the output is the only one
+            records = compile_chain(typed.select(*RECORD_COLUMNS), chain, config) if chain.stages else typed
+            known_value_type = value_type if not chain.stages else None
             if records is None:
                 output = sample_output_schema(log, partitions, config, spec.worker_config)
                 if output is None:
@@ -89,13 +96,14 @@ def start_file_sink_query(spark: SparkSession, spec: TaskSpec) -> StreamingQuery
                 mapper = PythonChainMapper(spec.id.connector, dict(config), spec.worker_config, output)
                 raw = _reader(spark, settings, log_url, starting).load().select(*RECORD_COLUMNS)
                 records = raw.mapInArrow(mapper, output)
+                known_value_type = None
     finally:
         chain.close()
     if settings.sql:
-        records_view(records).createOrReplaceTempView(RECORDS_VIEW)
+        records_view(records, known_value_type).createOrReplaceTempView(RECORDS_VIEW)
         projected = spark.sql(settings.sql)
     else:
-        projected = value_columns(records)
+        projected = value_columns(records, known_value_type)
     writer = (
         projected.writeStream.format(settings.format)
         .option("checkpointLocation", settings.checkpoint_location)
@@ -186,31 +194,37 @@ def _with_converter(reader: DataStreamReader, spec: ConverterSpec, name: str) ->
     return typed
 
 
-def keys_have_a_type(log: Log, partitions: list[TopicPartition], spec: ConverterSpec) -> bool:
-    """Whether the stored keys give ``spec`` a Connect schema to type the key column by; else keys stay
-    bytes (all null so far, or schemaless)."""
+def stored_key_type(log: Log, partitions: list[TopicPartition], spec: ConverterSpec) -> DataType | None:
+    """The type the stored keys give ``spec`` through their Connect schema to type the key column by; None
+    where keys stay bytes (all null so far, or schemaless)."""
     try:
-        sample_type(log, partitions, spec, True, "key")
+        return sample_type(log, partitions, spec, True, "key")
     except (UnsupportedSchemaError, DataError):
-        return False
-    return True
+        return None
 
 
 def _value_fields(value_type: DataType) -> list[Column]:
+    """The value's fields as columns of their own (one star expression: a column per field would be a
+    few calls into the JVM each), or the value itself when it is not a struct."""
     if isinstance(value_type, StructType):
-        return [F.col("value")[name].alias(name) for name in value_type.fieldNames()]
+        return [F.col("value.*")]
     return [F.col("value")]
 
 
-def value_columns(records: DataFrame) -> DataFrame:
+def _value_type(records: DataFrame, known: DataType | None) -> DataType:
+    """The ``value`` column's type: ``known`` where the builder sampled it, else Spark's analysis of it."""
+    return known if known is not None else records.schema["value"].dataType
+
+
+def value_columns(records: DataFrame, known_value_type: DataType | None = None) -> DataFrame:
     """What is written without ``sql``: the value's fields (or the value itself)."""
-    return records.select(*_value_fields(records.schema["value"].dataType))
+    return records.select(*_value_fields(_value_type(records, known_value_type)))
 
 
-def records_view(records: DataFrame) -> DataFrame:
+def records_view(records: DataFrame, known_value_type: DataType | None = None) -> DataFrame:
     """The value's fields, then the record's coordinates as ``kafka_*`` columns (unless a field has
     that name): what ``sql`` reads as ``records``."""
-    value_type = records.schema["value"].dataType
+    value_type = _value_type(records, known_value_type)
     taken = set(value_type.fieldNames()) if isinstance(value_type, StructType) else {"value"}
     coordinates = [F.col(source).alias(name) for name, source in KAFKA_COLUMNS.items() if name not in taken]
     return records.select(*_value_fields(value_type), *coordinates)

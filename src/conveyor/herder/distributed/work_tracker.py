@@ -245,16 +245,12 @@ class WorkTracker:
             delay_s,
             error,
         )
-        self._herder.statuses.put_task(
-            task.connector,
-            task.task,
-            self._status(
-                State.UNASSIGNED,
-                f"Waiting to fence the zombie tasks of connector {task.connector} before starting; retrying "
-                f"in {delay_s:.1f} s after: {error}",
-            ),
-            safe=True,
+        waiting = self._status(
+            State.UNASSIGNED,
+            f"Waiting to fence the zombie tasks of connector {task.connector} before starting; retrying "
+            f"in {delay_s:.1f} s after: {error}",
         )
+        self._put_statuses([(task.connector, task.task, waiting)])
 
         start = self._fencing_starts.get(task)
 

@@ -197,6 +197,9 @@ class EmbeddedConsumer(ConsumerInterface):
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         return {tp: self._end_of(bounds) for tp, bounds in self._bounds(list(partitions)).items()}
 
+    def high_watermarks(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return {tp: bounds.high_watermark for tp, bounds in self._bounds(list(partitions)).items()}
+
     def close(self) -> None:
         if self._closed:
             return

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from typing import TypeVar
 
 from confluent_kafka import ConsumerGroupTopicPartitions, IsolationLevel, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
@@ -42,6 +44,16 @@ from conveyor.positions import TopicPartition
 REQUEST_TIMEOUT_S = 30.0
 _METADATA_WAIT_S = 30.0
 
+T = TypeVar("T")
+
+
+def _result(future: Future[T], what: str) -> T:
+    """The admin call's answer, or the log's error about ``what`` (e.g. ``Topic t1``) if it failed."""
+    try:
+        return future.result()
+    except KafkaException as error:
+        raise log_error(error, what) from error
+
 
 class KafkaAdmin(Admin):
     """Admin calls through one confluent-kafka ``AdminClient``, waiting until metadata shows their effect."""
@@ -71,10 +83,8 @@ class KafkaAdmin(Admin):
 
     def delete_topic(self, name: str) -> None:
         outer = self._names.outer(name)
-        try:
-            self._client.delete_topics([outer], request_timeout=REQUEST_TIMEOUT_S)[outer].result()
-        except KafkaException as error:
-            raise log_error(error, f"Topic {name}") from error
+        futures = self._client.delete_topics([outer], request_timeout=REQUEST_TIMEOUT_S)
+        _result(futures[outer], f"Topic {name}")
         self._wait_for(lambda: self._partition_count(outer) is None, f"topic {name} to be deleted")
 
     def cluster_id(self) -> str:
@@ -155,10 +165,9 @@ class KafkaAdmin(Admin):
                 producer.flush(0)
 
     def list_consumer_groups(self) -> list[str]:
-        try:
-            listing = self._client.list_consumer_groups(request_timeout=REQUEST_TIMEOUT_S).result()
-        except KafkaException as error:
-            raise log_error(error, "Listing consumer groups") from error
+        listing = _result(
+            self._client.list_consumer_groups(request_timeout=REQUEST_TIMEOUT_S), "Listing consumer groups"
+        )
         return sorted(
             self._names.inner(group.group_id) for group in listing.valid if self._names.owns(group.group_id)
         )
@@ -199,10 +208,8 @@ class KafkaAdmin(Admin):
 
     def delete_consumer_group(self, group_id: str) -> None:
         outer = self._names.outer(group_id)
-        try:
-            self._client.delete_consumer_groups([outer], request_timeout=REQUEST_TIMEOUT_S)[outer].result()
-        except KafkaException as error:
-            raise log_error(error, f"Group {group_id}") from error
+        futures = self._client.delete_consumer_groups([outer], request_timeout=REQUEST_TIMEOUT_S)
+        _result(futures[outer], f"Group {group_id}")
 
     def run_cleaner(self, topics: Iterable[str] | None = None) -> CleanerResult:
         """Kafka's brokers compact and apply retention in the background, on their own schedule: this call

@@ -394,6 +394,9 @@ class KafkaLogConsumer(Consumer):
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         return self._admin.end_offsets(partitions, self._read_committed)
 
+    def high_watermarks(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        return self._admin.end_offsets(partitions, read_committed=False)
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True

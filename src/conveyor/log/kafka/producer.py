@@ -35,7 +35,8 @@ DeliveryCallback = Callable[[RecordMetadata], None]
 
 #: The log's producer defaults (``Log.producer``), with what Kafka's Java producer does by default and
 #: librdkafka does not: idempotence (no reordering or duplicates on retries), and murmur2 partitioning of
-#: keyed records (a key lands where Java clients and the embedded log put it).
+#: keyed records (a key lands where Java clients and the embedded log put it). Compression stays Kafka's
+#: default, none: `compression.type` (or a connector's `producer.override.compression.type`) sets it.
 _DEFAULTS: dict[str, object] = {
     "enable.idempotence": True,
     "linger.ms": 5,

@@ -10,7 +10,7 @@ show the query's progress. Lag is how far the readable end of each partition is 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +74,17 @@ def batches_after(batch_id: int, reports: Iterable[Mapping[str, Any]]) -> list[B
     that ran no batch; those are left out (they did not execute ``addBatch``)."""
     later = {batch.batch_id: batch for batch in map(BatchProgress.of, reports) if batch.executed}
     return [later[key] for key in sorted(later) if key > batch_id]
+
+
+def batches_since(
+    batch_id: int, latest: BatchProgress, reports: Callable[[], Iterable[Mapping[str, Any]]]
+) -> list[BatchProgress]:
+    """The micro-batches Spark ran after ``batch_id``: the ``latest`` report alone when it is the very next
+    batch, else those of ``reports()`` (Spark's retained reports, ``recentProgress``, which pyspark reads
+    through py4j one report at a time: read only when a look missed a batch)."""
+    if latest.executed and latest.batch_id == batch_id + 1:
+        return [latest]
+    return batches_after(batch_id, reports())
 
 
 def _rate(value: Any) -> float:

@@ -19,13 +19,6 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from pyspark.sql import SparkSession
-from pyspark.sql.streaming.listener import (
-    QueryIdleEvent,
-    QueryProgressEvent,
-    QueryStartedEvent,
-    QueryTerminatedEvent,
-    StreamingQueryListener,
-)
 from pyspark.sql.streaming.query import StreamingQuery
 
 from conveyor.log import Log, TopicPartition, open_log
@@ -38,7 +31,9 @@ from conveyor.settings.connector_config import SinkTopics
 from conveyor.settings.names import consumer_group
 from conveyor.spark.datasource.offsets import subscribed_partitions
 from conveyor.spark.datasource.options import Subscription
-from conveyor.spark.streaming.progress import BatchProgress, batches_after, commit_to_group, lag
+from conveyor.spark.planner_server import PlannerServer
+from conveyor.spark.streaming.progress import BatchProgress, batches_since, commit_to_group, lag
+from conveyor.spark.streaming.wakeup import QueryWakeup
 
 logger = logging.getLogger(__name__)
 
@@ -52,25 +47,6 @@ LAG_INTERVAL_S: Final = 1.0
 QueryBuilder = Callable[[SparkSession, TaskSpec], StreamingQuery | None]
 """Starts a task's query on the session it is given (one per query); None when it cannot start yet
 (e.g. no record to learn the schema from)."""
-
-
-class _Wakeup(StreamingQueryListener):
-    """Wakes the watcher of a query when Spark reports progress or the end of the query."""
-
-    def __init__(self, wake: threading.Event) -> None:
-        self._wake = wake
-
-    def onQueryStarted(self, event: QueryStartedEvent) -> None:
-        """Nothing to report until a batch finishes."""
-
-    def onQueryProgress(self, event: QueryProgressEvent) -> None:
-        self._wake.set()
-
-    def onQueryIdle(self, event: QueryIdleEvent) -> None:
-        """Idle triggers change nothing the watcher reports."""
-
-    def onQueryTerminated(self, event: QueryTerminatedEvent) -> None:
-        self._wake.set()
 
 
 def is_query_task(spec: TaskSpec) -> bool:
@@ -119,7 +95,7 @@ class _QueryTask:
         self._query: StreamingQuery | None = None
         self._lock = threading.Lock()
         self._wake = threading.Event()
-        self._listening: tuple[SparkSession, _Wakeup] | None = None
+        self._listening: tuple[SparkSession, QueryWakeup] | None = None
         self._metrics: dict[str, Any] = {"state": "RUNNING"}
         self._reported_state: str | None = None
         self._last_batch = -1
@@ -186,7 +162,7 @@ class _QueryTask:
         """The query's own session, whose listener wakes the watcher as soon as a batch ends; kept while
         the builder waits for records, so that waiting does not pile up sessions and listeners."""
         if self._listening is None:
-            listener = _Wakeup(self._wake)
+            listener = QueryWakeup(self._wake)
             session = self._spark.newSession()
             session.streams.addListener(listener)
             self._listening = (session, listener)
@@ -206,7 +182,7 @@ class _QueryTask:
             updates |= report.metrics()
             if report.timestamp != self._last_report:
                 self._last_report = report.timestamp
-                self._account(log, batches_after(self._last_batch, query.recentProgress))
+                self._account(log, batches_since(self._last_batch, report, lambda: query.recentProgress))
         if time.monotonic() >= self._next_lag:
             self._next_lag = time.monotonic() + LAG_INTERVAL_S
             updates["lag"] = lag(log.admin(), self._subscription, self._positions)
@@ -265,6 +241,7 @@ class QueryTaskRunner(TaskRunner):
         build = query_builder_of(spec)
         if build is None:
             raise ValueError(f"Task {spec.id} is not a streaming query: no {STREAMING_QUERY_ATTRIBUTE}")
+        PlannerServer.ensure_started()
 
         def exited(ended: TaskSpec, outcome: TaskOutcome) -> None:
             with self._lock:

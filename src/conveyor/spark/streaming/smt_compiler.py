@@ -104,9 +104,11 @@ def compile_stage(
         return _filter(frame, stage, config)
     if stage.predicate is not None:
         return None
-    for klass, compiler, column in _COMPILERS:
-        if isinstance(stage.transformation, klass):
-            return compiler(frame, settings, column)
+    for compiler, on_value, on_key in _COMPILERS:
+        if isinstance(stage.transformation, on_value):
+            return compiler(frame, settings, VALUE)
+        if isinstance(stage.transformation, on_key):
+            return compiler(frame, settings, KEY)
     return None
 
 
@@ -270,17 +272,12 @@ def _filter(frame: DataFrame, stage: TransformationStage, config: Mapping[str, s
     return frame.filter(selects if stage.negate else ~selects)
 
 
-_COMPILERS: Final[tuple[tuple[type[Any], StageCompiler, str], ...]] = (
-    (ReplaceFieldValue, _replace_field, VALUE),
-    (InsertFieldValue, _insert_field, VALUE),
-    (MaskFieldValue, _mask_field, VALUE),
-    (ExtractFieldValue, _extract_field, VALUE),
-    (CastValue, _cast, VALUE),
-    (TimestampConverterValue, _timestamp_converter, VALUE),
-    (ReplaceFieldKey, _replace_field, KEY),
-    (InsertFieldKey, _insert_field, KEY),
-    (MaskFieldKey, _mask_field, KEY),
-    (ExtractFieldKey, _extract_field, KEY),
-    (CastKey, _cast, KEY),
-    (TimestampConverterKey, _timestamp_converter, KEY),
+_COMPILERS: Final[tuple[tuple[StageCompiler, type[Any], type[Any]], ...]] = (
+    (_replace_field, ReplaceFieldValue, ReplaceFieldKey),
+    (_insert_field, InsertFieldValue, InsertFieldKey),
+    (_mask_field, MaskFieldValue, MaskFieldKey),
+    (_extract_field, ExtractFieldValue, ExtractFieldKey),
+    (_cast, CastValue, CastKey),
+    (_timestamp_converter, TimestampConverterValue, TimestampConverterKey),
 )
+"""Each transformation the compiler knows: its compiler, and its ``$Value`` and ``$Key`` classes."""
