@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from tests.distributed.test_worker_group_chaos import TASKS, WAIT_S, assert_every_record_once, start_generator
 from tests.distributed.worker_group import worker_group
-from tests.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -24,5 +23,5 @@ def test_the_tasks_of_a_killed_worker_move_at_once_under_the_eager_protocol(tmp_
         victim = next(w for w in group.live() if any(t["worker_id"] == w.worker_id for t in status["tasks"]))
         victim.kill()
         group.remove(victim)
-        wait_until(lambda: group.tasks_running_on("eager", TASKS, group.live()), "tasks moved", WAIT_S)
+        group.wait_for_tasks_running("eager", TASKS, "tasks moved", WAIT_S)
         assert_every_record_once(group, "eager")

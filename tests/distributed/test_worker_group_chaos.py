@@ -46,7 +46,7 @@ def start_generator(group: WorkerGroup, name: str) -> None:
         follower, "POST", "/connectors", {"name": name, "config": generator(name, TASKS, RECORDS, RATE)}
     )
     assert response.status_code == 201, response.text
-    wait_until(lambda: group.tasks_running_on(name, TASKS, group.live()), f"{name}'s tasks running", WAIT_S)
+    group.wait_for_tasks_running(name, TASKS, f"{name}'s tasks running", WAIT_S)
 
 
 def assert_every_record_once(group: WorkerGroup, topic: str) -> None:
@@ -82,7 +82,7 @@ def test_the_tasks_of_a_killed_worker_run_on_the_others_and_nothing_is_lost_or_r
     victim = next(w for w in group.live() if any(t["worker_id"] == w.worker_id for t in status["tasks"]))
     victim.kill()
     group.remove(victim)
-    wait_until(lambda: group.tasks_running_on("killed-worker", TASKS, group.live()), "tasks moved", WAIT_S)
+    group.wait_for_tasks_running("killed-worker", TASKS, "tasks moved", WAIT_S)
     assert_every_record_once(group, "killed-worker")
     group.add_worker()
 

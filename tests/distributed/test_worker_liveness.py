@@ -166,7 +166,7 @@ def test_a_group_runs_every_task_again_after_its_broker_was_down_longer_than_the
             first, "POST", "/connectors", {"name": "gen", "config": generator(topic, 2, 900)}
         )
         assert response.status_code == 201, response.text
-        wait_until(lambda: group.tasks_running_on("gen", 2, group.live()), "both tasks running", 180.0)
+        group.wait_for_tasks_running("gen", 2, "both tasks running", 180.0)
 
         outage_broker.stop()
         wait_until(

@@ -100,6 +100,15 @@ class WorkerGroup:
             t["state"] == "RUNNING" and t["worker_id"] in ids for t in tasks
         )
 
+    def wait_for_tasks_running(self, connector: str, task_count: int, what: str, timeout_s: float) -> None:
+        """Wait until `tasks_running_on` the live workers holds; a timeout names the last status seen and
+        ends with each worker's last lines, since a group that never settles leaves its reason there."""
+        try:
+            wait_until(lambda: self.tasks_running_on(connector, task_count, self.live()), what, timeout_s)
+        except AssertionError as timeout:
+            tails = "\n".join(f"--- {w.worker_id}:\n{w.tail(40)}" for w in self.workers)
+            raise AssertionError(f"{timeout}; last status: {self.status(connector)}\n{tails}") from None
+
 
 @contextmanager
 def worker_group(directory: Path, size: int, **overrides: str) -> Iterator[WorkerGroup]:
