@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
 from conveyor.herder.api import Herder
+from conveyor.rest.change_routes import bodyless_change
 from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.openapi import (
     ConnectorStateInfoBody,
@@ -61,16 +62,9 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
     def task_status(connector: str, task: int) -> dict[str, Any]:
         return herder.cluster_task_status(connector, task).to_json()
 
-    @router.post(
-        "/tasks/{task}/restart",
-        status_code=204,
-        summary="Restart one task",
-        responses={**no_body(204, "Restarted"), **errors(409)},
-    )
-    @on_change_threads
-    def restart_task(connector: str, task: int) -> Response:
+    @bodyless_change(router.post, "/tasks/{task}/restart", 204, "Restart one task", "Restarted", errors(409))
+    def restart_task(connector: str, task: int) -> None:
         herder.restart_task(connector, task)
-        return Response(status_code=204)
 
     @router.post(
         "/restart",
@@ -97,32 +91,18 @@ def connector_lifecycle_router(herder: Herder) -> APIRouter:
             return Response(status_code=204)
         return JSONResponse(status_code=202, content=state.to_json())
 
-    @router.put(
-        "/pause",
-        status_code=202,
-        summary="Pause a connector and its tasks (idempotent)",
-        responses=no_body(202, "Pausing"),
-    )
-    @on_change_threads
-    def pause_connector(connector: str) -> Response:
+    @bodyless_change(router.put, "/pause", 202, "Pause a connector and its tasks (idempotent)", "Pausing")
+    def pause_connector(connector: str) -> None:
         herder.pause_connector(connector)
-        return Response(status_code=202)
 
-    @router.put(
-        "/resume",
-        status_code=202,
-        summary="Resume a paused or stopped connector (idempotent)",
-        responses=no_body(202, "Resuming"),
+    @bodyless_change(
+        router.put, "/resume", 202, "Resume a paused or stopped connector (idempotent)", "Resuming"
     )
-    @on_change_threads
-    def resume_connector(connector: str) -> Response:
+    def resume_connector(connector: str) -> None:
         herder.resume_connector(connector)
-        return Response(status_code=202)
 
-    @router.put("/stop", status_code=204, summary="Stop a connector and shut down its tasks (idempotent)")
-    @on_change_threads
-    def stop_connector(connector: str) -> Response:
+    @bodyless_change(router.put, "/stop", 204, "Stop a connector and shut down its tasks (idempotent)")
+    def stop_connector(connector: str) -> None:
         herder.stop_connector(connector)
-        return Response(status_code=204)
 
     return router

@@ -5,13 +5,14 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query, Request, Response
+from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse
 
 from conveyor.errors import BadRequestError, NotFoundError
 from conveyor.herder.api import Herder
 from conveyor.herder.entities import ConnectorInfo
 from conveyor.rest.bodies import ConfigPatch, ConnectorConfig, CreateConnectorRequest
+from conveyor.rest.change_routes import bodyless_change
 from conveyor.rest.change_threads import on_change_threads
 from conveyor.rest.connector_configs import connector_location, require_connector_class, with_connector_name
 from conveyor.rest.openapi import BODY_ERRORS, connector_info_body, errors
@@ -77,13 +78,9 @@ def connectors_router(herder: Herder) -> APIRouter:
     def connector_info(connector: str) -> dict[str, Any]:
         return herder.connector_info(connector).to_json()
 
-    @router.delete(
-        "/{connector:segment}", status_code=204, summary="Delete a connector", responses=errors(404)
-    )
-    @on_change_threads
-    def delete_connector(connector: str) -> Response:
+    @bodyless_change(router.delete, "/{connector:segment}", 204, "Delete a connector", responses=errors(404))
+    def delete_connector(connector: str) -> None:
         herder.delete_connector(connector)
-        return Response(status_code=204)
 
     @router.get("/{connector:segment}/config", summary="A connector's config", responses=errors(404))
     def connector_config(connector: str) -> dict[str, str]:

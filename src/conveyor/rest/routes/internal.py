@@ -13,11 +13,11 @@ import json
 from collections.abc import Collection
 from typing import Any, Protocol
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends
 
 from conveyor.errors import BadRequestError
 from conveyor.herder.distributed.peer_views import WorkerView
-from conveyor.rest.change_threads import on_change_threads
+from conveyor.rest.change_routes import bodyless_change
 from conveyor.rest.internal_requests import InternalRequestVerifier
 from conveyor.rest.openapi import errors
 from conveyor.storage.config_records import SessionKey
@@ -60,27 +60,25 @@ def internal_router(herder: InternalHerder) -> APIRouter:
 
     connectors = APIRouter(prefix="/connectors/{connector:segment}")
 
-    @connectors.post(
+    @bodyless_change(
+        connectors.post,
         "/tasks",
-        status_code=204,
-        summary="Write task configs generated on another worker (internal; leader only; signed)",
+        204,
+        "Write task configs generated on another worker (internal; leader only; signed)",
         responses=errors(404, 409),
     )
-    @on_change_threads
-    def put_task_configs(connector: str, body: bytes = Depends(verifier)) -> Response:
+    def put_task_configs(connector: str, body: bytes = Depends(verifier)) -> None:
         herder.put_task_configs(connector, _task_configs(body))
-        return Response(status_code=204)
 
-    @connectors.put(
+    @bodyless_change(
+        connectors.put,
         "/fence",
-        status_code=204,
-        summary="Fence the connector's older task producers (internal; leader only; signed; KIP-618)",
+        204,
+        "Fence the connector's older task producers (internal; leader only; signed; KIP-618)",
         responses=errors(404, 409),
     )
-    @on_change_threads
-    def fence_zombies(connector: str, body: bytes = Depends(verifier)) -> Response:
+    def fence_zombies(connector: str, body: bytes = Depends(verifier)) -> None:
         herder.fence_zombies(connector)
-        return Response(status_code=204)
 
     router.include_router(connectors)
     return router

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter
 
 from conveyor.herder.api import Herder
-from conveyor.rest.change_threads import on_change_threads
-from conveyor.rest.openapi import errors, no_body
+from conveyor.rest.change_routes import bodyless_change
+from conveyor.rest.openapi import errors
 
 TAG = "topics"
 
@@ -22,15 +22,8 @@ def topics_router(herder: Herder) -> APIRouter:
     def active_topics(connector: str) -> dict[str, Any]:
         return {connector: {"topics": herder.connector_active_topics(connector)}}
 
-    @router.put(
-        "/reset",
-        status_code=202,
-        summary="Forget the topics a connector has used",
-        responses=no_body(202, "Forgotten"),
-    )
-    @on_change_threads
-    def reset_active_topics(connector: str) -> Response:
+    @bodyless_change(router.put, "/reset", 202, "Forget the topics a connector has used", "Forgotten")
+    def reset_active_topics(connector: str) -> None:
         herder.reset_connector_active_topics(connector)
-        return Response(status_code=202)
 
     return router
