@@ -94,16 +94,12 @@ class KafkaGroupCoordinator(GroupCoordinator):
             .array(list((assignments or {}).items()), lambda w, a: w.string(a[0]).bytes_(a[1]))  # type: ignore[index]
             .build()
         )
-        reader = self._call(group_id, SYNC_GROUP, 3, body, REQUEST_S * 2)
-        reader.int32()
-        self._check(reader.int16(), group_id, f"member {member_id}")
+        reader = self._checked_call(group_id, SYNC_GROUP, 3, body, REQUEST_S * 2, f"member {member_id}")
         return reader.bytes_() or b""
 
     def heartbeat(self, group_id: str, generation: int, member_id: str) -> None:
         body = Writer().string(self._names.outer(group_id)).int32(generation).string(member_id).string(None)
-        reader = self._call(group_id, HEARTBEAT, 3, body.build(), REQUEST_S)
-        reader.int32()
-        self._check(reader.int16(), group_id, f"member {member_id}")
+        self._checked_call(group_id, HEARTBEAT, 3, body.build(), REQUEST_S, f"member {member_id}")
 
     def leave_group(self, group_id: str, member_id: str) -> None:
         leaving = [member_id]
@@ -115,9 +111,7 @@ class KafkaGroupCoordinator(GroupCoordinator):
                 lambda w, m: w.string(m).string(None),  # type: ignore[arg-type]
             )
         )
-        reader = self._call(group_id, LEAVE_GROUP, 3, body.build(), REQUEST_S)
-        reader.int32()
-        self._check(reader.int16(), group_id, f"member {member_id}")
+        reader = self._checked_call(group_id, LEAVE_GROUP, 3, body.build(), REQUEST_S, f"member {member_id}")
         for _ in range(reader.count()):
             reader.string()
             reader.string()
@@ -125,6 +119,15 @@ class KafkaGroupCoordinator(GroupCoordinator):
 
     def _call(self, group_id: str, api_key: int, version: int, body: bytes, timeout_s: float) -> Reader:
         return self._coordinators.call(self._names.outer(group_id), GROUP, api_key, version, body, timeout_s)
+
+    def _checked_call(
+        self, group_id: str, api_key: int, version: int, body: bytes, timeout_s: float, about: str
+    ) -> Reader:
+        """The answer read past its throttle time and error code; raises that error, if any."""
+        reader = self._call(group_id, api_key, version, body, timeout_s)
+        reader.int32()
+        self._check(reader.int16(), group_id, about)
+        return reader
 
     @staticmethod
     def _check(error: int, group_id: str, about: str) -> None:
