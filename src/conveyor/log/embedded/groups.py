@@ -115,10 +115,7 @@ class EmbeddedGroupCoordinator(GroupCoordinator):
             _evict_expired(conn, group_id, now)
             group, member = _require_member(conn, group_id, member_id)
             if generation != group.generation:
-                raise IllegalGenerationError(
-                    f"Group {group_id}: member {member_id} syncs generation {generation}, "
-                    f"the group is at {group.generation}"
-                )
+                raise _illegal_generation(group, member_id, "syncs", generation)
             _touch(conn, group_id, member_id, now)
             if group.state == PREPARING_REBALANCE:
                 error = _rebalancing(group_id)
@@ -149,10 +146,7 @@ class EmbeddedGroupCoordinator(GroupCoordinator):
             _evict_expired(conn, group_id, now)
             group, _ = _require_member(conn, group_id, member_id)
             if generation != group.generation:
-                error = IllegalGenerationError(
-                    f"Group {group_id}: member {member_id} heartbeats generation {generation}, "
-                    f"the group is at {group.generation}"
-                )
+                error = _illegal_generation(group, member_id, "heartbeats", generation)
             else:
                 _touch(conn, group_id, member_id, now)
                 if group.state == PREPARING_REBALANCE:
@@ -243,6 +237,16 @@ def _load_members(conn: sqlite3.Connection, group_id: str) -> dict[str, _Member]
         row[0]: _Member(row[0], unpack_named_bytes(row[1]), row[2], row[3], row[4], bool(row[5]), *row[6:])
         for row in rows
     }
+
+
+def _illegal_generation(
+    group: _Group, member_id: str, action: str, generation: int
+) -> IllegalGenerationError:
+    """The error of a member that ``action``s (syncs, heartbeats) an old generation of ``group``."""
+    return IllegalGenerationError(
+        f"Group {group.group_id}: member {member_id} {action} generation {generation}, "
+        f"the group is at {group.generation}"
+    )
 
 
 def _require_member(conn: sqlite3.Connection, group_id: str, member_id: str) -> tuple[_Group, _Member]:
