@@ -102,18 +102,24 @@ class PartitionOffsets:
 
 
 @dataclass(frozen=True, slots=True)
-class JoinResult:
-    """What a member learns from a completed join round; ``members`` is filled for the leader only."""
+class GroupMembership:
+    """A member's place in one generation of a group: its id, the leader's, and the protocol chosen."""
 
     generation: int
     member_id: str
     leader_id: str
     protocol: str
-    members: Mapping[str, bytes]
 
     @property
     def is_leader(self) -> bool:
         return self.member_id == self.leader_id
+
+
+@dataclass(frozen=True, slots=True)
+class JoinResult(GroupMembership):
+    """What a member learns from a completed join round; ``members`` is filled for the leader only."""
+
+    members: Mapping[str, bytes]
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from conveyor.log.api import GroupCoordinator, JoinResult
+from conveyor.log.api import GroupCoordinator, GroupMembership, JoinResult
 from conveyor.log.errors import (
     CoordinatorUnavailableError,
     IllegalGenerationError,
@@ -35,18 +35,10 @@ RETRY_BACKOFF_MAX_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
-class Assignment:
+class Assignment(GroupMembership):
     """What a member was given in a completed rebalance."""
 
-    generation: int
-    member_id: str
-    leader_id: str
-    protocol: str
     data: bytes
-
-    @property
-    def is_leader(self) -> bool:
-        return self.member_id == self.leader_id
 
 
 Assignor = Callable[[JoinResult], Mapping[str, bytes]]
