@@ -110,6 +110,9 @@ def _regex_list(name: str, value: Any) -> None:
             ) from None
 
 
+_VALID_REGEX_LIST: Final = LambdaValidator(_regex_list, "a valid comma-separated list of regular expressions")
+
+
 def _numeric_mapping(name: str, value: Any) -> None:
     if value is not None:
         ValidString([m.value for m in NumericMapping]).ensure_valid(name, str(value).lower())
@@ -212,13 +215,13 @@ JDBC_SOURCE_CONFIG: Final = (
         documentation="List of tables to exclude from copying. If specified, table.whitelist may not be set.",
         group=_DATABASE, order_in_group=7)
     .define(TABLE_INCLUDE_LIST_CONFIG, ConfigType.LIST, default="",
-        validator=LambdaValidator(_regex_list, "a valid comma-separated list of regular expressions"),
+        validator=_VALID_REGEX_LIST,
         importance=Importance.MEDIUM,
         documentation="Regular expressions matching the fully-qualified names (schema.table) of the tables "
         "to copy. If specified, table.whitelist and table.blacklist cannot be set.", group=_DATABASE,
         order_in_group=8)
     .define(TABLE_EXCLUDE_LIST_CONFIG, ConfigType.LIST, default="",
-        validator=LambdaValidator(_regex_list, "a valid comma-separated list of regular expressions"),
+        validator=_VALID_REGEX_LIST,
         importance=Importance.MEDIUM,
         documentation="Regular expressions matching the fully-qualified names of tables not to copy; "
         "applies to the tables table.include.list matches and requires it.", group=_DATABASE,
