@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conveyor.metrics.sampled_stats import MetricWindow, SampledStat, TotalRate
+from conveyor.metrics.sampled_stats import Meter, MetricWindow, SampledStat, TotalRate
 
 
 class Clock:
@@ -63,3 +63,11 @@ def test_a_reported_total_is_rated_by_its_increases_and_a_reset_counts_from_zero
     rate.observe(400)
     rate.observe(50)
     assert rate.rate() == pytest.approx(450 / 30)
+
+
+def test_a_meter_totals_every_count_while_its_rate_covers_only_the_window(clock: Clock) -> None:
+    meter = Meter(MetricWindow(30.0, 2), clock)
+    meter.record(600)
+    clock.now += 90
+    meter.record(300)
+    assert (meter.total, meter.rate()) == (900, pytest.approx(300 / 30))

@@ -93,6 +93,21 @@ class SampledStat:
         return sum(sample.total for sample in live) / elapsed if elapsed > 0 else 0.0
 
 
+class Meter:
+    """A count kept both as a running total and as a rate over the window, as Kafka's `Meter`."""
+
+    def __init__(self, window: MetricWindow = DEFAULT_WINDOW, clock: Clock = time.monotonic) -> None:
+        self.total = 0
+        self._stat = SampledStat(window, clock)
+
+    def record(self, count: int) -> None:
+        self.total += count
+        self._stat.record(count)
+
+    def rate(self) -> float:
+        return self._stat.rate()
+
+
 class TotalRate:
     """The rate of a cumulative total that is reported from elsewhere (a task on an executor): each new
     total records its increase; a total that went down (a new task incarnation) counts from zero."""

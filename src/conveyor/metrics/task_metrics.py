@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from conveyor.api.plugin_metrics import PluginMetricsHolder
-from conveyor.metrics.sampled_stats import DEFAULT_WINDOW, Clock, MetricWindow, SampledStat
+from conveyor.metrics.sampled_stats import DEFAULT_WINDOW, Clock, Meter, MetricWindow, SampledStat
 
 MetricValues = dict[str, Any]
 
@@ -69,6 +69,9 @@ class TaskMetrics:
     def _stat(self) -> SampledStat:
         return SampledStat(self._window, self._clock)
 
+    def _meter(self) -> Meter:
+        return Meter(self._window, self._clock)
+
     def track_state(self, paused: bool) -> None:
         self._states.track(paused)
 
@@ -108,12 +111,10 @@ class SourceTaskMetrics(TaskMetrics):
 
     def __init__(self, window: MetricWindow = DEFAULT_WINDOW, clock: Clock = time.monotonic) -> None:
         super().__init__(window, clock)
-        self.poll_total = 0
-        self.write_total = 0
         self.active = 0
         self.transaction_records = 0
-        self._poll_rate = self._stat()
-        self._write_rate = self._stat()
+        self._polled = self._meter()
+        self._written = self._meter()
         self._poll_ms = self._stat()
         self._active_count = self._stat()
         self._transaction_size = self._stat()
@@ -122,14 +123,12 @@ class SourceTaskMetrics(TaskMetrics):
         """A `poll` that took `duration_s` returned `records` records."""
         self._poll_ms.record(duration_s * 1000)
         self.record_batch(records)
-        self.poll_total += records
-        self._poll_rate.record(records)
+        self._polled.record(records)
         self.active += records
         self._active_count.record(self.active)
 
     def record_write(self, records: int) -> None:
-        self.write_total += records
-        self._write_rate.record(records)
+        self._written.record(records)
         self.transaction_records += records
 
     def record_durable(self, records: int | None = None) -> None:
@@ -148,10 +147,10 @@ class SourceTaskMetrics(TaskMetrics):
 
     def snapshot(self) -> MetricValues:
         return super().snapshot() | {
-            "source-record-poll-total": self.poll_total,
-            "source-record-poll-rate": _round(self._poll_rate.rate()),
-            "source-record-write-total": self.write_total,
-            "source-record-write-rate": _round(self._write_rate.rate()),
+            "source-record-poll-total": self._polled.total,
+            "source-record-poll-rate": _round(self._polled.rate()),
+            "source-record-write-total": self._written.total,
+            "source-record-write-rate": _round(self._written.rate()),
             "poll-batch-max-time-ms": _round(self._poll_ms.max()),
             "poll-batch-avg-time-ms": _round(self._poll_ms.avg()),
             "source-record-active-count": self.active,
@@ -168,30 +167,24 @@ class SinkTaskMetrics(TaskMetrics):
 
     def __init__(self, window: MetricWindow = DEFAULT_WINDOW, clock: Clock = time.monotonic) -> None:
         super().__init__(window, clock)
-        self.read_total = 0
-        self.send_total = 0
         self.commit_seq_no = 0
-        self.commit_completion_total = 0
-        self.commit_skip_total = 0
         self.partition_count = 0
         self.active = 0
-        self._read_rate = self._stat()
-        self._send_rate = self._stat()
+        self._read = self._meter()
+        self._sent = self._meter()
         self._put_ms = self._stat()
         self._active_count = self._stat()
-        self._completion_rate = self._stat()
-        self._skip_rate = self._stat()
+        self._commits_completed = self._meter()
+        self._commits_skipped = self._meter()
 
     def record_read(self, records: int) -> None:
-        self.read_total += records
-        self._read_rate.record(records)
+        self._read.record(records)
 
     def record_put(self, records: int, duration_s: float) -> None:
         """A `put` of `records` records that took `duration_s` returned."""
         self._put_ms.record(duration_s * 1000)
         self.record_batch(records)
-        self.send_total += records
-        self._send_rate.record(records)
+        self._sent.record(records)
 
     def record_active(self, records: int) -> None:
         """Records put whose offsets are not committed yet."""
@@ -202,29 +195,27 @@ class SinkTaskMetrics(TaskMetrics):
         self.commit_seq_no += 1
 
     def record_commit_completed(self, duration_s: float) -> None:
-        self.commit_completion_total += 1
-        self._completion_rate.record(1)
+        self._commits_completed.record(1)
         self.record_commit(duration_s, succeeded=True)
 
     def record_commit_skipped(self) -> None:
-        self.commit_skip_total += 1
-        self._skip_rate.record(1)
+        self._commits_skipped.record(1)
 
     def snapshot(self) -> MetricValues:
         return super().snapshot() | {
-            "sink-record-read-total": self.read_total,
-            "sink-record-read-rate": _round(self._read_rate.rate()),
-            "sink-record-send-total": self.send_total,
-            "sink-record-send-rate": _round(self._send_rate.rate()),
+            "sink-record-read-total": self._read.total,
+            "sink-record-read-rate": _round(self._read.rate()),
+            "sink-record-send-total": self._sent.total,
+            "sink-record-send-rate": _round(self._sent.rate()),
             "sink-record-active-count": self.active,
             "sink-record-active-count-max": self._active_count.max(),
             "sink-record-active-count-avg": _round(self._active_count.avg()),
             "partition-count": self.partition_count,
             "offset-commit-seq-no": self.commit_seq_no,
-            "offset-commit-completion-total": self.commit_completion_total,
-            "offset-commit-completion-rate": _round(self._completion_rate.rate()),
-            "offset-commit-skip-total": self.commit_skip_total,
-            "offset-commit-skip-rate": _round(self._skip_rate.rate()),
+            "offset-commit-completion-total": self._commits_completed.total,
+            "offset-commit-completion-rate": _round(self._commits_completed.rate()),
+            "offset-commit-skip-total": self._commits_skipped.total,
+            "offset-commit-skip-rate": _round(self._commits_skipped.rate()),
             "put-batch-max-time-ms": _round(self._put_ms.max()),
             "put-batch-avg-time-ms": _round(self._put_ms.avg()),
         }
