@@ -647,7 +647,7 @@ def print_shares(
 
     def share(label: str, rate: float, megabytes_per_s: float) -> None:
         print(
-            f"  {label:42s} {rate:>10,.0f} records/s  {megabytes_per_s:>7,.1f} MB/s  "
+            f"  {label:48s} {rate:>10,.0f} records/s  {megabytes_per_s:>7,.1f} MB/s  "
             f"{100 * rate / ceiling.rate:5.1f}% of COPY",
             flush=True,
         )
