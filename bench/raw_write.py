@@ -30,6 +30,7 @@ PERFORMANCE_CLASS = "org.apache.kafka.tools.ProducerPerformance"
 #: ``ProducerPerformance``'s closing line: "N records sent, R records/sec (M MB/sec), ...".
 TOTAL_LINE = re.compile(r"^(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\)", re.MULTILINE)
 BATCH = 10_000
+READ_BACK_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,11 @@ def read_back(bootstrap: str, topic: str, records: int) -> list[tuple[bytes | No
     )
     consumer.assign([TopicPartition(topic, 0, 0)])
     read: list[tuple[bytes | None, bytes]] = []
+    deadline = time.monotonic() + READ_BACK_S
     try:
         while len(read) < records:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{topic}: {len(read)} of {records} records read back")
             for message in consumer.consume(min(10_000, records - len(read)), 5.0):
                 value = message.value()
                 if message.error() is None and value is not None:
@@ -104,9 +108,8 @@ def java_write(
     interval_ms: int,
     directory: Path,
 ) -> Written:
-    """``ProducerPerformance`` sending ``records`` values drawn from ``values`` (each ``records`` once
-    when there are as many), acks=all, transactional; its own rate from its first send to its last
-    commit (the JVM's start-up left out)."""
+    """``ProducerPerformance`` sending ``records`` values, each drawn at random from ``values``, acks=all,
+    transactional; its own rate from its first send to its last commit (the JVM's start-up left out)."""
     if any(b"\n" in value for value in values):
         raise ValueError("a value holds a newline, ProducerPerformance's payload delimiter")
     payloads = directory / f"{topic}.payloads"
