@@ -15,6 +15,14 @@ Kafka Connect 4.3.1, one PostgreSQL server and one Kafka broker, in the same run
   reading alone (the records' bytes through the broker), apart from writing them. ``--compression zstd``
   (or lz4, ...) runs every snapshot again with ``producer.override.compression.type`` set on both
   runtimes' connectors.
+- raw write of the same bytes: the records of Conveyor's first snapshot, read back from its topic once,
+  written again to a fresh topic as fast as the clients go, exactly once (a transaction committed every
+  ``--transaction-interval-ms``, acks=all, the run's compression): by Kafka's own Java producer
+  (``ProducerPerformance``, ``kafka-producer-perf-test``'s class, values only, drawn from the first
+  20,000) and by a plain confluent-kafka loop with Conveyor's Kafka producer settings (keys and values,
+  every record once). The ceiling the broker and the client put on any runtime on this machine; each
+  snapshot figure is then printed as records/s, MB/s and share of COPY. ``--no-debezium`` leaves
+  Debezium's snapshot out.
 
 Conveyor runs as users run it: ``conveyor standalone`` on the Kafka log with
 ``exactly.once.source.support=enabled``, its task on Spark. Kafka Connect runs ``ConnectDistributed`` from
@@ -57,6 +65,7 @@ from conveyor.kafka_broker.debezium import DEBEZIUM_VERSION, fetch_debezium_post
 from conveyor.kafka_broker.fetch import fetch_kafka
 from conveyor.postgres_server import PostgresServer
 from kafka_bench import broker
+from raw_write import Written, java_write, python_write, read_back
 
 CONVEYOR = Path(sys.executable).parent / "conveyor"
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
@@ -64,6 +73,7 @@ DEADLINE_S = 1800.0
 STARTUP_S = 600.0
 WRITERS = 2
 NOTE = 180  # characters of text per row: with the id, writer and version, a row of about 200 bytes
+PAYLOADS = 20_000  # distinct values ProducerPerformance draws its records from
 REST_API_LINE = re.compile(r"REST API at (http://\S+)")
 
 
@@ -363,8 +373,9 @@ def snapshot(
     rows: int,
     tasks: int = 1,
     extra: dict[str, str] | None = None,
-) -> tuple[Timing, Timing]:
-    """The snapshot's timing, and the same reader's reading the topic again once it is all there."""
+) -> tuple[Timing, Timing, str]:
+    """The snapshot's timing, the same reader's reading the topic again once it is all there, and the
+    topic."""
     prefix = f"r{uuid.uuid4().hex[:8]}"
     topic = f"{prefix}.public.{table}"
     create_topic(bootstrap, topic)
@@ -376,7 +387,7 @@ def snapshot(
         timing = count_committed(bootstrap, topic, rows, started, lambda: task_failure(runtime, name))
     finally:
         delete_connector(runtime, name)
-    return timing, count_committed(bootstrap, topic, rows, time.monotonic(), lambda: None)
+    return timing, count_committed(bootstrap, topic, rows, time.monotonic(), lambda: None), topic
 
 
 class CountingSink(io.RawIOBase):
@@ -396,7 +407,8 @@ class CountingSink(io.RawIOBase):
         return view.nbytes
 
 
-def copy_out(database: PostgresAddress, table: str, rows: int) -> Timing:
+def copy_out(database: PostgresAddress, table: str, rows: int) -> tuple[Timing, int]:
+    """``COPY ... TO STDOUT`` of ``table``: its timing and the bytes of text it wrote."""
     connection = connect(database)
     sink = CountingSink()
     started = time.monotonic()
@@ -408,7 +420,7 @@ def copy_out(database: PostgresAddress, table: str, rows: int) -> Timing:
     elapsed = time.monotonic() - started
     if sink.lines != rows:
         raise RuntimeError(f"COPY wrote {sink.lines} rows, not {rows}")
-    return Timing(rows, elapsed, elapsed)
+    return Timing(rows, elapsed, elapsed), sink.bytes
 
 
 @contextlib.contextmanager
@@ -462,6 +474,7 @@ def main() -> None:
     parser.add_argument("--chunk-size", type=int, default=20_000, help="snapshot.chunk.size of Conveyor")
     parser.add_argument("--no-streaming", action="store_true", help="run the snapshot part only")
     parser.add_argument("--no-snapshot", action="store_true", help="run the streaming part only")
+    parser.add_argument("--no-debezium", action="store_true", help="leave Debezium's snapshot runs out")
     parser.add_argument("--keep", action="store_true", help="keep the workers' output and print where")
     parser.add_argument(
         "--compression",
@@ -480,6 +493,7 @@ def main() -> None:
     transactions = {"transaction.boundary": arguments.transaction_boundary}
     if arguments.transaction_boundary == "interval":
         transactions["transaction.boundary.interval.ms"] = str(arguments.transaction_interval_ms)
+    interval_ms = arguments.transaction_interval_ms
     load = os.getloadavg()
     print(
         (
@@ -542,10 +556,11 @@ def main() -> None:
                 f"table in primary-key chunks of {arguments.chunk_size:,} rows over tasks.max tasks; after "
                 "each, the same reader reading the topic again (reading alone)"
             )
-            ceiling = copy_out(database, "snap", arguments.rows)
+            ceiling, copy_bytes = copy_out(database, "snap", arguments.rows)
             print(line("PostgreSQL COPY ... TO STDOUT", ceiling), flush=True)
             chunks = {"snapshot.chunk.size": str(arguments.chunk_size)}
             codecs = [] if arguments.compressed_only else [None]
+            records: list[tuple[bytes | None, bytes]] = []
             for compression in [*codecs, *([arguments.compression] if arguments.compression else [])]:
                 producer = dict(transactions)
                 if compression is not None:
@@ -554,7 +569,7 @@ def main() -> None:
                 runs: list[tuple[str, Timing]] = []
                 for tasks in task_counts:
                     for runtime in [runtime for runtime in (baseline, conveyor) if runtime is not None]:
-                        timing, again = snapshot(
+                        timing, again, topic = snapshot(
                             runtime,
                             database,
                             bootstrap,
@@ -563,6 +578,8 @@ def main() -> None:
                             tasks,
                             {**chunks, **producer},
                         )
+                        if not records:
+                            records = read_back(bootstrap, topic, arguments.rows)
                         name = f"{runtime.name} (tasks.max: {tasks}{label})"
                         runs.append((name, timing))
                         print(
@@ -571,17 +588,75 @@ def main() -> None:
                             flush=True,
                         )
                         print(line("  reading alone", again), flush=True)
-                dbz_snapshot, dbz_again = snapshot(
-                    debezium, database, bootstrap, "snap", arguments.rows, 1, producer
-                )
-                print(
-                    line(f"{debezium.name}{label}", dbz_snapshot, ceiling, "COPY")
-                    + f"  (load average {os.getloadavg()[0]:.1f})",
-                    flush=True,
-                )
-                print(line("  reading alone", dbz_again), flush=True)
-                for name, timing in runs:
-                    print(f"  {name:34s} x{timing.rate / dbz_snapshot.rate:.2f} of {debezium.name}{label}")
+                if not arguments.no_debezium:
+                    dbz_snapshot, dbz_again, _ = snapshot(
+                        debezium, database, bootstrap, "snap", arguments.rows, 1, producer
+                    )
+                    print(
+                        line(f"{debezium.name}{label}", dbz_snapshot, ceiling, "COPY")
+                        + f"  (load average {os.getloadavg()[0]:.1f})",
+                        flush=True,
+                    )
+                    print(line("  reading alone", dbz_again), flush=True)
+                    for name, timing in runs:
+                        print(
+                            f"  {name:34s} x{timing.rate / dbz_snapshot.rate:.2f} of {debezium.name}{label}"
+                        )
+                    runs.append((f"{debezium.name}{label}", dbz_snapshot))
+                raw = raw_writes(bootstrap, records, compression or "none", interval_ms, directory)
+                print_shares(ceiling, copy_bytes, records, raw, runs)
+
+
+def raw_writes(
+    bootstrap: str,
+    records: list[tuple[bytes | None, bytes]],
+    compression: str,
+    interval_ms: int,
+    directory: Path,
+) -> list[tuple[str, Written]]:
+    """The snapshot's own records written again to fresh topics, by Kafka's Java producer (values only:
+    ``ProducerPerformance`` sends no keys) and by a plain confluent-kafka loop (keys and values)."""
+    java_topic, python_topic = (f"raw-{client}-{uuid.uuid4().hex[:8]}" for client in ("java", "python"))
+    create_topic(bootstrap, java_topic)
+    create_topic(bootstrap, python_topic)
+    values = [value for _, value in records[:PAYLOADS]]
+    java = java_write(bootstrap, java_topic, values, len(records), compression, interval_ms, directory)
+    load = os.getloadavg()[0]
+    python = python_write(bootstrap, python_topic, records, compression, interval_ms)
+    print(
+        f"raw write of the same bytes (compression {compression}, a transaction per {interval_ms} ms, "
+        f"acks=all; load average {load:.1f} then {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
+    return [
+        ("raw write: Kafka's Java producer", java),
+        ("raw write: confluent-kafka loop", python),
+    ]
+
+
+def print_shares(
+    ceiling: Timing,
+    copy_bytes: int,
+    records: list[tuple[bytes | None, bytes]],
+    raw: list[tuple[str, Written]],
+    runs: list[tuple[str, Timing]],
+) -> None:
+    """Every snapshot figure as records/s, MB/s (of the records' key and value bytes) and share of COPY."""
+    mean = sum(len(value) + (len(key) if key is not None else 0) for key, value in records) / len(records)
+    print(f"records/s, MB/s and share of COPY (records of {mean:,.0f} bytes of key and value on average)")
+
+    def share(label: str, rate: float, megabytes_per_s: float) -> None:
+        print(
+            f"  {label:48s} {rate:>10,.0f} records/s  {megabytes_per_s:>7,.1f} MB/s  "
+            f"{100 * rate / ceiling.rate:5.1f}% of COPY",
+            flush=True,
+        )
+
+    share("PostgreSQL COPY ... TO STDOUT (its text)", ceiling.rate, copy_bytes / ceiling.last_s / 1e6)
+    for label, written in raw:
+        share(label, written.rate, written.megabytes_per_s)
+    for label, timing in runs:
+        share(label, timing.rate, timing.rate * mean / 1e6)
 
 
 if __name__ == "__main__":

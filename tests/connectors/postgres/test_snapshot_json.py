@@ -417,3 +417,26 @@ def test_text_keys_with_tabs_backslashes_and_newlines_page_and_write_as_on_the_c
     assert [_without_plan(record.source_offset) for record in encoded] == [
         _without_plan(record.source_offset) for record in converted
     ]
+
+
+def test_text_keys_with_control_characters_write_jackson_s_escapes_as_on_the_connect_value_path(
+    database: PostgresAddress,
+) -> None:
+    """Keys PostgreSQL writes with lower-case ``\\u00xx`` escapes, beside keys without any in the same
+    page, carry the upper-case escapes the converter writes, in their keys and their values."""
+    table = f"rows_{uuid.uuid4().hex[:8]}"
+    names = ["plain", "\x01start", "end\x1f", "mid\x0bdle", "\\u001f", "other"]
+    execute(database, f"CREATE TABLE {table} (name text PRIMARY KEY, n int)")
+    for index, name in enumerate(names):
+        execute(database, f"INSERT INTO {table} VALUES (%s, %s)", params=[name, index])
+    try:
+        _, expected = snapshot(database, table, len(names), False, {})
+        encoded, written = snapshot(database, table, len(names), True, {})
+    finally:
+        execute(database, f"DROP TABLE {table}")
+    assert all(type(record.value) is EncodedJson for record in encoded)
+    assert [key for key, _ in written] == [key for key, _ in expected]
+    assert [same_run_numbers(value) for _, value in written] == [
+        same_run_numbers(value) for _, value in expected
+    ]
+    assert any(key is not None and b"\\u001F" in key for key, _ in written)

@@ -291,17 +291,24 @@ class TableEvents:
             head = converter.envelope_head(self.envelope_schema) + _NO_AFTER
             assert written is not None and written.startswith(head)
             parts[marker] = (head[: -len(b"null")], written[len(head) :])
-        values: list[EncodedJson] = []
-        keys: list[EncodedJson] = []
-        for row, marker in zip(rows, markers, strict=True):
-            head, tail = parts[marker]
-            after, key = row[-1], row[-2]
-            if b"\\u00" in after:
-                after = finish_json_bytes(after)
-            if b"\\u00" in key:
-                key = finish_json_bytes(key)
-            values.append(EncodedJson(head + after + tail))
-            keys.append(EncodedJson(key_head + key + b"}"))
+        afters = [row[-1] for row in rows]
+        key_payloads = [row[-2] for row in rows]
+        # A key's columns are written as in the ``after`` payload, so its escapes are among the payload's:
+        # a page without any is spared a search of each row.
+        if b"\\u00" in b"".join(afters):
+            for n, after in enumerate(afters):
+                if b"\\u00" in after:
+                    afters[n] = finish_json_bytes(after)
+                    key_payloads[n] = finish_json_bytes(key_payloads[n])
+        if len(parts) == 1:
+            head, tail = parts[markers[0]]
+            values = [EncodedJson(head + after + tail) for after in afters]
+        else:
+            values = [
+                EncodedJson(parts[marker][0] + after + parts[marker][1])
+                for after, marker in zip(afters, markers, strict=True)
+            ]
+        keys = [EncodedJson(key_head + key + b"}") for key in key_payloads]
         return self._snapshot_reads(values, keys, offsets, partition)
 
     def _snapshot_reads(

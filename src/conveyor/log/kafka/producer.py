@@ -37,7 +37,7 @@ DeliveryCallback = Callable[[RecordMetadata], None]
 #: librdkafka does not: idempotence (no reordering or duplicates on retries), and murmur2 partitioning of
 #: keyed records (a key lands where Java clients and the embedded log put it). Compression stays Kafka's
 #: default, none: `compression.type` (or a connector's `producer.override.compression.type`) sets it.
-_DEFAULTS: dict[str, object] = {
+PRODUCER_DEFAULTS: dict[str, object] = {
     "enable.idempotence": True,
     "linger.ms": 5,
     "batch.size": 1 << 20,
@@ -60,7 +60,7 @@ class KafkaLogProducer(Producer):
         self._names = Namespace(settings.namespace)
         self._settings = settings
         self._transactional_id = transactional_id
-        own = {**_DEFAULTS, **normalize_config(config)}
+        own = {**PRODUCER_DEFAULTS, **normalize_config(config)}
         int_setting(own, "linger.ms", 5)
         int_setting(own, "transaction.timeout.ms", 60_000, minimum=1)
         if transactional_id is not None:
