@@ -293,13 +293,14 @@ class TableEvents:
             parts[marker] = (head[: -len(b"null")], written[len(head) :])
         afters = [row[-1] for row in rows]
         key_payloads = [row[-2] for row in rows]
-        # A key's columns are written as in the ``after`` payload, so its escapes are among the payload's:
-        # a page without any is spared a search of each row.
-        if b"\\u00" in b"".join(afters):
-            for n, after in enumerate(afters):
+        # A page without escapes (nearly every page) is spared a search of each row's payload and key; a
+        # key is searched on its own, since its columns may be left out of the payload.
+        if b"\\u00" in b"".join(afters) or b"\\u00" in b"".join(key_payloads):
+            for n, (after, key) in enumerate(zip(afters, key_payloads, strict=True)):
                 if b"\\u00" in after:
                     afters[n] = finish_json_bytes(after)
-                    key_payloads[n] = finish_json_bytes(key_payloads[n])
+                if b"\\u00" in key:
+                    key_payloads[n] = finish_json_bytes(key)
         if len(parts) == 1:
             head, tail = parts[markers[0]]
             values = [EncodedJson(head + after + tail) for after in afters]
