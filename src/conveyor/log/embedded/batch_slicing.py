@@ -94,7 +94,7 @@ def _joined_offsets(parts: Sequence[Sequence[int]]) -> Sequence[int]:
 def _joined_binary(parts: Sequence[Sequence[bytes | None]]) -> Sequence[bytes | None]:
     """Binary columns stay one buffer; any other column becomes a list."""
     if all(isinstance(part, BinaryColumn) for part in parts):
-        return BinaryColumn.joined(parts)  # type: ignore[arg-type]
+        return BinaryColumn.concatenated(parts)  # type: ignore[arg-type]
     return _joined_list(parts)
 
 
