@@ -121,3 +121,21 @@ def test_a_batch_whose_first_envelope_does_not_decode_fails_as_one_by_one() -> N
 
     with pytest.raises(DataError, match="Expected an integer for INT64 in JSON but found str"):
         converter().to_connect_columns("t", values)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [None, b'{"schema":null,"payload":7}', bytearray(envelope(json.dumps(GOOD)))],
+    ids=["null", "another envelope", "bytearray"],
+)
+def test_a_batch_with_a_value_of_another_kind_decodes_as_one_by_one(odd: bytes | None) -> None:
+    good = envelope(json.dumps(GOOD))
+    values = [good, odd, good]
+    json_converter = converter()
+    json_converter.to_connect_data("t", good)
+
+    schemas, decoded = json_converter.to_connect_columns("t", values)  # type: ignore[arg-type]
+
+    expected = [converter().to_connect_data("t", value) for value in values]  # type: ignore[arg-type]
+    assert list(decoded) == [item.value for item in expected]
+    assert list(schemas) == [item.schema for item in expected]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable, Iterable
 from itertools import accumulate
 
 import pyarrow as pa
@@ -54,9 +55,13 @@ def test_a_column_and_its_slices_become_arrow_arrays_of_the_same_records(
     assert binary_array(column[start:stop]).equals(pa.array(items[start:stop], pa.binary()))
 
 
-@given(st.lists(records, max_size=4))
-def test_joined_columns_hold_every_record_in_order(parts: list[list[bytes]]) -> None:
-    joined = BinaryColumn.joined(column_of(part, prefix=b"x" * i) for i, part in enumerate(parts))
+@pytest.mark.parametrize("join", [BinaryColumn.joined, BinaryColumn.concatenated])
+@given(parts=st.lists(records, max_size=4))
+def test_joined_columns_hold_every_record_in_order(
+    join: Callable[[Iterable[BinaryColumn]], BinaryColumn], parts: list[list[bytes]]
+) -> None:
+    slices = [column_of([b"left out", *part], prefix=b"x" * i)[1:] for i, part in enumerate(parts)]
+    joined = join(slices)  # type: ignore[arg-type]
     every = [item for part in parts for item in part]
     assert list(joined) == every
     assert joined.to_arrow().equals(pa.array(every, pa.binary()))

@@ -17,7 +17,7 @@ from conveyor.log import (
     open_log,
 )
 
-from .conftest import backend_of, partitions_of, read_all, values_of
+from .conftest import backend_of, embedded_only, partitions_of, read_all, values_of
 
 
 def test_offsets_are_dense_and_start_at_zero_in_each_partition(log: Log, topic: str) -> None:
@@ -148,6 +148,22 @@ def test_poll_batch_returns_the_same_records_as_poll_in_columns(log: Log, topic:
     assert batch.next_offset == 3
     consumer.seek(TopicPartition(topic, 0), 0)
     assert list(batch.records()) == consumer.poll()
+
+
+@embedded_only("a Kafka fetch may hand a poll fewer records than are there")
+def test_poll_batch_hands_a_partition_over_as_one_batch_whatever_batches_it_was_sent_in(
+    log: Log, topic: str
+) -> None:
+    with log.producer() as producer:
+        for start in range(0, 30, 10):
+            producer.send_batch(topic, [str(n).encode() for n in range(start, start + 10)], partition=0)
+    consumer = log.consumer(auto_offset_reset="earliest")
+    consumer.assign([TopicPartition(topic, 0)])
+    consumer.seek(TopicPartition(topic, 0), 5)
+    batches = consumer.poll_batch(timeout=1, max_records=20)
+    assert [(list(b.offsets), list(b.values), b.next_offset) for b in batches] == [
+        (list(range(5, 25)), [str(n).encode() for n in range(5, 25)], 25)
+    ]
 
 
 def test_records_of_two_topics_read_together_keep_their_own_topic_and_partition(log: Log) -> None:

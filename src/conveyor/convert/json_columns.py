@@ -13,6 +13,7 @@ batch is a ``StructColumn`` of the decoded columns.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any, Final
 
 import orjson
@@ -41,19 +42,23 @@ def compile_columns_decoder(schema: Schema, options: JsonOptions) -> ColumnsDeco
     """A decoder of payload batches of ``schema``, or None when its fields are not all plain primitives."""
     if schema.type is not Type.STRUCT or not schema.fields:
         return None
-    columns: list[tuple[str, _Column]] = []
+    columns: list[tuple[str, Callable[[Any], Any], _Column]] = []
     for field in schema.fields:
         column = _column_decoder(field.schema, options)
         if column is None:
             return None
-        columns.append((field.name, column))
+        columns.append((field.name, itemgetter(field.name), column))
 
     def decode(nodes: Sequence[Any]) -> StructColumn | None:
         if set(map(type, nodes)) != {dict}:
             return None
         decoded: list[list[Any]] = []
-        for name, column in columns:
-            values = column([node.get(name) for node in nodes])
+        for name, get, column in columns:
+            try:
+                present = list(map(get, nodes))
+            except KeyError:
+                present = [node.get(name) for node in nodes]
+            values = column(present)
             if values is None:
                 return None
             decoded.append(values)

@@ -14,7 +14,9 @@ import decimal
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from itertools import repeat
+from operator import itemgetter
+from typing import Any, Final, cast
 
 from conveyor.api import CaseInsensitiveValidString, ConfigDef, ConfigType, Importance
 from conveyor.api import Range as ConfigRange
@@ -43,6 +45,8 @@ _NOT_AN_ENVELOPE: Final = (
     "configuration."
 )
 _PARSER: Final = json.JSONDecoder(parse_float=decimal.Decimal)
+_LAST: Final = itemgetter(-1)
+_BRACE: Final = {ord("}")}
 
 
 def json_converter_config_def() -> ConfigDef:
@@ -220,15 +224,14 @@ class JsonConverter(ConfiguredConverter):
         if known is None or known.columns is None or known.decoding.schema is None or len(values) < 2:
             return None
         prefix = known.prefix.encode("utf-8")
-        start = len(prefix)
-        parse = parse_payload
-        nodes: list[Any] = []
-        append = nodes.append
+        envelopes = cast("Sequence[bytes]", values)  # a null or a bytearray raises TypeError
         try:
-            for value in values:
-                if value[:start] != prefix or value[-1:] != b"}":  # type: ignore[index]
-                    return None
-                append(parse(value[start:-1]))  # type: ignore[index]
+            if (
+                not all(map(bytes.startswith, envelopes, repeat(prefix)))
+                or set(map(_LAST, envelopes)) != _BRACE
+            ):
+                return None
+            nodes = list(map(parse_payload, map(itemgetter(slice(len(prefix), -1)), envelopes)))
         except (TypeError, ValueError):
             return None
         structs = known.columns(nodes)

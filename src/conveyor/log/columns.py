@@ -42,6 +42,20 @@ class BinaryColumn(Sequence[bytes | None]):
         bounds.frombytes(np.concatenate(pieces).tobytes())
         return cls(buffer, bounds)
 
+    @classmethod
+    def concatenated(cls, columns: Iterable[BinaryColumn]) -> BinaryColumn:
+        """As ``joined``, without numpy: for the few thousand records of a poll, in a process that need
+        not import it."""
+        parts = list(columns)
+        buffer = b"".join(memoryview(c._buffer)[c._bounds[0] : c._bounds[-1]] for c in parts)
+        bounds, end = array("q", [0]), 0
+        for column in parts:
+            own = column._bounds
+            shift = end - own[0]
+            bounds.extend(map(shift.__add__, own[1:]) if shift else own[1:])
+            end += own[-1] - own[0]
+        return cls(buffer, bounds)
+
     def to_arrow(self) -> pa.Array:
         """The column as an Arrow binary array over the same buffer."""
         import numpy as np

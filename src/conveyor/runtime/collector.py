@@ -11,7 +11,7 @@ YOUNG_GENERATION_THRESHOLD = 50_000
 def collect_less_often() -> None:
     """Raise the young generation's threshold to `YOUNG_GENERATION_THRESHOLD`; never lower it.
 
-    A source loop allocates a record object per record, a batch of thousands at a time, so at CPython's
+    A task loop allocates objects by the record, a batch of thousands at a time, so at CPython's
     default the collector ran a few times per batch, walked the batch in flight each time and moved it
     into older generations whose collections walk far more: a quarter of the loop's CPU time, measured.
     Cycles are still collected, a few batches later. A threshold of 0 (collection turned off) is kept.

@@ -5,10 +5,15 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain, pairwise
+from typing import TypeVar
 
 from conveyor.log.api import RecordBatch
+from conveyor.log.columns import BinaryColumn
 from conveyor.log.embedded.codec import DecodedBatch
 from conveyor.positions import TopicPartition
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -56,3 +61,42 @@ class PositionedBatch:
             decoded.timestamps[start:stop],
             next_offset,
         )
+
+
+def joined(batches: Sequence[RecordBatch]) -> RecordBatch:
+    """Consecutive batches of one partition as one, as a poll of a partition is handed over whole: a
+    stored batch's bounds are the producer's, not the reader's."""
+    if len(batches) == 1:
+        return batches[0]
+    first, last = batches[0], batches[-1]
+    return RecordBatch(
+        first.topic,
+        first.partition,
+        _joined_offsets([batch.offsets for batch in batches]),
+        _joined_binary([batch.keys for batch in batches]),
+        _joined_binary([batch.values for batch in batches]),
+        _joined_list([batch.headers for batch in batches]),
+        _joined_list([batch.timestamps for batch in batches]),
+        last.next_offset,
+    )
+
+
+def _joined_offsets(parts: Sequence[Sequence[int]]) -> Sequence[int]:
+    """A range when the parts are ranges one after the other (dense offsets), else a list."""
+    if all(isinstance(part, range) and part.step == 1 for part in parts) and all(
+        before.stop == after.start  # type: ignore[attr-defined]
+        for before, after in pairwise(parts)
+    ):
+        return range(parts[0].start, parts[-1].stop)  # type: ignore[attr-defined]
+    return _joined_list(parts)
+
+
+def _joined_binary(parts: Sequence[Sequence[bytes | None]]) -> Sequence[bytes | None]:
+    """Binary columns stay one buffer; any other column becomes a list."""
+    if all(isinstance(part, BinaryColumn) for part in parts):
+        return BinaryColumn.concatenated(parts)  # type: ignore[arg-type]
+    return _joined_list(parts)
+
+
+def _joined_list(parts: Sequence[Sequence[T]]) -> list[T]:
+    return list(chain.from_iterable(parts))

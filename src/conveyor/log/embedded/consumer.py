@@ -22,7 +22,7 @@ from conveyor.log.api import (
 from conveyor.log.arguments import ConsumerSettings, check_isolation_level
 from conveyor.log.assignment_strategy import assignors_from_config
 from conveyor.log.embedded import group_offsets
-from conveyor.log.embedded.batch_slicing import PositionedBatch
+from conveyor.log.embedded.batch_slicing import PositionedBatch, joined
 from conveyor.log.embedded.codec import DecodedBatch, decode_batch
 from conveyor.log.embedded.database import Database
 from conveyor.log.embedded.partition_log import PartitionBounds, partition_bounds, read_batches
@@ -223,6 +223,7 @@ class EmbeddedConsumer(ConsumerInterface):
                 bounds = partition_bounds(conn, partition)
                 position = self._checked_position(partition, bounds)
                 end = self._end_of(bounds)
+                slices: list[RecordBatch] = []
                 while limit > 0 and position < end:
                     progressed = False
                     for batch in self._batches_at(conn, partition, position, end):
@@ -232,7 +233,7 @@ class EmbeddedConsumer(ConsumerInterface):
                         sliced = batch.slice_from(partition, position, limit)
                         position = sliced.next_offset
                         if len(sliced):
-                            fetched.append(sliced)
+                            slices.append(sliced)
                             limit -= len(sliced)
                         if position <= batch.last_offset:
                             self._decoded[partition] = batch
@@ -240,6 +241,8 @@ class EmbeddedConsumer(ConsumerInterface):
                             break
                     if not progressed:
                         break
+                if slices:
+                    fetched.append(joined(slices))
                 self._positions[partition] = position
         return fetched
 
