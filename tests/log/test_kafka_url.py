@@ -15,12 +15,23 @@ def test_settings_go_to_every_client_or_to_their_prefixed_kind() -> None:
         "kafka://a:1,b:2?security.protocol=SSL&producer.linger.ms=7&consumer.fetch.min.bytes=3"
     )
     assert settings.client_config("producer") == {
+        "enable.metrics.push": False,
         "bootstrap.servers": "a:1,b:2",
         "security.protocol": "SSL",
         "linger.ms": "7",
     }
     assert settings.client_config("consumer")["fetch.min.bytes"] == "3"
-    assert settings.client_config("admin") == {"bootstrap.servers": "a:1,b:2", "security.protocol": "SSL"}
+    assert settings.client_config("admin") == {
+        "enable.metrics.push": False,
+        "bootstrap.servers": "a:1,b:2",
+        "security.protocol": "SSL",
+    }
+
+
+def test_clients_push_no_metrics_to_the_brokers_unless_the_url_says_so() -> None:
+    settings = KafkaSettings.from_url("kafka://a:1?consumer.enable.metrics.push=true")
+    assert settings.client_config("producer")["enable.metrics.push"] is False
+    assert settings.client_config("consumer")["enable.metrics.push"] == "true"
 
 
 def test_a_url_reads_back_as_the_same_settings() -> None:

@@ -181,3 +181,35 @@ def test_a_task_reports_its_hosts_memory_limit_beside_its_memory_and_none_withou
         limited.close()
         unlimited.close()
         server.close()
+
+
+def test_the_tasks_of_a_process_share_one_thread_for_their_control_connections() -> None:
+    server = ControlServer()
+    server.start()
+    before = threading.active_count()
+    tasks = []
+    try:
+        for n in range(20):
+            server.register(f"c-{n}", "attempt-1")
+            tasks.append(RemoteTaskControl(server.address, f"c-{n}", "attempt-1", heartbeat_s=HEARTBEAT_S))
+        assert all(eventually(connected(server, f"c-{n}")) for n in range(20))
+        assert threading.active_count() - before <= 1 + 20  # the loop, and the server's thread per task
+        assert len([t for t in threading.enumerate() if t.name == "conveyor-control-loop"]) == 1
+    finally:
+        for task in tasks:
+            task.close()
+        server.close()
+
+
+def test_the_outcome_a_closing_task_sends_reaches_its_worker() -> None:
+    ends: list[tuple[str, str, object]] = []
+    server = ControlServer(on_task_end=lambda task, attempt, outcome: ends.append((task, attempt, outcome)))
+    server.start()
+    server.register("c-0", "attempt-1")
+    task = RemoteTaskControl(server.address, "c-0", "attempt-1", heartbeat_s=NO_HEARTBEAT_S)
+    try:
+        assert eventually(connected(server, "c-0"))
+        task.close({"failed": True, "error": "boom"})
+        assert ends == [("c-0", "attempt-1", {"failed": True, "error": "boom"})]
+    finally:
+        server.close()

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conveyor.runtime.control import TargetState, TaskControl
+from conveyor.spark.connection_loop import process_loop
 
 logger = logging.getLogger(__name__)
 
@@ -223,37 +224,9 @@ class ControlServer:
                 del self._hosts[host]
 
 
-class _Link:
-    """The task's end of one connection to its worker, with the thread that reads what the worker says."""
-
-    def __init__(self, address: tuple[str, int], timeout_s: float) -> None:
-        self.socket = socket.create_connection(address, timeout=timeout_s)
-        self.socket.settimeout(None)
-        self.reader = self.socket.makefile("rb")
-        self.broken = threading.Event()
-        self.thread: threading.Thread | None = None
-
-    def send(self, message: Mapping[str, Any]) -> None:
-        self.socket.sendall(json.dumps(message).encode() + b"\n")
-
-    def finish(self, timeout_s: float) -> None:
-        """Say no more, then wait for the worker to answer what was sent and close its end."""
-        with contextlib.suppress(OSError):
-            self.socket.shutdown(socket.SHUT_WR)
-        if self.thread is not None:
-            self.thread.join(timeout_s)
-        self.close()
-
-    def close(self) -> None:
-        self.broken.set()
-        with contextlib.suppress(OSError):
-            self.socket.shutdown(socket.SHUT_RDWR)
-        self.socket.close()
-
-
 class RemoteTaskControl(TaskControl):
-    """The executor's side: heartbeats that keep the worker's lease, and a reader that takes the target
-    state the worker answers or pushes."""
+    """The executor's side: heartbeats that keep the worker's lease, and the target state the worker
+    answers or pushes. The process's `ConnectionLoop` sends and reads for every task of the host."""
 
     def __init__(
         self,
@@ -277,9 +250,13 @@ class RemoteTaskControl(TaskControl):
         self._last_contact = time.monotonic()
         self._lock = threading.Lock()
         self._closed = threading.Event()
-        self._send_now = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"conveyor-control-{task}", daemon=True)
-        self._thread.start()
+        self._done = threading.Event()
+        self._socket: socket.socket | None = None
+        self._received = bytearray()
+        self._finish_by: float | None = None
+        self._finishing = False
+        self._loop = process_loop()
+        self._loop.serve(self)
 
     def target_state(self) -> TargetState:
         with self._lock:
@@ -302,75 +279,119 @@ class RemoteTaskControl(TaskControl):
         """Keep the metrics for the next heartbeat; a new state is sent at once."""
         with self._lock:
             self._metrics = dict(metrics)
-            if metrics.get("state") != self._sent_state:
-                self._send_now.set()
+            now = metrics.get("state") != self._sent_state
+        if now:
+            self._loop.wake(self)
 
     def close(self, outcome: Mapping[str, Any] | None = None) -> None:
         """Send the last metrics (and how the task ended, if given), then stop heartbeating."""
         with self._lock:
             self._outcome = dict(outcome) if outcome is not None else None
         self._closed.set()
-        self._send_now.set()
-        self._thread.join(timeout=min(self._heartbeat_s * 5, 10.0) + 2 * FINISH_TIMEOUT_S)
+        self._loop.wake(self)
+        self._done.wait(timeout=min(self._heartbeat_s * 5, 10.0) + 2 * FINISH_TIMEOUT_S)
 
-    def _run(self) -> None:
-        link: _Link | None = None
-        finish_by: float | None = None
-        while True:
-            closing = self._closed.is_set()
-            sent = False
-            try:
-                if link is None or link.broken.is_set():
-                    if link is not None:
-                        link.close()
-                    link = self._connect()
-                with self._lock:
-                    metrics = {**self._metrics, **self.current_call()}
-                    self._sent_state = metrics.get("state")
-                    message: dict[str, Any] = {
-                        "task": self._task,
-                        "attempt": self._attempt,
-                        "metrics": metrics,
-                    }
-                    if closing and self._outcome is not None:
-                        message["outcome"] = self._outcome
-                link.send(message)
-                sent = True
-            except OSError as exc:
-                logger.debug("control channel to %s: %s", self._address, exc)
-                if link is not None:
-                    link.close()
-                link = None
-            if closing:
-                finish_by = finish_by or time.monotonic() + FINISH_TIMEOUT_S
-                if sent or time.monotonic() > finish_by:
-                    break
-            self._send_now.wait(self._heartbeat_s if not closing else 0.1)
-            self._send_now.clear()
-        if link is not None:
-            link.finish(FINISH_TIMEOUT_S)
-
-    def _connect(self) -> _Link:
-        link = _Link(self._address, timeout_s=max(self._heartbeat_s * 5, 1.0))
-        link.thread = threading.Thread(
-            target=self._read, args=(link,), name=f"conveyor-control-reader-{self._task}", daemon=True
-        )
-        link.thread.start()
-        return link
-
-    def _read(self, link: _Link) -> None:
-        """Take every target state the worker sends until the connection ends."""
+    def due(self, now: float) -> float | None:
+        """Send a heartbeat (connecting first if need be); once closed, the last one, then wait for the
+        worker to take it and close its end. None once done."""
+        if self._done.is_set():
+            self._drop()
+            return None
+        if self._finishing:
+            if self._finish_by is not None and now < self._finish_by:
+                return self._finish_by
+            self._end()
+            return None
+        closing = self._closed.is_set()
+        sent = False
         try:
-            for line in link.reader:
+            if self._socket is None:
+                self._connect()
+            assert self._socket is not None
+            self._socket.sendall(json.dumps(self._heartbeat(closing)).encode() + b"\n")
+            sent = True
+        except OSError as exc:
+            logger.debug("control channel of task %s to %s: %s", self._task, self._address, exc)
+            self._drop()
+        if not closing:
+            return time.monotonic() + self._heartbeat_s
+        if sent and self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.shutdown(socket.SHUT_WR)
+            self._finishing = True
+            self._finish_by = time.monotonic() + FINISH_TIMEOUT_S
+            return self._finish_by
+        self._finish_by = self._finish_by or now + FINISH_TIMEOUT_S
+        if now > self._finish_by:
+            self._end()
+            return None
+        return time.monotonic() + 0.1
+
+    def readable(self) -> None:
+        """Take every target state the worker sent; at the end of the connection, connect again (or,
+        once the last heartbeat is sent, be done)."""
+        connection = self._socket
+        if connection is None:
+            return
+        try:
+            data = connection.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            logger.debug("control channel of task %s to %s: %s", self._task, self._address, exc)
+            data = b""
+        if not data:
+            self._broken()
+            return
+        self._received += data
+        while (end := self._received.find(b"\n")) >= 0:
+            line = bytes(self._received[:end])
+            del self._received[: end + 1]
+            try:
                 state = TargetState(json.loads(line)["state"])
-                with self._lock:
-                    changed = state is not self._state
-                    self._state = state
-                    self._last_contact = time.monotonic()
-                if changed:
-                    self._notify_change()
-        except (OSError, ValueError, KeyError) as exc:
-            logger.debug("control channel to %s: %s", self._address, exc)
-        finally:
-            link.broken.set()
-            self._send_now.set()
+            except (ValueError, KeyError) as exc:
+                logger.debug("control channel of task %s to %s: %s", self._task, self._address, exc)
+                self._broken()
+                return
+            with self._lock:
+                changed = state is not self._state
+                self._state = state
+                self._last_contact = time.monotonic()
+            if changed:
+                self._notify_change()
+
+    def _heartbeat(self, closing: bool) -> dict[str, Any]:
+        with self._lock:
+            metrics = {**self._metrics, **self.current_call()}
+            self._sent_state = metrics.get("state")
+            message: dict[str, Any] = {"task": self._task, "attempt": self._attempt, "metrics": metrics}
+            if closing and self._outcome is not None:
+                message["outcome"] = self._outcome
+        return message
+
+    def _connect(self) -> None:
+        timeout_s = max(self._heartbeat_s * 5, 1.0)
+        connection = socket.create_connection(self._address, timeout=timeout_s)
+        self._received.clear()
+        self._socket = connection
+        self._loop.watch(connection, self)
+
+    def _broken(self) -> None:
+        self._drop()
+        if self._finishing:
+            self._end()
+        else:
+            self._loop.wake(self)
+
+    def _drop(self) -> None:
+        connection, self._socket = self._socket, None
+        if connection is not None:
+            self._loop.unwatch(connection)
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+            connection.close()
+
+    def _end(self) -> None:
+        self._drop()
+        self._done.set()
+        self._loop.wake(self)
