@@ -448,3 +448,33 @@ def test_a_send_that_fills_a_transactions_buffer_returns_while_another_writer_ho
         sender.join()
     producer.commit_transaction()
     assert values_of(read_all(log, topic)) == [b"x" * 20] * 3
+
+
+@embedded_only(reason="holds the embedded log's database write lock, as another writer would")
+def test_a_send_returns_while_the_linger_thread_appends_a_full_buffer_in_order_before_the_commit(
+    log: Log, log_url: str, topic: str
+) -> None:
+    producer = transactional(log, "lingering", batch_size=10)
+    producer.begin_transaction()
+    database = sqlite3.connect(
+        Path(log_url.removeprefix("embedded:")) / DATABASE_FILE, isolation_level=None, check_same_thread=False
+    )
+    database.execute("BEGIN IMMEDIATE")
+    producer.send_batch(topic, [b"a" * 20] * 3, partition=0)
+    time.sleep(0.2)  # linger.ms is 5: the linger thread has taken the full buffer and waits for the log
+    sent = threading.Event()
+
+    def send_more() -> None:
+        producer.send_batch(topic, [b"b" * 20] * 3, partition=0)
+        sent.set()
+
+    sender = threading.Thread(target=send_more, daemon=True)
+    sender.start()
+    try:
+        assert sent.wait(10), "the send waited for the linger thread's append"
+    finally:
+        database.execute("ROLLBACK")
+        database.close()
+        sender.join()
+    producer.commit_transaction()
+    assert values_of(read_all(log, topic)) == [b"a" * 20] * 3 + [b"b" * 20] * 3

@@ -95,6 +95,9 @@ class EmbeddedProducer(Producer):
         self._lock = threading.RLock()
         self._linger_thread: threading.Thread | None = None
         self._background_error: LogError | None = None
+        self._appending = False
+        """Whether the linger thread is appending a transaction's full buffers, outside the lock."""
+        self._appended = threading.Condition(self._lock)
 
     @property
     def transactional_id(self) -> str | None:
@@ -175,6 +178,7 @@ class EmbeddedProducer(Producer):
     def flush(self, timeout_s: float | None = None) -> None:
         """Appends at once: the embedded log has no queue to wait on, so `timeout_s` is always met."""
         with self._lock:
+            self._await_appending()
             self._ensure_usable()
             if self._transaction is not None and self._transaction.aborted_by_log:
                 raise self._aborted_error()
@@ -213,6 +217,7 @@ class EmbeddedProducer(Producer):
 
     @_synchronized
     def commit_transaction(self) -> None:
+        self._await_appending()
         transaction = self._require_transaction("commit_transaction")
         if transaction.aborted_by_log:
             raise self._aborted_error()
@@ -233,6 +238,7 @@ class EmbeddedProducer(Producer):
 
     @_synchronized
     def abort_transaction(self) -> None:
+        self._await_appending()
         transaction = self._require_transaction("abort_transaction")
         self._buffers.clear()
         self._full.clear()
@@ -344,7 +350,16 @@ class EmbeddedProducer(Producer):
                 delivered = self._write_encoded(conn, encoded, None)
             _notify(delivered)
             return
-        delivered = []
+        delivered, problem = self._append_to_transaction(transaction, encoded)
+        if problem is not None:
+            raise self._fail(problem)
+        _notify(delivered)
+
+    def _append_to_transaction(
+        self, transaction: _Transaction, encoded: list[EncodedBatch]
+    ) -> tuple[list[tuple[EncodedBatch, int]], LogError | None]:
+        """Append into the open transaction, opening its row on its first append; or say why it may not."""
+        delivered: list[tuple[EncodedBatch, int]] = []
         with self._database.write() as conn:
             problem = self._check_transaction(conn, transaction)
             if problem is None:
@@ -353,9 +368,12 @@ class EmbeddedProducer(Producer):
                     deadline = transaction.started_ms + self._transaction_timeout_ms
                     transaction.txn_id = transactions.open_transaction(conn, self._identity, deadline)
                 delivered = self._write_encoded(conn, encoded, transaction.txn_id)
-        if problem is not None:
-            raise self._fail(problem)
-        _notify(delivered)
+        return delivered, problem
+
+    def _await_appending(self) -> None:
+        """Let the linger thread's append in flight end: what it holds was sent before anything after."""
+        while self._appending:
+            self._appended.wait()
 
     def _check_transaction(self, conn: sqlite3.Connection, transaction: _Transaction) -> LogError | None:
         """Inside a write: abort expired transactions, then say why this one may not write, if it may not."""
@@ -457,18 +475,50 @@ class EmbeddedProducer(Producer):
                 if self._closed or not (self._full if transactional else self._buffers):
                     self._linger_thread = None
                     return
-                try:
-                    if transactional:
-                        full, self._full = self._full, []
-                        self._append(full)
-                    else:
+                if not transactional:
+                    try:
                         self._append(self._take_buffers())
-                except LogError as error:
-                    self._buffers.clear()
-                    self._full.clear()
-                    self._background_error = error
-                    self._linger_thread = None
-                    return
+                    except LogError as error:
+                        self._stop_lingering(error)
+                        return
+                    continue
+                full, self._full = self._full, []
+                transaction = self._transaction
+                assert transaction is not None
+                self._appending = True
+            if not self._append_full_buffers(transaction, full):
+                return
+
+    def _append_full_buffers(
+        self, transaction: _Transaction, full: list[tuple[tuple[str, int], RecordBuffer]]
+    ) -> bool:
+        """Encode and append a transaction's full buffers without the producer's lock, so that its
+        sender goes on sending meanwhile; a commit, abort or flush waits for this append to end.
+        Return whether the thread goes on lingering."""
+        delivered: list[tuple[EncodedBatch, int]] = []
+        problem: LogError | None = None
+        failure: LogError | None = None
+        try:
+            delivered, problem = self._append_to_transaction(transaction, self._encode(full))
+        except LogError as error:
+            failure = error
+        finally:
+            with self._lock:
+                if problem is not None:
+                    failure = self._fail(problem)
+                if failure is not None:
+                    self._stop_lingering(failure)
+                self._appending = False
+                self._appended.notify_all()
+        _notify(delivered)
+        return failure is None
+
+    def _stop_lingering(self, error: LogError) -> None:
+        """Keep a failure for the producer's next call, drop what waited, and end the linger thread."""
+        self._buffers.clear()
+        self._full.clear()
+        self._background_error = error
+        self._linger_thread = None
 
     def _ensure_can_send(self) -> None:
         self._ensure_usable()
