@@ -21,7 +21,9 @@ PostgreSQL server:
   ``io.debezium.connector.jdbc.JdbcSinkConnector`` 3.6.0.Final (the newest release Maven Central serves;
   it has no 3.6.1.Final) on Apache Kafka Connect 4.3.1 (``ConnectDistributed``, one worker), on the same
   topic, ``tasks.max=T``, ``insert.mode=insert``, ``primary.key.mode=none``, ``schema.evolution=basic``,
-  JsonConverter with schemas, its other settings its defaults (``batch.size`` 500). It is at least once
+  JsonConverter with schemas, its other settings its defaults (``batch.size`` 500, and Kafka Connect's
+  ``max.poll.records`` 500) unless ``--batch`` sets both its ``batch.size`` and its
+  ``consumer.override.max.poll.records``. It is at least once
   (it has no exactly-once mode); Conveyor's insert run is exactly once. Its table is created beforehand
   with the same DDL as the others' (primary key included), so each run maintains the same index. Its clock
   starts when the connector is created (POST /connectors on a running worker) and its CPU is the Kafka
@@ -37,7 +39,9 @@ processes' start-up are not timed, while the tasks' consumer group join is.
 
 Figures are wall-clock records per second of each run and their ratio to the ceiling, in the same run,
 the CPU microseconds per record spent by the process(es) doing the work (the task processes' own until
-the run's end for the sink), and those the PostgreSQL server's processes spent in the run. A sink run
+the run's end for the sink), and those the PostgreSQL server's processes spent in the run. For a sink
+run, also when its table's first row was visible, and the rate from then to the end (all the records over
+that time: the start-up, e.g. Kafka Connect starting a connector and its task, left out). A sink run
 ends when the last record of each partition is visible in the table to another connection (rows of a
 partition commit in its order; polled every 5 ms); afterwards the table is checked to hold exactly the
 records (count, no duplicate, no gap). The task loops' shutdown that follows, bounded by their poll
@@ -181,17 +185,23 @@ def last_ids(records: int, partitions: int) -> list[int]:
 
 def wait_for_last_rows(
     dsn: str, table: str, records: int, partitions: int, failed: Callable[[], str | None] = lambda: None
-) -> float:
-    """When (``time.perf_counter``) every partition's last record was visible in the table; ``failed``,
-    asked once a second, ends the wait with what went wrong."""
+) -> tuple[float, float]:
+    """When (``time.perf_counter``) the table's first row and every partition's last record were visible;
+    ``failed``, asked once a second, ends the wait with what went wrong."""
     wanted = last_ids(records, partitions)
     connection = psycopg2.connect(dsn)
     connection.autocommit = True
     asked = time.monotonic()
+    first: float | None = None
     with connection.cursor() as cursor:
         while True:
-            cursor.execute(f"SELECT count(*) FROM {table} WHERE id = ANY(%s)", (wanted,))
-            (seen,) = cursor.fetchone()
+            cursor.execute(
+                f"SELECT EXISTS (SELECT FROM {table}), (SELECT count(*) FROM {table} WHERE id = ANY(%s))",
+                (wanted,),
+            )
+            any_row, seen = cursor.fetchone()
+            if any_row and first is None:
+                first = time.perf_counter()
             if seen == len(wanted):
                 break
             if time.monotonic() - asked > 1.0:
@@ -201,7 +211,8 @@ def wait_for_last_rows(
                     raise SystemExit(f"{table}: {failure}")
             time.sleep(0.005)
     connection.close()
-    return time.perf_counter()
+    ended = time.perf_counter()
+    return (ended if first is None else first), ended
 
 
 def task_process(
@@ -278,13 +289,13 @@ def sink_tasks(
         ready.get(timeout=START_TIMEOUT_S)
     started = time.perf_counter()
     go.set()
-    ended = wait_for_last_rows(target.dsn, table, records, tasks)
+    first, ended = wait_for_last_rows(target.dsn, table, records, tasks)
     server = server_cpu_s(target)
     stop.set()
     spent = sum(cpu.get(timeout=START_TIMEOUT_S) for _ in processes)
     for process in processes:
         process.join(timeout=START_TIMEOUT_S)
-    return Timing(started, ended, spent, server)
+    return Timing(started, ended, spent, server, first)
 
 
 def process_cpu_s(pid: int) -> float:
@@ -326,7 +337,13 @@ def connector_failure(connect: KafkaConnect, name: str) -> str | None:
 
 
 def debezium_sink(
-    connect: KafkaConnect | None, target: Target, topic: str, table: str, records: int, tasks: int
+    connect: KafkaConnect | None,
+    target: Target,
+    topic: str,
+    table: str,
+    records: int,
+    tasks: int,
+    batch: int | None,
 ) -> Timing:
     """Debezium's JDBC sink on Kafka Connect, from the connector's creation until every record is in the
     table; the connector is deleted afterwards."""
@@ -345,6 +362,11 @@ def debezium_sink(
         "key.converter": STRING,
         "value.converter": JSON,
         "value.converter.schemas.enable": "true",
+        **(
+            {"batch.size": str(batch), "consumer.override.max.poll.records": str(batch)}
+            if batch is not None
+            else {}
+        ),
     }
     assert connect is not None and connect.pid is not None
     pid = connect.pid
@@ -353,11 +375,13 @@ def debezium_sink(
     response = httpx.post(f"{connect.url}/connectors", json={"name": name, "config": config}, timeout=60)
     if response.status_code != 201:
         raise SystemExit(f"creating {name}: {response.status_code} {response.text}")
-    ended = wait_for_last_rows(target.dsn, table, records, tasks, lambda: connector_failure(connect, name))
+    first, ended = wait_for_last_rows(
+        target.dsn, table, records, tasks, lambda: connector_failure(connect, name)
+    )
     cpu = process_cpu_s(pid) - cpu_before
     server = server_cpu_s(target)
     httpx.delete(f"{connect.url}/connectors/{name}", timeout=120)
-    return Timing(started, ended, cpu, server)
+    return Timing(started, ended, cpu, server, first)
 
 
 def copy_from_file(target: Target, table: str, rows_file: Path) -> None:
@@ -402,12 +426,14 @@ def rows_file(directory: Path, records: int) -> Path:
 @dataclass(frozen=True)
 class Timing:
     """A run: when it started and ended (``time.perf_counter``), the CPU seconds the processes doing the
-    work spent in it, and the server's CPU seconds (``server_cpu_s``) at its end."""
+    work spent in it, the server's CPU seconds (``server_cpu_s``) at its end, and for a sink when its
+    table's first row was visible."""
 
     started: float
     ended: float
     cpu_s: float
     server_cpu_s: float
+    first_row: float | None = None
 
 
 Run = Callable[[str], Timing]
@@ -510,14 +536,14 @@ def main() -> None:
         for tasks in args.tasks if connect is not None else []:
             runs[f"Debezium JDBC sink, insert, {tasks} task(s)"] = (
                 lambda table, tasks=tasks, connect=connect: debezium_sink(
-                    connect, target, topics[tasks], table, records, tasks
+                    connect, target, topics[tasks], table, records, tasks, args.batch
                 )
             )
         if "executemany" in args.runs:
             runs["executemany loop (json.loads + executemany)"] = in_this_process(
                 target, lambda table: executemany_loop(log_url, target, topics[1], table, records)
             )
-        results: dict[str, tuple[float, float, float]] = {}
+        results: dict[str, tuple[float, float, float, float | None]] = {}
         for index, (label, run) in enumerate(runs.items()):
             table = f"rows_{index}"
             execute(target.dsn, TABLE_DDL.format(table))
@@ -530,6 +556,7 @@ def main() -> None:
                 records / (timing.ended - timing.started),
                 timing.cpu_s * 1e6 / records,
                 (timing.server_cpu_s - server_before) * 1e6 / records,
+                None if timing.first_row is None else timing.first_row - timing.started,
             )
     ceiling = results["ceiling: COPY FROM file (one session)"][0]
     load = ", ".join(f"{average:.1f}" for average in os.getloadavg())
@@ -540,17 +567,29 @@ def main() -> None:
     if connect is not None:
         print(
             f"  Debezium JDBC sink {DEBEZIUM_JDBC_VERSION} (newest on Maven Central) on Apache Kafka Connect "
-            f"{fetch_kafka().version}: at least once (no exactly-once mode), its defaults (batch.size 500); "
-            "Conveyor's insert run: exactly once"
+            f"{fetch_kafka().version}: at least once (no exactly-once mode), "
+            + (
+                f"batch.size={args.batch}, max.poll.records={args.batch}; "
+                if args.batch
+                else "its defaults (batch.size 500); "
+            )
+            + "Conveyor's insert run: exactly once"
         )
     print(f"  load average at the end: {load}")
     print(
         "  (wall-clock records/s, share of COPY's, CPU us/record of the processes doing the work "
         "and of the server)"
     )
-    for label, (rate, cpu_us, server_us) in results.items():
+    print(
+        "  (a sink's records/s per task, and how long its first row took to be visible: the rest of its run"
+        " ran at the rate after that)"
+    )
+    for label, (rate, cpu_us, server_us, first_s) in results.items():
         tasks = TASKS.search(label)
         per_task = f"  {rate / int(tasks[1]):>9,.0f}/task" if tasks else ""
+        if first_s is not None:
+            after = records / (records / rate - first_s)
+            per_task += f", first row at {first_s:5.2f} s, {after:>9,.0f}/s after"
         print(
             f"  {label:45s} {rate:>10,.0f} records/s  ({rate / ceiling:5.1%} of COPY)  {cpu_us:5.1f} CPU us"
             f"  server {server_us:4.1f} us{per_task}"
