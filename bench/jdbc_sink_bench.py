@@ -16,7 +16,22 @@ PostgreSQL server:
 - for each task count T: sink, upsert: the same with ``insert.mode=upsert`` on ``id`` (COPY into a staging
   table, one ``INSERT ... ON CONFLICT`` per batch), at least once;
 - executemany loop: the records read from the one-partition topic, each value decoded with ``json.loads``
-  and the batch written with psycopg2's ``executemany`` and committed, batch after batch.
+  and the batch written with psycopg2's ``executemany`` and committed, batch after batch;
+- with ``--kafka``, for each task count T: Debezium's JDBC sink, insert: Debezium's
+  ``io.debezium.connector.jdbc.JdbcSinkConnector`` 3.6.0.Final (the newest release Maven Central serves;
+  it has no 3.6.1.Final) on Apache Kafka Connect 4.3.1 (``ConnectDistributed``, one worker), on the same
+  topic, ``tasks.max=T``, ``insert.mode=insert``, ``primary.key.mode=none``, ``schema.evolution=basic``,
+  JsonConverter with schemas, its other settings its defaults (``batch.size`` 500, and Kafka Connect's
+  ``max.poll.records`` 500) unless ``--batch`` sets both its ``batch.size`` and its
+  ``consumer.override.max.poll.records``. It is at least once
+  (it has no exactly-once mode); Conveyor's insert run is exactly once. Its table is created beforehand
+  with the same DDL as the others' (primary key included), so each run maintains the same index. Its clock
+  starts when the connector is created (POST /connectors on a running worker) and its CPU is the Kafka
+  Connect JVM's.
+
+With ``--kafka`` the topics live on a real Kafka broker (``conveyor.kafka_broker``, unless
+``CONVEYOR_KAFKA_BOOTSTRAP`` names one) and Conveyor's tasks read them through its Kafka log
+(``log.url=kafka://...``); without it, on an embedded log.
 
 A task's process imports Conveyor and discovers the plugin catalog (once for all its tasks on a worker)
 before the clock starts; the clock starts when every task process is ready, so that Spark's and the
@@ -24,35 +39,43 @@ processes' start-up are not timed, while the tasks' consumer group join is.
 
 Figures are wall-clock records per second of each run and their ratio to the ceiling, in the same run,
 the CPU microseconds per record spent by the process(es) doing the work (the task processes' own until
-the run's end for the sink), and those the PostgreSQL server's processes spent in the run. A sink run
+the run's end for the sink), and those the PostgreSQL server's processes spent in the run. For a sink
+run, also when its table's first row was visible, and the rate from then to the end (all the records over
+that time: the start-up, e.g. Kafka Connect starting a connector and its task, left out). A sink run
 ends when the last record of each partition is visible in the table to another connection (rows of a
 partition commit in its order; polled every 5 ms); afterwards the table is checked to hold exactly the
 records (count, no duplicate, no gap). The task loops' shutdown that follows, bounded by their poll
 wait, is not part of the rate.
 
     .venv/bin/python bench/jdbc_sink_bench.py [--records N] [--tasks T [T ...]] [--batch N] [--poll-records N]
-        [--runs insert upsert executemany]
+        [--runs insert upsert executemany debezium] [--kafka]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
+import re
 import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.synchronize import Event
 from pathlib import Path
 from typing import Any
 
+import httpx
 import psycopg2
 
 from conveyor.connectors.postgres.jdbc_sink import JdbcSinkTask
+from conveyor.kafka_broker import KafkaConnect
+from conveyor.kafka_broker.debezium import DEBEZIUM_JDBC_VERSION, fetch_debezium_jdbc_sink
+from conveyor.kafka_broker.fetch import fetch_kafka
 from conveyor.log import Log, TopicPartition, open_log
 from conveyor.plugins import load_plugin_class
 from conveyor.postgres_server import PostgresServer
@@ -60,6 +83,7 @@ from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
 from conveyor.settings.worker_config import WorkerConfig
+from kafka_bench import broker
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
@@ -79,6 +103,9 @@ TABLE_DDL = (
     "active boolean NOT NULL, note text)"
 )
 START_TIMEOUT_S = 120.0
+CONNECT_START_S = 600.0
+DEBEZIUM_SINK = "io.debezium.connector.jdbc.JdbcSinkConnector"
+TASKS = re.compile(r"(\d+) task\(s\)")
 
 
 @dataclass(frozen=True)
@@ -156,20 +183,36 @@ def last_ids(records: int, partitions: int) -> list[int]:
     ]
 
 
-def wait_for_last_rows(dsn: str, table: str, records: int, partitions: int) -> float:
-    """When (``time.perf_counter``) every partition's last record was visible in the table."""
+def wait_for_last_rows(
+    dsn: str, table: str, records: int, partitions: int, failed: Callable[[], str | None] = lambda: None
+) -> tuple[float, float]:
+    """When (``time.perf_counter``) the table's first row and every partition's last record were visible;
+    ``failed``, asked once a second, ends the wait with what went wrong."""
     wanted = last_ids(records, partitions)
     connection = psycopg2.connect(dsn)
     connection.autocommit = True
+    asked = time.monotonic()
+    first: float | None = None
     with connection.cursor() as cursor:
         while True:
-            cursor.execute(f"SELECT count(*) FROM {table} WHERE id = ANY(%s)", (wanted,))
-            (seen,) = cursor.fetchone()
+            cursor.execute(
+                f"SELECT EXISTS (SELECT FROM {table}), (SELECT count(*) FROM {table} WHERE id = ANY(%s))",
+                (wanted,),
+            )
+            any_row, seen = cursor.fetchone()
+            if any_row and first is None:
+                first = time.perf_counter()
             if seen == len(wanted):
                 break
+            if time.monotonic() - asked > 1.0:
+                asked = time.monotonic()
+                failure = failed()
+                if failure is not None:
+                    raise SystemExit(f"{table}: {failure}")
             time.sleep(0.005)
     connection.close()
-    return time.perf_counter()
+    ended = time.perf_counter()
+    return (ended if first is None else first), ended
 
 
 def task_process(
@@ -246,13 +289,99 @@ def sink_tasks(
         ready.get(timeout=START_TIMEOUT_S)
     started = time.perf_counter()
     go.set()
-    ended = wait_for_last_rows(target.dsn, table, records, tasks)
+    first, ended = wait_for_last_rows(target.dsn, table, records, tasks)
     server = server_cpu_s(target)
     stop.set()
     spent = sum(cpu.get(timeout=START_TIMEOUT_S) for _ in processes)
     for process in processes:
         process.join(timeout=START_TIMEOUT_S)
-    return Timing(started, ended, spent, server)
+    return Timing(started, ended, spent, server, first)
+
+
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds a live process has spent so far (its user and system time)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextlib.contextmanager
+def kafka_connect(directory: Path, bootstrap: str) -> Iterator[KafkaConnect]:
+    """One Apache Kafka Connect worker with Debezium's JDBC sink plugin."""
+    name = f"kc{uuid.uuid4().hex[:6]}"
+    settings = {
+        "bootstrap.servers": bootstrap,
+        "group.id": f"bench-{name}",
+        "config.storage.topic": f"{name}-configs",
+        "offset.storage.topic": f"{name}-offsets",
+        "status.storage.topic": f"{name}-status",
+        "plugin.path": f"{fetch_kafka().connect_file_plugin},{fetch_debezium_jdbc_sink()}",
+    }
+    worker = KafkaConnect(directory / name, settings, heap="1g")
+    worker.start(CONNECT_START_S)
+    try:
+        yield worker
+    finally:
+        worker.stop()
+
+
+def connector_failure(connect: KafkaConnect, name: str) -> str | None:
+    """The trace of the connector or one of its tasks if it failed."""
+    response = httpx.get(f"{connect.url}/connectors/{name}/status", timeout=30)
+    if response.status_code != 200:
+        return None
+    status = response.json()
+    for part in [status.get("connector", {}), *status.get("tasks", [])]:
+        if part.get("state") == "FAILED":
+            return str(part.get("trace", status))[:3000]
+    return None
+
+
+def debezium_sink(
+    connect: KafkaConnect | None,
+    target: Target,
+    topic: str,
+    table: str,
+    records: int,
+    tasks: int,
+    batch: int | None,
+) -> Timing:
+    """Debezium's JDBC sink on Kafka Connect, from the connector's creation until every record is in the
+    table; the connector is deleted afterwards."""
+    name = f"dbz-{uuid.uuid4().hex[:8]}"
+    config = {
+        "connector.class": DEBEZIUM_SINK,
+        "tasks.max": str(tasks),
+        "topics": topic,
+        "connection.url": target.jdbc_url,
+        "connection.username": target.user,
+        "connection.password": target.password,
+        "insert.mode": "insert",
+        "primary.key.mode": "none",
+        "schema.evolution": "basic",
+        "collection.name.format": table,
+        "key.converter": STRING,
+        "value.converter": JSON,
+        "value.converter.schemas.enable": "true",
+        **(
+            {"batch.size": str(batch), "consumer.override.max.poll.records": str(batch)}
+            if batch is not None
+            else {}
+        ),
+    }
+    assert connect is not None and connect.pid is not None
+    pid = connect.pid
+    cpu_before = process_cpu_s(pid)
+    started = time.perf_counter()
+    response = httpx.post(f"{connect.url}/connectors", json={"name": name, "config": config}, timeout=60)
+    if response.status_code != 201:
+        raise SystemExit(f"creating {name}: {response.status_code} {response.text}")
+    first, ended = wait_for_last_rows(
+        target.dsn, table, records, tasks, lambda: connector_failure(connect, name)
+    )
+    cpu = process_cpu_s(pid) - cpu_before
+    server = server_cpu_s(target)
+    httpx.delete(f"{connect.url}/connectors/{name}", timeout=120)
+    return Timing(started, ended, cpu, server, first)
 
 
 def copy_from_file(target: Target, table: str, rows_file: Path) -> None:
@@ -297,12 +426,14 @@ def rows_file(directory: Path, records: int) -> Path:
 @dataclass(frozen=True)
 class Timing:
     """A run: when it started and ended (``time.perf_counter``), the CPU seconds the processes doing the
-    work spent in it, and the server's CPU seconds (``server_cpu_s``) at its end."""
+    work spent in it, the server's CPU seconds (``server_cpu_s``) at its end, and for a sink when its
+    table's first row was visible."""
 
     started: float
     ended: float
     cpu_s: float
     server_cpu_s: float
+    first_row: float | None = None
 
 
 Run = Callable[[str], Timing]
@@ -330,16 +461,23 @@ def main() -> None:
     parser.add_argument(
         "--runs",
         nargs="+",
-        choices=("insert", "upsert", "executemany"),
-        default=["insert", "upsert", "executemany"],
-        help="which runs beside the COPY ceiling (all if not given)",
+        choices=("insert", "upsert", "executemany", "debezium"),
+        help="which runs beside the COPY ceiling (all if not given; debezium only with --kafka)",
+    )
+    parser.add_argument(
+        "--kafka",
+        action="store_true",
+        help="the topics on a Kafka broker, and Debezium's JDBC sink on Kafka Connect beside Conveyor's",
     )
     args = parser.parse_args()
+    if args.runs is None:
+        args.runs = ["insert", "upsert", "executemany", *(["debezium"] if args.kafka else [])]
+    if "debezium" in args.runs and not args.kafka:
+        parser.error("the debezium run needs --kafka")
     records = args.records
-    with (
-        PostgresServer() as server,
-        tempfile.TemporaryDirectory(prefix="jdbc-bench-", dir="/tmp") as directory,
-    ):
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(PostgresServer())
+        directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="jdbc-bench-", dir="/tmp"))
         root = Path(directory)
         database = "bench"
         execute(server.dsn(), "SELECT 1")
@@ -354,7 +492,13 @@ def main() -> None:
             server.password,
             str(server.data_directory),
         )
-        log_url = f"embedded:{root / 'log'}"
+        bootstrap = stack.enter_context(broker()) if args.kafka else None
+        log_url = f"kafka://{bootstrap}" if bootstrap else f"embedded:{root / 'log'}"
+        connect = (
+            stack.enter_context(kafka_connect(root, bootstrap))
+            if bootstrap and "debezium" in args.runs
+            else None
+        )
         topics = {tasks: f"rows_{tasks}p" for tasks in sorted({1, *args.tasks})}
         with open_log(log_url) as log:
             for tasks, topic in topics.items():
@@ -389,11 +533,17 @@ def main() -> None:
                 **batching,
                 **{"insert.mode": "upsert", "pk.mode": "record_value", "pk.fields": "id"},
             )
+        for tasks in args.tasks if connect is not None else []:
+            runs[f"Debezium JDBC sink, insert, {tasks} task(s)"] = (
+                lambda table, tasks=tasks, connect=connect: debezium_sink(
+                    connect, target, topics[tasks], table, records, tasks, args.batch
+                )
+            )
         if "executemany" in args.runs:
             runs["executemany loop (json.loads + executemany)"] = in_this_process(
                 target, lambda table: executemany_loop(log_url, target, topics[1], table, records)
             )
-        results: dict[str, tuple[float, float, float]] = {}
+        results: dict[str, tuple[float, float, float, float | None]] = {}
         for index, (label, run) in enumerate(runs.items()):
             table = f"rows_{index}"
             execute(target.dsn, TABLE_DDL.format(table))
@@ -406,20 +556,43 @@ def main() -> None:
                 records / (timing.ended - timing.started),
                 timing.cpu_s * 1e6 / records,
                 (timing.server_cpu_s - server_before) * 1e6 / records,
+                None if timing.first_row is None else timing.first_row - timing.started,
             )
     ceiling = results["ceiling: COPY FROM file (one session)"][0]
     load = ", ".join(f"{average:.1f}" for average in os.getloadavg())
     settings = ", ".join(f"{key}={value}" for key, value in batching.items()) or "the sink's defaults"
+    where = "a Kafka broker (Conveyor's Kafka log)" if args.kafka else "an embedded log"
     print(f"{records:,} records of ~{size} bytes (JSON with schema), {settings}, one PostgreSQL 15")
+    print(f"  topics on {where}; records/s per task = records/s / tasks")
+    if connect is not None:
+        print(
+            f"  Debezium JDBC sink {DEBEZIUM_JDBC_VERSION} (newest on Maven Central) on Apache Kafka Connect "
+            f"{fetch_kafka().version}: at least once (no exactly-once mode), "
+            + (
+                f"batch.size={args.batch}, max.poll.records={args.batch}; "
+                if args.batch
+                else "its defaults (batch.size 500); "
+            )
+            + "Conveyor's insert run: exactly once"
+        )
     print(f"  load average at the end: {load}")
     print(
         "  (wall-clock records/s, share of COPY's, CPU us/record of the processes doing the work "
         "and of the server)"
     )
-    for label, (rate, cpu_us, server_us) in results.items():
+    print(
+        "  (a sink's records/s per task, and how long its first row took to be visible: the rest of its run"
+        " ran at the rate after that)"
+    )
+    for label, (rate, cpu_us, server_us, first_s) in results.items():
+        tasks = TASKS.search(label)
+        per_task = f"  {rate / int(tasks[1]):>9,.0f}/task" if tasks else ""
+        if first_s is not None:
+            after = records / (records / rate - first_s)
+            per_task += f", first row at {first_s:5.2f} s, {after:>9,.0f}/s after"
         print(
             f"  {label:45s} {rate:>10,.0f} records/s  ({rate / ceiling:5.1%} of COPY)  {cpu_us:5.1f} CPU us"
-            f"  server {server_us:4.1f} us"
+            f"  server {server_us:4.1f} us{per_task}"
         )
 
 
