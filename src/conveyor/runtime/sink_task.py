@@ -41,6 +41,7 @@ from conveyor.metrics.task_metrics import ACTIVE_TOPICS_METRIC, SinkTaskMetrics,
 from conveyor.pipeline.error_handling import ErrorHandler, ErrorPolicy, FailedRecord, Stage
 from conveyor.pipeline.record_pipeline import RecordPipeline
 from conveyor.pipeline.topics import TopicCreator
+from conveyor.runtime.collector import collect_less_often
 from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.task_spec import TaskSpec
@@ -152,6 +153,7 @@ class SinkTaskLoop(TaskLoop[SinkTask], RebalanceListener):
     """Runs one sink task until its control says stop; raises when the task fails."""
 
     def __init__(self, spec: TaskSpec, control: TaskControl, log: Log, task: SinkTask) -> None:
+        collect_less_often()
         self.spec = spec
         self.control = control
         self.log = log
