@@ -69,6 +69,7 @@ class Started:
         self.context = RuntimeSinkTaskContext(config, None)
         task.initialize(self.context)
         task.start(config)
+        self.context.assigned.add(PARTITION)
         task.open([PARTITION])
 
     def put(self, records: Sequence[SinkRecord]) -> None:
@@ -284,6 +285,7 @@ def test_without_transactions_closed_partitions_take_the_producer_and_the_next_p
     assert started.task._producer is None
     started.put(records[5:])
     assert started.task._producer is not None and started.task._producer is not first
+    started.task.pre_commit({PARTITION: 10})
     assert len(read_partition(cluster_b, REMOTE, 0)) == 10
     started.task.stop()
 
@@ -471,6 +473,95 @@ def test_spanning_transactions_commit_records_and_offsets_together_whatever_the_
             running.task.stop()
             a.close()
             b.close()
+
+
+def plain(a: Log, b: Log, **overrides: str) -> dict[str, str]:
+    return task_config(a, b, **{"transactional.producer": "false", **overrides})
+
+
+NO_SYNCS = {"emit.offset-syncs.enabled": "false"}
+"""For a producer failing its nth ``send``: only the replicated records are sent."""
+
+
+def offset_syncs(b: Log) -> list[OffsetSync]:
+    return [
+        OffsetSync.decode(r.key or b"", r.value or b"")
+        for r in read_partition(b, "mm2-offset-syncs.B.internal", 0)
+    ]
+
+
+def test_without_transactions_offset_syncs_pair_the_acknowledged_records_upstream_and_downstream_offsets(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(MirrorSinkTask(), plain(cluster_a, cluster_b))
+    running.put(sink_records(cluster_a, TOPIC, 0))
+    running.task.pre_commit({PARTITION: 10})
+    running.task.stop()
+    assert offset_syncs(cluster_b) == [OffsetSync(PARTITION, 9, 9)]
+
+
+def test_without_transactions_a_failed_send_rewinds_to_the_first_record_sent_since_the_last_flush(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(FailingInSecondPutMirrorSinkTask(), plain(cluster_a, cluster_b, **NO_SYNCS))
+    try:
+        records = sink_records(cluster_a, TOPIC, 0)
+        running.put(records[:4])
+        running.put(records[4:])
+        assert running.context.rewinds == {PARTITION: 0}
+    finally:
+        running.task.stop()
+
+
+def test_without_transactions_a_flush_moves_the_point_a_failed_send_rewinds_to(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(FailingInSecondPutMirrorSinkTask(), plain(cluster_a, cluster_b, **NO_SYNCS))
+    try:
+        records = sink_records(cluster_a, TOPIC, 0)
+        running.put(records[:4])
+        assert running.task.pre_commit({PARTITION: 4}) == {PARTITION: 4}
+        running.put(records[4:])
+        assert running.context.rewinds == {PARTITION: 4}
+    finally:
+        running.task.stop()
+
+
+def test_without_transactions_no_commit_goes_past_a_rewind_until_the_partition_is_consumed_again(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(FailingInSecondPutMirrorSinkTask(), plain(cluster_a, cluster_b, **NO_SYNCS))
+    try:
+        records = sink_records(cluster_a, TOPIC, 0)
+        running.put(records[:4])
+        running.put(records[4:])
+        assert running.task.pre_commit({PARTITION: 10}) == {PARTITION: 0}
+        running.put(records)
+        assert running.task.pre_commit({PARTITION: 10}) == {PARTITION: 10}
+        assert [r.value for r in read_partition(cluster_b, REMOTE, 0)][-10:] == [r.value for r in records]
+    finally:
+        running.task.stop()
+
+
+class AlwaysFailingMirrorSinkTask(MirrorSinkTask):
+    def _new_producer(self) -> Producer:
+        producer = FailingOnceProducer(super()._new_producer())
+        producer.failures_left = 1_000
+        return producer
+
+
+def test_without_transactions_the_task_fails_when_sends_keep_failing_with_no_flush_between(
+    cluster_a: Log, cluster_b: Log, source_topic: str
+) -> None:
+    running = Started(AlwaysFailingMirrorSinkTask(), plain(cluster_a, cluster_b, **NO_SYNCS))
+    try:
+        records = sink_records(cluster_a, TOPIC, 0)
+        running.put(records[:3])
+        running.put(records[3:6])
+        with pytest.raises(ConnectError, match="after 3 attempts"):
+            running.put(records[6:])
+    finally:
+        running.task.stop()
 
 
 def test_the_sink_design_refuses_the_connector_transaction_boundary_naming_the_key(

@@ -1,4 +1,4 @@
-"""The collector's pace: a process running source loops collects its young generation less often."""
+"""The collector's pace: a process running source or sink loops collects its young generation less often."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import pytest
 from conveyor.log import open_log
 from conveyor.runtime.collector import YOUNG_GENERATION_THRESHOLD, collect_less_often
 from conveyor.runtime.control import LocalTaskControl
+from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.source_task import SourceTaskLoop
 
 from .support import running, task_spec, worker_props
-from .tasks import ScriptedSourceTask
+from .tasks import RecordingSinkTask, ScriptedSourceTask
 
 
 @pytest.fixture(autouse=True)
@@ -48,5 +49,14 @@ def test_a_source_task_loop_collects_less_often(tmp_path: Path) -> None:
         control = LocalTaskControl()
         spec = task_spec({"topic": "lines"}, worker_props(log.url))
         loop = SourceTaskLoop(spec, control, log, ScriptedSourceTask([]))
+        with running(loop, control):
+            assert gc.get_threshold()[0] == YOUNG_GENERATION_THRESHOLD
+
+
+def test_a_sink_task_loop_collects_less_often(tmp_path: Path) -> None:
+    with open_log(f"embedded:{tmp_path / 'log'}") as log:
+        control = LocalTaskControl()
+        spec = task_spec({"topics": "lines"}, worker_props(log.url), kind="sink")
+        loop = SinkTaskLoop(spec, control, log, RecordingSinkTask())
         with running(loop, control):
             assert gc.get_threshold()[0] == YOUNG_GENERATION_THRESHOLD

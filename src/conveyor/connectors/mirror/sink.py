@@ -82,6 +82,7 @@ class MirrorSinkTask(BatchSinkTask):
         self._ready_topics: set[str] = set()
         self._boundary = SinkTransactionBoundary(False, 0, 1)
         self._open: OpenTransaction | None = None
+        self._unflushed = Unflushed()
         self.transactions_committed = 0
         self.transactions_aborted = 0
 
@@ -160,6 +161,7 @@ class MirrorSinkTask(BatchSinkTask):
         if not self._transactional and self._producer is not None:
             self._producer.close()
             self._producer = None
+            self._unflushed.flushed()
 
     def _ensure_remote_topics(self, topics: set[str]) -> None:
         assert self._settings is not None and self._source is not None and self._target is not None
@@ -179,10 +181,14 @@ class MirrorSinkTask(BatchSinkTask):
             self._replicate([batch])
 
     def _replicate(self, runs: Sequence[Run], commit: bool = False) -> None:
-        """Send the runs in the open transaction (beginning one if none is), and commit it when the
-        boundary is reached or ``commit`` asks. A failure aborts the transaction and sends everything it
-        held again in a fresh one. A fenced task fails: a newer incarnation owns the transactional id and
-        the offsets, and claiming the id back would fence it, then send from offsets it has moved since."""
+        """Transactional: send the runs in the open transaction (beginning one if none is), and commit it
+        when the boundary is reached or ``commit`` asks. A failure aborts the transaction and sends
+        everything it held again in a fresh one. A fenced task fails: a newer incarnation owns the
+        transactional id and the offsets, and claiming the id back would fence it, then send from offsets
+        it has moved since. Plain: ``_copy``."""
+        if not self._transactional:
+            self._copy(runs)
+            return
         for attempt in range(1, SEND_ATTEMPTS + 1):
             try:
                 if runs:
@@ -203,7 +209,7 @@ class MirrorSinkTask(BatchSinkTask):
 
     def _boundary_reached(self, transaction: OpenTransaction) -> bool:
         boundary = self._boundary
-        if not (self._transactional and boundary.spans_batches):
+        if not boundary.spans_batches:
             return True
         return (
             transaction.records >= boundary.max_records
@@ -211,45 +217,79 @@ class MirrorSinkTask(BatchSinkTask):
         )
 
     def _send_runs(self, runs: Sequence[Run]) -> None:
-        assert self._settings is not None
+        """Send the runs in the open transaction, beginning one if none is."""
         if self._producer is None:
-            if self._transactional:
-                raise ConnectError(f"{self._transactional_id}: the task has no producer (it was stopped)")
-            self._producer = self._new_producer()
-        producer, settings = self._producer, self._settings
-        transaction = self._open
-        if transaction is None:
-            if self._transactional:
-                producer.begin_transaction()
-            transaction = self._open = OpenTransaction(time.monotonic())
-            if self._transactional and self._boundary.spans_batches:
+            raise ConnectError(f"{self._transactional_id}: the task has no producer (it was stopped)")
+        if self._open is None:
+            self._producer.begin_transaction()
+            self._open = OpenTransaction(time.monotonic())
+            if self._boundary.spans_batches:
                 self.context.request_commit_within(self._boundary.interval_ms)
+        transaction = self._open
         for run in runs:
             transaction.runs.append(run)
             transaction.records += len(run)
             source = TopicPartition(run.topic, run.partition)
-            self._ensure_remote_topics({source.topic})
-            remote, last = settings.remote_topic(source.topic), len(run) - 1
-            if last:
-                producer.send_batch(
-                    remote,
-                    run.values[:last],
-                    run.keys[:last],
-                    source.partition,
-                    run.headers[:last],
-                    run.timestamps[:last],
-                )
-            upstream = run.offsets[last]
-            producer.send(
+            self._send_run(self._producer, run, transaction.delivered)
+            transaction.next_offsets[source] = max(transaction.next_offsets.get(source, 0), run.next_offset)
+
+    def _send_run(self, producer: Producer, run: Run, delivered: list[Delivered]) -> None:
+        """The run to the remote topic's same partition; where its last record lands goes to
+        ``delivered`` once the target acknowledges it."""
+        assert self._settings is not None
+        self._ensure_remote_topics({run.topic})
+        remote, last = self._settings.remote_topic(run.topic), len(run) - 1
+        if last:
+            producer.send_batch(
                 remote,
-                run.values[last],
-                key=run.keys[last],
-                partition=source.partition,
-                headers=run.headers[last] or None,
-                timestamp=run.timestamps[last],
-                on_delivery=partial(_delivered, transaction.delivered, source, upstream),
+                run.values[:last],
+                run.keys[:last],
+                run.partition,
+                run.headers[:last],
+                run.timestamps[:last],
             )
-            transaction.next_offsets[source] = max(transaction.next_offsets.get(source, 0), upstream + 1)
+        source = TopicPartition(run.topic, run.partition)
+        producer.send(
+            remote,
+            run.values[last],
+            key=run.keys[last],
+            partition=run.partition,
+            headers=run.headers[last] or None,
+            timestamp=run.timestamps[last],
+            on_delivery=partial(_delivered, delivered, source, run.offsets[last]),
+        )
+
+    def _copy(self, runs: Sequence[Run]) -> None:
+        """The plain copy: send the runs without waiting for them (``pre_commit`` flushes), then the
+        offset syncs of the runs acknowledged so far. A failure, of these records or of earlier ones the
+        producer reports now, rewinds each partition to its first record sent since the last flush: they
+        are consumed and sent again, and no commit goes past them meanwhile."""
+        unflushed = self._unflushed
+        unflushed.sending(runs)
+        try:
+            if self._producer is None:
+                self._producer = self._new_producer()
+            for run in runs:
+                self._send_run(self._producer, run, unflushed.acknowledged)
+            self._send_acknowledged_syncs()
+        except Exception as error:
+            if self._syncs is not None:
+                self._syncs.forget()
+            assigned = self.context.assignment()
+            self.context.offset({p: o for p, o in unflushed.rewind().items() if p in assigned})
+            if unflushed.failures >= SEND_ATTEMPTS:
+                raise ConnectError(f"Could not replicate a batch after {SEND_ATTEMPTS} attempts") from error
+            logger.warning(
+                "Sending a batch failed; consuming what was sent since the last flush again: %s", error
+            )
+
+    def _send_acknowledged_syncs(self) -> None:
+        """The offset syncs due for the plain copy's runs acknowledged since the last call."""
+        acknowledged = self._unflushed.acknowledged
+        if self._syncs is not None and acknowledged and self._producer is not None:
+            for source, upstream, metadata in acknowledged:
+                self._syncs.send(self._producer, OffsetSync(source, upstream, metadata.offset))
+        acknowledged.clear()
 
     def _commit_open(self) -> None:
         """The open transaction's offset syncs, then the source offsets, then the commit (records first:
@@ -260,12 +300,11 @@ class MirrorSinkTask(BatchSinkTask):
             producer.flush()
             for source, upstream, metadata in transaction.delivered:
                 self._syncs.send(producer, OffsetSync(source, upstream, metadata.offset))
-        if self._transactional:
-            # One past the last record: the committed offset is the next one to read (KIP-656's code
-            # commits the record's own offset, which would replicate that record again).
-            producer.send_offsets_to_transaction(transaction.next_offsets, self._group)
-            producer.commit_transaction()
-            self.transactions_committed += 1
+        # One past the last record: the committed offset is the next one to read (KIP-656's code
+        # commits the record's own offset, which would replicate that record again).
+        producer.send_offsets_to_transaction(transaction.next_offsets, self._group)
+        producer.commit_transaction()
+        self.transactions_committed += 1
         self._open = None
 
     def _abort(self) -> list[Run]:
@@ -273,7 +312,7 @@ class MirrorSinkTask(BatchSinkTask):
         transaction, self._open = self._open, None
         if self._syncs is not None:
             self._syncs.forget()
-        if not self._transactional or self._producer is None or transaction is None:
+        if self._producer is None or transaction is None:
             return transaction.runs if transaction is not None else []
         try:
             self._producer.abort_transaction()
@@ -297,11 +336,9 @@ class MirrorSinkTask(BatchSinkTask):
         """Transactional: commit the open transaction, if any, and return nothing, the offsets being
         committed with the records on the target; should the commit keep failing, the transaction is
         aborted and its records consumed again. Otherwise the records sent are flushed and their offsets
-        committed on the source, as any sink does."""
+        committed on the source, as any sink does, none past a partition's rewind."""
         if not self._transactional:
-            if self._producer is not None:
-                self._producer.flush()
-            return dict(current_offsets)
+            return self._flush_plain(current_offsets)
         if self._open is not None:
             try:
                 self._replicate([], commit=True)
@@ -312,6 +349,16 @@ class MirrorSinkTask(BatchSinkTask):
                              self._transactional_id, error)  # fmt: skip
                 self._abort_and_rewind()
         return {}
+
+    def _flush_plain(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        """Flush the plain copy, send the offset syncs now due, and return the offsets below which every
+        record is on the target: the consumed ones, but none past a rewind still to happen."""
+        if self._producer is not None:
+            self._producer.flush()
+            self._send_acknowledged_syncs()
+        self._unflushed.flushed()
+        rewound = self._unflushed.rewound
+        return {p: min(offset, rewound.get(p, offset)) for p, offset in current_offsets.items()}
 
     def stop(self) -> None:
         if self._open is not None and self._producer is not None:
@@ -334,14 +381,49 @@ class OpenTransaction:
     records: int = 0
     runs: list[Run] = field(default_factory=list)
     next_offsets: dict[TopicPartition, int] = field(default_factory=dict)
-    delivered: list[tuple[TopicPartition, int, RecordMetadata]] = field(default_factory=list)
+    delivered: list[Delivered] = field(default_factory=list)
+
+
+@dataclass
+class Unflushed:
+    """The plain copy since its last flush: each partition's first record sent (where a failure rewinds
+    to), the runs whose last record the target acknowledged, and the failures since; and the rewinds
+    handed to the sink loop that no batch has started from yet, past which no commit may go."""
+
+    first_offsets: dict[TopicPartition, int] = field(default_factory=dict)
+    acknowledged: list[Delivered] = field(default_factory=list)
+    failures: int = 0
+    rewound: dict[TopicPartition, int] = field(default_factory=dict)
+
+    def sending(self, runs: Sequence[Run]) -> None:
+        for run in runs:
+            partition, first = TopicPartition(run.topic, run.partition), run.offsets[0]
+            if first <= self.rewound.get(partition, -1):
+                del self.rewound[partition]
+            self.first_offsets.setdefault(partition, first)
+
+    def rewind(self) -> dict[TopicPartition, int]:
+        """A failure: where each partition is consumed again from; nothing sent is pending any more."""
+        rewinds, self.first_offsets = self.first_offsets, {}
+        self.acknowledged.clear()
+        self.failures += 1
+        for partition, offset in rewinds.items():
+            self.rewound[partition] = min(offset, self.rewound.get(partition, offset))
+        return rewinds
+
+    def flushed(self) -> None:
+        """Everything sent is on the target."""
+        self.first_offsets.clear()
+        self.acknowledged.clear()
+        self.failures = 0
+
+
+Delivered = tuple[TopicPartition, int, RecordMetadata]
+"""A source partition, the upstream offset of a run's last record, and where it landed on the target."""
 
 
 def _delivered(
-    into: list[tuple[TopicPartition, int, RecordMetadata]],
-    source: TopicPartition,
-    upstream: int,
-    metadata: RecordMetadata,
+    into: list[Delivered], source: TopicPartition, upstream: int, metadata: RecordMetadata
 ) -> None:
     into.append((source, upstream, metadata))
 
