@@ -142,8 +142,10 @@ def sample_output_schema(
     worker_config: WorkerConfig,
 ) -> StructType | None:
     """The output schema, from the first stored record the connector's pipeline keeps; None while there
-    is none yet."""
-    errors = ErrorHandler(ErrorPolicy(), "sample", 0)
+    is none yet. A record it cannot convert is skipped as the connector's ``errors.tolerance`` says, but
+    neither logged nor sent to the dead letter queue here: the query does that when it reads the record."""
+    tolerance_all = ErrorPolicy.from_connector_config(config).tolerance_all
+    errors = ErrorHandler(ErrorPolicy(tolerance_all=tolerance_all, log_enable=False), "sample", 0)
     pipeline = RecordPipeline.for_connector(config, worker_config, errors)
     try:
         for batch in first_batches(log, partitions):
