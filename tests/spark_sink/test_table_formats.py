@@ -31,8 +31,8 @@ def test_a_format_is_refused_on_a_spark_its_release_is_not_built_for_naming_arti
     with pytest.raises(TableFormatError) as refused:
         resolve(["delta"], "4.3.0")
     message = str(refused.value)
-    assert "io.delta:delta-spark_2.13:4.3.0" in message
-    assert "built for Spark 4.1" in message
+    assert "io.delta:delta-spark_2.13:4.4.0" in message
+    assert "built for Spark 4.2" in message
     assert "Spark 4.3.0" in message
     assert "NoSuchMethodError" in message
 
@@ -64,8 +64,8 @@ def test_delta_on_spark_4_3_is_told_to_run_on_pyspark_4_2() -> None:
 
 def test_the_jars_are_fetched_with_maven_into_the_cache(tmp_path: Path) -> None:
     jars = {jar.name for jar in fetch_jars(DELTA, tmp_path)}
-    assert jars == {"delta-spark_2.13-4.3.0.jar", "delta-storage-4.3.0.jar"}
-    assert (tmp_path / "spark-delta-4.3.0" / ".complete").exists()
+    assert jars == {"delta-spark_2.13-4.4.0.jar", "delta-storage-4.4.0.jar"}
+    assert (tmp_path / "spark-delta-4.4.0" / ".complete").exists()
 
 
 def test_the_session_settings_join_the_workers_own_jars_and_extensions(tmp_path: Path) -> None:
@@ -78,7 +78,7 @@ def test_the_session_settings_join_the_workers_own_jars_and_extensions(tmp_path:
     )
     jars = conf["spark.jars"].split(",")
     assert jars[0] == "/opt/mine.jar"
-    assert {Path(jar).name for jar in jars[1:]} == {"delta-spark_2.13-4.3.0.jar", "delta-storage-4.3.0.jar"}
+    assert {Path(jar).name for jar in jars[1:]} == {"delta-spark_2.13-4.4.0.jar", "delta-storage-4.4.0.jar"}
     assert conf["spark.sql.extensions"] == f"com.example.Extension,{DELTA_EXTENSION}"
     assert conf["spark.sql.catalog.spark_catalog"] == DELTA_CATALOG
 

@@ -69,12 +69,13 @@ class TableFormat:
 
 DELTA: Final = TableFormat(
     "delta",
-    ("io.delta:delta-spark_2.13:4.3.0", "io.delta:delta-storage:4.3.0"),
-    "4.1",
-    ("4.1", "4.2"),
-    "on Spark 4.3.0 a write commits but every read of the table fails with NoSuchMethodError "
-    "org.apache.spark.sql.execution.LogicalRDD.<init> (Delta 4.1.0, 4.2.0 and 4.3.0 alike; 4.0.0 fails "
-    "to write with NoClassDefFoundError TimeAdd)",
+    ("io.delta:delta-spark_2.13:4.4.0", "io.delta:delta-storage:4.4.0"),
+    "4.2",
+    ("4.2",),
+    "on Spark 4.3.0 a first write commits, but every read of the table, and a streaming write's next "
+    "batch, fails inside Delta's snapshot state cache with NoSuchMethodError "
+    "org.apache.spark.sql.execution.LogicalRDD.<init>: Spark 4.3 added a parameter to it (Delta 4.1.0, "
+    "4.2.0, 4.3.0 and 4.4.0 alike; 4.0.0 fails to write with NoClassDefFoundError TimeAdd)",
 )
 ICEBERG: Final = TableFormat(
     "iceberg",
