@@ -31,6 +31,7 @@ import httpx
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from conveyor.kafka_broker import KafkaBroker, KafkaConnect
+from conveyor.kafka_broker.connect import group_settings
 from conveyor.kafka_broker.jvm import free_port
 
 CONVEYOR = Path(sys.executable).parent / "conveyor"
@@ -47,13 +48,10 @@ class Timing:
     end_to_end_s: float
 
 
-def group_settings(bootstrap: str, name: str) -> dict[str, str]:
+def worker_settings(bootstrap: str, name: str) -> dict[str, str]:
+    """Either runtime's worker: a group of its own, exactly-once sources, read_committed sinks."""
     return {
-        "bootstrap.servers": bootstrap,
-        "group.id": f"bench-{name}",
-        "config.storage.topic": f"{name}-configs",
-        "offset.storage.topic": f"{name}-offsets",
-        "status.storage.topic": f"{name}-status",
+        **group_settings(bootstrap, name),
         "config.storage.replication.factor": "1",
         "offset.storage.replication.factor": "1",
         "status.storage.replication.factor": "1",
@@ -195,14 +193,14 @@ def warm_then_run(runtime: str, bootstrap: str, url: str, source: Path, name: st
 
 def bench_kafka_connect(bootstrap: str, directory: Path, source: Path) -> Timing:
     name = f"kc-{uuid.uuid4().hex[:6]}"
-    settings = group_settings(bootstrap, name)
+    settings = worker_settings(bootstrap, name)
     with KafkaConnect(directory / name, settings, heap="1g") as worker:
         return warm_then_run("Kafka Connect", bootstrap, worker.url, source, name, directory)
 
 
 def bench_conveyor(bootstrap: str, directory: Path, source: Path) -> Timing:
     name = f"conveyor-{uuid.uuid4().hex[:6]}"
-    settings = group_settings(bootstrap, name)
+    settings = worker_settings(bootstrap, name)
     with conveyor_worker(directory / name, settings) as url:
         return warm_then_run("Conveyor", bootstrap, url, source, name, directory)
 

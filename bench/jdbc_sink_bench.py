@@ -74,6 +74,7 @@ import psycopg2
 
 from conveyor.connectors.postgres.jdbc_sink import JdbcSinkTask
 from conveyor.kafka_broker import KafkaConnect
+from conveyor.kafka_broker.connect import group_settings
 from conveyor.kafka_broker.debezium import DEBEZIUM_JDBC_VERSION, fetch_debezium_jdbc_sink
 from conveyor.kafka_broker.fetch import fetch_kafka
 from conveyor.log import Log, TopicPartition, open_log
@@ -309,11 +310,7 @@ def kafka_connect(directory: Path, bootstrap: str) -> Iterator[KafkaConnect]:
     """One Apache Kafka Connect worker with Debezium's JDBC sink plugin."""
     name = f"kc{uuid.uuid4().hex[:6]}"
     settings = {
-        "bootstrap.servers": bootstrap,
-        "group.id": f"bench-{name}",
-        "config.storage.topic": f"{name}-configs",
-        "offset.storage.topic": f"{name}-offsets",
-        "status.storage.topic": f"{name}-status",
+        **group_settings(bootstrap, name),
         "plugin.path": f"{fetch_kafka().connect_file_plugin},{fetch_debezium_jdbc_sink()}",
     }
     worker = KafkaConnect(directory / name, settings, heap="1g")

@@ -61,6 +61,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from conveyor.connectors.postgres.connection import PostgresAddress, connect
 from conveyor.kafka_broker import KafkaConnect
+from conveyor.kafka_broker.connect import group_settings
 from conveyor.kafka_broker.debezium import DEBEZIUM_VERSION, fetch_debezium_postgres
 from conveyor.kafka_broker.fetch import fetch_kafka
 from conveyor.postgres_server import PostgresServer
@@ -171,11 +172,7 @@ def kafka_connect(directory: Path, bootstrap: str) -> Iterator[Runtime]:
     """Apache Kafka Connect with Debezium's plugin, exactly-once source support enabled."""
     name = f"kc{uuid.uuid4().hex[:6]}"
     settings = {
-        "bootstrap.servers": bootstrap,
-        "group.id": f"bench-{name}",
-        "config.storage.topic": f"{name}-configs",
-        "offset.storage.topic": f"{name}-offsets",
-        "status.storage.topic": f"{name}-status",
+        **group_settings(bootstrap, name),
         "exactly.once.source.support": "enabled",
         "plugin.path": f"{fetch_kafka().connect_file_plugin},{fetch_debezium_postgres()}",
     }

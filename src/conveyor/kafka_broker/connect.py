@@ -32,6 +32,18 @@ CONNECT_DEFAULTS: Mapping[str, str] = {
 }
 
 
+def group_settings(bootstrap_servers: str, name: str) -> dict[str, str]:
+    """A Connect group of its own on the brokers: group ``name`` and internal topics named after it, so
+    that workers beside others on one broker (Kafka Connect's or Conveyor's) never share their state."""
+    return {
+        "bootstrap.servers": bootstrap_servers,
+        "group.id": name,
+        "config.storage.topic": f"{name}-configs",
+        "offset.storage.topic": f"{name}-offsets",
+        "status.storage.topic": f"{name}-status",
+    }
+
+
 class KafkaConnectError(ConnectError):
     """Kafka Connect exited during start-up or did not become ready."""
 

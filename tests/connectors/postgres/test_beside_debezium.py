@@ -27,6 +27,7 @@ from conveyor.connectors.postgres.connection import PostgresAddress, connect
 from conveyor.connectors.postgres.snapshot_json import json_expression
 from conveyor.connectors.postgres.types import DecimalHandlingMode, TimePrecisionMode, TypeOptions, load_types
 from conveyor.kafka_broker import KafkaConnect
+from conveyor.kafka_broker.connect import group_settings
 from conveyor.kafka_broker.debezium import fetch_debezium_postgres
 from conveyor.kafka_broker.fetch import fetch_kafka
 from conveyor.log import Log, open_log
@@ -115,11 +116,7 @@ def differences(left: Any, right: Any, path: str = "") -> list[str]:
 def debezium_worker_settings(kafka_bootstrap: str, suffix: str) -> dict[str, str]:
     """A Kafka Connect worker with Debezium's PostgreSQL connector, on internal topics of its own."""
     return {
-        "bootstrap.servers": kafka_bootstrap,
-        "group.id": f"debezium-{suffix}",
-        "config.storage.topic": f"dbz-configs-{suffix}",
-        "offset.storage.topic": f"dbz-offsets-{suffix}",
-        "status.storage.topic": f"dbz-status-{suffix}",
+        **group_settings(kafka_bootstrap, f"debezium-{suffix}"),
         "plugin.path": f"{fetch_kafka().connect_file_plugin},{fetch_debezium_postgres()}",
     }
 
