@@ -427,7 +427,7 @@ class PostgresCdcSourceTask(SourceTask):
             key_count = len(table.primary_key)
 
             def key_of(row: Sequence[Any]) -> list[Any] | None:
-                return [row[0].decode()] if key_count == 1 else key_texts(row, key_count)
+                return key_texts(row, key_count)
 
             def records(
                 batch: list[Sequence[Any]], markers: list[str], offsets: list[dict[str, Any]]

@@ -157,5 +157,8 @@ def _array_expression(
 
 
 def key_texts(fields: Sequence[bytes], count: int) -> list[str]:
-    """The first ``count`` fields as text (the key's text form, as the offsets keep it)."""
+    """The first ``count`` fields as text (the key's text form, as the offsets keep it); called per row,
+    so a one-column key, the usual one, is decoded without a slice."""
+    if count == 1:
+        return [fields[0].decode("utf-8")]
     return [field.decode("utf-8") for field in fields[:count]]
