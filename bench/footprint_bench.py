@@ -34,7 +34,7 @@ from pathlib import Path
 
 import httpx
 
-from connect_vs_kafka_connect import create, group_settings
+from connect_vs_kafka_connect import create, worker_settings
 from conveyor.kafka_broker import KafkaConnect
 from conveyor.kafka_broker.jvm import free_port
 from conveyor.log import TopicPartition, open_log
@@ -340,14 +340,14 @@ def runtimes(bootstrap: str, root: Path, only: list[str], extra: dict[str, str])
             continue
         directory = root / name
         directory.mkdir()
-        settings = {**group_settings(bootstrap, f"fp-{name}-{uuid.uuid4().hex[:6]}"), **own, **extra}
+        settings = {**worker_settings(bootstrap, f"fp-{name}-{uuid.uuid4().hex[:6]}"), **own, **extra}
         yield Runtime(
             label, f"kafka://{bootstrap}", directory, conveyor_start("distributed", directory, settings)
         )
     if "kafka-connect" in only:
         directory = root / "kafka-connect"
         directory.mkdir()
-        settings = group_settings(bootstrap, f"fp-kc-{uuid.uuid4().hex[:6]}")
+        settings = worker_settings(bootstrap, f"fp-kc-{uuid.uuid4().hex[:6]}")
         yield Runtime(
             "Kafka Connect 4.3.1",
             f"kafka://{bootstrap}",
