@@ -107,8 +107,26 @@ def threads(pid: int) -> int:
         return 0
 
 
+def thread_names(pid: int) -> str:
+    """The process's threads counted by name, most first (librdkafka's, Python's, the JVM's)."""
+    counts: dict[str, int] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return ""
+    for tid in tids:
+        try:
+            name = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+        except OSError:
+            continue
+        counts[name] = counts.get(name, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: -item[1])
+    return ", ".join(f"{name} x{count}" for name, count in ranked[:8])
+
+
 def census(root: int) -> str:
-    """Each process of the tree: PSS, private and anonymous memory, threads, role and command line."""
+    """Each process of the tree: PSS, private and anonymous memory, threads (the most common by name),
+    role and command line."""
     rows = []
     for pid in process_tree(root):
         fields = rollup(pid)
@@ -116,7 +134,7 @@ def census(root: int) -> str:
         anonymous = fields.get("Anonymous", 0) / 1024
         rows.append(
             f"      {pid:>8} {memory_bytes(pid) / 2**20:7.1f} MB pss {private:7.1f} priv {anonymous:7.1f} "
-            f"anon {threads(pid):4} thr  {role(pid)}{command_line(pid)}"
+            f"anon {threads(pid):4} thr  {role(pid)}{command_line(pid)}\n{'':16}threads: {thread_names(pid)}"
         )
     return "\n".join(rows)
 

@@ -1,14 +1,16 @@
-"""`task.placement`: a process per task while slots are free (spread), up to one per core of the machine
-(cores, the worker's default), or tasks filling one process (pack)."""
+"""`task.placement`: a process per task while slots are free (spread), a process per busy task up to one
+per core of the machine (cores, the worker's default), or tasks filling one process (pack)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from conveyor.api import ConfigError
+from conveyor.runtime.task_spec import TaskSpec
 from conveyor.settings.worker_config import TaskPlacement, WorkerConfig
 from conveyor.spark.session import get_or_create_session
 from conveyor.spark.task_jobs import TaskJobRunner, machine_cores
@@ -37,6 +39,16 @@ def pack() -> Iterator[TaskJobRunner]:
 def cores() -> Iterator[TaskJobRunner]:
     """A runner with a slot more than the machine has cores."""
     yield from _runner(TaskPlacement.CORES, slots=machine_cores() + 1)
+
+
+def _busy_task(data_dir: Path, task: int) -> TaskSpec:
+    """A generator task without a rate: it keeps its process's core as busy as it can."""
+    spec = generator_task(data_dir, task)
+    return dataclasses.replace(
+        spec,
+        connector_config={**spec.connector_config, "rate": "0"},
+        task_config={**spec.task_config, "rate": "0"},
+    )
 
 
 def _start(runner: TaskJobRunner, tmp_path: Path, tasks: int) -> RecordedEvents:
@@ -70,10 +82,23 @@ def test_pack_starts_another_process_once_one_holds_tasks_per_slot(
     assert recorded.unplaced == {}
 
 
-def test_cores_gives_each_task_a_process_of_its_own_up_to_one_per_core(
+def test_cores_runs_tasks_in_one_process_while_it_keeps_no_core_busy(
     cores: TaskJobRunner, tmp_path: Path
 ) -> None:
-    _start(cores, tmp_path, machine_cores() + 1)
+    _start(cores, tmp_path, 2)
+
+    assert cores.slot_usage().in_use == 1
+
+
+def test_cores_gives_a_task_a_process_of_its_own_while_each_keeps_a_core_busy_up_to_one_per_core(
+    cores: TaskJobRunner, tmp_path: Path
+) -> None:
+    recorded = RecordedEvents()
+    for task in range(machine_cores()):
+        cores.start(_busy_task(tmp_path, task), recorded.events())
+        wait_until(lambda: cores.busy_hosts() == task + 1, f"{task + 1} busy processes")  # noqa: B023
+    cores.start(_busy_task(tmp_path, machine_cores()), recorded.events())
+    wait_until(lambda: len(recorded.reported) == machine_cores() + 1, "every task to report")
 
     assert cores.slot_usage().in_use == machine_cores()
 
