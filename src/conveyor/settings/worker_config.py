@@ -104,9 +104,10 @@ takes the machine."""
 
 class TaskPlacement(enum.StrEnum):
     """`task.placement`: whether each task gets a Python process of its own while Spark slots are free
-    (`spread`: isolation), or up to one process per core of the machine (`cores`: as much Python as the
-    cores run at once, then tasks share those processes), or tasks fill a process up to `tasks.per.slot`
-    before another starts (`pack`: about 0.6 MB a task instead of about 13 MB)."""
+    (`spread`: isolation), or a new task gets a process of its own only while every process keeps a core
+    busy, up to one per core of the machine (`cores`: a core for each busy task, one process for idle
+    ones), or tasks fill a process up to `tasks.per.slot` before another starts (`pack`: about 0.6 MB a
+    task instead of about 13 MB)."""
 
     SPREAD = "spread"
     CORES = "cores"
@@ -281,9 +282,11 @@ def _worker_config_def() -> ConfigDef:
                 "task, or from the first task with task.placement=pack.")
         .define("task.placement", ConfigType.STRING, default=TaskPlacement.CORES.value, importance=low,
                 validator=CaseInsensitiveValidString([p.value for p in TaskPlacement]),
-                documentation="cores: each task gets a Python process of its own up to one process per "
-                "core of the machine (with a local spark.master; per Spark slot otherwise), then tasks "
-                "share those processes up to tasks.per.slot each before another starts; spread: each "
+                documentation="cores: a new task gets a Python process of its own while every process "
+                "keeps a core busy (a quarter of a core or more over the last 10 s), up to one process per "
+                "core of the machine (with a local spark.master; per Spark slot otherwise), else it joins "
+                "the least busy process; processes hold up to tasks.per.slot tasks each before another "
+                "starts; spread: each "
                 "task gets a process of its own while Spark slots are free, then tasks share processes; "
                 "pack: tasks fill a process up to tasks.per.slot before another starts (tasks of a "
                 "process share its memory limit, its interpreter lock and its fate).")
