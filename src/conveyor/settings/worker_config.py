@@ -278,8 +278,8 @@ def _worker_config_def() -> ConfigDef:
         .define("tasks.per.slot", ConfigType.INT, default=DEFAULT_TASKS_PER_SLOT, validator=positive,
                 importance=low,
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
-                "process, once a process per core (task.placement=cores) or per slot (spread) runs a "
-                "task, or from the first task with task.placement=pack.")
+                "process: once every slot runs a task (task.placement=spread), from the first task unless "
+                "every process keeps a core busy (cores), or from the first task (pack).")
         .define("task.placement", ConfigType.STRING, default=TaskPlacement.CORES.value, importance=low,
                 validator=CaseInsensitiveValidString([p.value for p in TaskPlacement]),
                 documentation="cores: a new task gets a Python process of its own while every process "
