@@ -105,9 +105,9 @@ takes the machine."""
 class TaskPlacement(enum.StrEnum):
     """`task.placement`: whether each task gets a Python process of its own while Spark slots are free
     (`spread`: isolation), or a new task gets a process of its own only while every process keeps a core
-    busy, up to one per core of the machine (`cores`: a core for each busy task, one process for idle
-    ones), or tasks fill a process up to `tasks.per.slot` before another starts (`pack`: about 0.6 MB a
-    task instead of about 13 MB)."""
+    busy or runs a task of its connector, up to one per core of the machine (`cores`: a core for each busy
+    task and for each task of one connector, one process for idle connectors), or tasks fill a process
+    up to `tasks.per.slot` before another starts (`pack`: about 0.6 MB a task instead of about 13 MB)."""
 
     SPREAD = "spread"
     CORES = "cores"
@@ -283,7 +283,8 @@ def _worker_config_def() -> ConfigDef:
         .define("task.placement", ConfigType.STRING, default=TaskPlacement.CORES.value, importance=low,
                 validator=CaseInsensitiveValidString([p.value for p in TaskPlacement]),
                 documentation="cores: a new task gets a Python process of its own while every process "
-                "keeps a core busy (a quarter of a core or more over the last 10 s), up to one process per "
+                "keeps a core busy (a quarter of a core or more over the last 10 s) or runs a task of the "
+                "same connector, up to one process per "
                 "core of the machine (with a local spark.master; per Spark slot otherwise), else it joins "
                 "the least busy process; processes hold up to tasks.per.slot tasks each before another "
                 "starts; spread: each "

@@ -6,10 +6,11 @@ own Python process, as an ordinary Spark task would), then shares hosts among up
 tasks each, as threads: light tasks (a few records a second) then cost a thread and a connection rather
 than a process. `TaskPlacement.CORES` gives a new task the least busy host, and starts another host, up
 to one per core of the machine (`spread_hosts`), only when every host it has keeps a core busy
-(`conveyor.spark.host_cpu`): idle tasks share one process, busy ones get a core each; then it fills
-those hosts up to `tasks_per_slot` before starting another. With
-`TaskPlacement.PACK` it fills a host up to `tasks_per_slot` before starting another. A task beyond
-`slots * tasks_per_slot` waits, UNASSIGNED with the reason, until a place frees.
+(`conveyor.spark.host_cpu`) or already runs a task of the same connector: idle connectors share one
+process, busy tasks and the tasks of one connector (started together, before any is busy, and meant to
+run in parallel) get a core each; then it fills those hosts up to `tasks_per_slot` before starting
+another. With `TaskPlacement.PACK` it fills a host up to `tasks_per_slot` before starting another. A
+task beyond `slots * tasks_per_slot` waits, UNASSIGNED with the reason, until a place frees.
 """
 
 from __future__ import annotations
@@ -157,19 +158,24 @@ class TaskJobRunner(TaskRunner):
     def _place(self, placed: _Placed) -> tuple[_Host | None, bool]:
         """Choose the task's host (under the lock). Spread: an idle one, a new one while fewer than
         `spread_hosts` run, else the least loaded one with room, else a new one while slots are free.
-        Cores: the same, but with the least busy host first, and a new one while fewer than
-        `spread_hosts` run only when that host keeps a core busy. Pack: the most loaded one with room,
-        else a new one while slots are free. None if every place is taken; True if the host is new."""
+        Cores: the same, but with a host that keeps no core busy and runs no task of the same connector
+        first, and a new one while fewer than `spread_hosts` run only when that host does either. Pack:
+        the most loaded one with room, else a new one while slots are free. None if every place is taken;
+        True if the host is new."""
         with_room = [h for h in self._hosts if len(h.tasks) < self.tasks_per_slot]
         host: _Host | None
         if self.placement is TaskPlacement.PACK:
             host = max(with_room, key=lambda h: len(h.tasks), default=None)
             wants_new = host is None
         elif self.placement is TaskPlacement.CORES:
-            busy = {h.name: self._control.host_busy(h.name) for h in with_room}
-            host = min(with_room, key=lambda h: (busy[h.name], len(h.tasks)), default=None)
+            connector = placed.spec.id.connector
+            crowded = {
+                h.name: self._control.host_busy(h.name) or any(t.connector == connector for t in h.tasks)
+                for h in with_room
+            }
+            host = min(with_room, key=lambda h: (crowded[h.name], len(h.tasks)), default=None)
             wants_new = host is None or (
-                bool(host.tasks) and busy[host.name] and len(self._hosts) < self.spread_hosts
+                bool(host.tasks) and crowded[host.name] and len(self._hosts) < self.spread_hosts
             )
         else:
             host = min(with_room, key=lambda h: len(h.tasks), default=None)
