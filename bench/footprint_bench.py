@@ -34,7 +34,7 @@ from pathlib import Path
 
 import httpx
 
-from connect_vs_kafka_connect import create, group_settings
+from connect_vs_kafka_connect import create, worker_settings
 from conveyor.kafka_broker import KafkaConnect
 from conveyor.kafka_broker.jvm import free_port
 from conveyor.log import TopicPartition, open_log
@@ -107,8 +107,26 @@ def threads(pid: int) -> int:
         return 0
 
 
+def thread_names(pid: int) -> str:
+    """The process's threads counted by name, most first (librdkafka's, Python's, the JVM's)."""
+    counts: dict[str, int] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return ""
+    for tid in tids:
+        try:
+            name = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+        except OSError:
+            continue
+        counts[name] = counts.get(name, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: -item[1])
+    return ", ".join(f"{name} x{count}" for name, count in ranked[:8])
+
+
 def census(root: int) -> str:
-    """Each process of the tree: PSS, private and anonymous memory, threads, role and command line."""
+    """Each process of the tree: PSS, private and anonymous memory, threads (the most common by name),
+    role and command line."""
     rows = []
     for pid in process_tree(root):
         fields = rollup(pid)
@@ -116,7 +134,7 @@ def census(root: int) -> str:
         anonymous = fields.get("Anonymous", 0) / 1024
         rows.append(
             f"      {pid:>8} {memory_bytes(pid) / 2**20:7.1f} MB pss {private:7.1f} priv {anonymous:7.1f} "
-            f"anon {threads(pid):4} thr  {role(pid)}{command_line(pid)}"
+            f"anon {threads(pid):4} thr  {role(pid)}{command_line(pid)}\n{'':16}threads: {thread_names(pid)}"
         )
     return "\n".join(rows)
 
@@ -340,14 +358,14 @@ def runtimes(bootstrap: str, root: Path, only: list[str], extra: dict[str, str])
             continue
         directory = root / name
         directory.mkdir()
-        settings = {**group_settings(bootstrap, f"fp-{name}-{uuid.uuid4().hex[:6]}"), **own, **extra}
+        settings = {**worker_settings(bootstrap, f"fp-{name}-{uuid.uuid4().hex[:6]}"), **own, **extra}
         yield Runtime(
             label, f"kafka://{bootstrap}", directory, conveyor_start("distributed", directory, settings)
         )
     if "kafka-connect" in only:
         directory = root / "kafka-connect"
         directory.mkdir()
-        settings = group_settings(bootstrap, f"fp-kc-{uuid.uuid4().hex[:6]}")
+        settings = worker_settings(bootstrap, f"fp-kc-{uuid.uuid4().hex[:6]}")
         yield Runtime(
             "Kafka Connect 4.3.1",
             f"kafka://{bootstrap}",

@@ -4,7 +4,9 @@ connectors of the worker run on; one that does not stop after it has its host pr
 status and `GET /metrics` show the limit beside the memory.
 
 The limit is a worker property, so the test runs a `conveyor standalone` process of its own with a low
-one (and without Spark's `spark.executor.pyspark.memory`)."""
+one (and without Spark's `spark.executor.pyspark.memory`), and with `task.placement=spread`: the limit
+is a host process's, and only a task with a process of its own has one of its own (the default placement
+lets idle tasks share a process)."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ def watched_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Conveyo
         "listeners": "http://127.0.0.1:0",
         "spark.master": "local[2,1]",
         "task.memory.limit": f"{LIMIT_MB}m",
+        "task.placement": "spread",
         "task.restart.backoff.initial.ms": "60000",
     }
     worker = start_standalone(directory, props, STARTUP_S, with_test_plugins())

@@ -104,9 +104,10 @@ takes the machine."""
 
 class TaskPlacement(enum.StrEnum):
     """`task.placement`: whether each task gets a Python process of its own while Spark slots are free
-    (`spread`: isolation), or up to one process per core of the machine (`cores`: as much Python as the
-    cores run at once, then tasks share those processes), or tasks fill a process up to `tasks.per.slot`
-    before another starts (`pack`: about 0.6 MB a task instead of about 13 MB)."""
+    (`spread`: isolation), or a new task gets a process of its own only while every process keeps a core
+    busy or runs a task of its connector, up to one per core of the machine (`cores`: a core for each busy
+    task and for each task of one connector, one process for idle connectors), or tasks fill a process
+    up to `tasks.per.slot` before another starts (`pack`: about 0.6 MB a task instead of about 13 MB)."""
 
     SPREAD = "spread"
     CORES = "cores"
@@ -277,13 +278,16 @@ def _worker_config_def() -> ConfigDef:
         .define("tasks.per.slot", ConfigType.INT, default=DEFAULT_TASKS_PER_SLOT, validator=positive,
                 importance=low,
                 documentation="How many tasks may share one Spark task slot, as threads of one Python "
-                "process, once a process per core (task.placement=cores) or per slot (spread) runs a "
-                "task, or from the first task with task.placement=pack.")
+                "process: once every slot runs a task (task.placement=spread), from the first task unless "
+                "every process keeps a core busy (cores), or from the first task (pack).")
         .define("task.placement", ConfigType.STRING, default=TaskPlacement.CORES.value, importance=low,
                 validator=CaseInsensitiveValidString([p.value for p in TaskPlacement]),
-                documentation="cores: each task gets a Python process of its own up to one process per "
-                "core of the machine (with a local spark.master; per Spark slot otherwise), then tasks "
-                "share those processes up to tasks.per.slot each before another starts; spread: each "
+                documentation="cores: a new task gets a Python process of its own while every process "
+                "keeps a core busy (a quarter of a core or more over the last 10 s) or runs a task of the "
+                "same connector, up to one process per "
+                "core of the machine (with a local spark.master; per Spark slot otherwise), else it joins "
+                "the least busy process; processes hold up to tasks.per.slot tasks each before another "
+                "starts; spread: each "
                 "task gets a process of its own while Spark slots are free, then tasks share processes; "
                 "pack: tasks fill a process up to tasks.per.slot before another starts (tasks of a "
                 "process share its memory limit, its interpreter lock and its fate).")

@@ -1,11 +1,12 @@
 """The control channel between a worker (the Spark driver) and its tasks on Spark executors.
 
 Each running task keeps one TCP connection to its worker, carrying JSON lines both ways. The task sends
-its incarnation and latest metrics every heartbeat, and at once when it reports a new state; the worker
-answers each with the target state, and pushes a new target state down the connection as soon as it is
-set, so a pause, resume or stop reaches the task without waiting for a heartbeat. A task whose
-incarnation is no longer current is told to stop, and a task that cannot reach its worker for longer
-than the lease stops on its own, so a lost worker never leaves tasks running unsupervised.
+its incarnation, its latest metrics and its host's CPU seconds so far every heartbeat, and at once when
+it reports a new state; the worker answers each with the target state, and pushes a new target state
+down the connection as soon as it is set, so a pause, resume or stop reaches the task without waiting
+for a heartbeat. A task whose incarnation is no longer current is told to stop, and a task that cannot
+reach its worker for longer than the lease stops on its own, so a lost worker never leaves tasks running
+unsupervised.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from conveyor.runtime.control import TargetState, TaskControl
 from conveyor.spark.connection_loop import process_loop
+from conveyor.spark.host_cpu import HostCpu
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +88,7 @@ class ControlServer:
         self._tasks: dict[str, TaskChannelState] = {}
         self._peers: dict[str, _Peer] = {}
         self._hosts: dict[str, _Peer] = {}
+        self._host_cpu: dict[str, HostCpu] = {}
         self._connections: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._on_state_report = on_state_report
@@ -170,6 +173,17 @@ class ControlServer:
             return False
         return True
 
+    def host_busy(self, host: str) -> bool:
+        """Whether the host's process used a busy share of a core lately, as its tasks' heartbeats tell
+        (`conveyor.spark.host_cpu`); False before they tell."""
+        with self._lock:
+            cpu = self._host_cpu.get(host)
+            return cpu is not None and cpu.busy()
+
+    def forget_host(self, host: str) -> None:
+        with self._lock:
+            self._host_cpu.pop(host, None)
+
     def forget(self, task: str) -> None:
         with self._lock:
             self._tasks.pop(task, None)
@@ -191,6 +205,7 @@ class ControlServer:
                 return {"state": TargetState.STOPPED.value, "reason": "superseded"}
             self._peers[task] = peer
             current.last_seen = time.monotonic()
+            self._take_host_cpu(message.get("host-cpu"), current.last_seen)
             reported = metrics.get("state")
             changed = reported is not None and reported != current.metrics.get("state")
             current.metrics = metrics
@@ -207,6 +222,14 @@ class ControlServer:
             except Exception:
                 logger.exception("Could not take the outcome of task %s", task)
         return reply
+
+    def _take_host_cpu(self, reading: Any, now: float) -> None:
+        """Keep a heartbeat's reading of its host's CPU seconds (under the lock)."""
+        if not isinstance(reading, Mapping):
+            return
+        host, seconds = reading.get("host"), reading.get("seconds")
+        if isinstance(host, str) and isinstance(seconds, int | float):
+            self._host_cpu.setdefault(host, HostCpu()).add(now, float(seconds))
 
     def _on_host_hello(self, host: str, peer: _Peer) -> None:
         with self._lock:
@@ -236,8 +259,11 @@ class RemoteTaskControl(TaskControl):
         heartbeat_s: float = 0.2,
         lease_s: float = 10.0,
         memory_limit_bytes: int | None = None,
+        host: str | None = None,
     ) -> None:
         super().__init__(memory_limit_bytes)
+        self._host = host
+        """The task host the task runs on, whose CPU seconds each heartbeat carries; None for none."""
         self._address = address
         self._task = task
         self._attempt = attempt
@@ -365,6 +391,8 @@ class RemoteTaskControl(TaskControl):
             metrics = {**self._metrics, **self.current_call()}
             self._sent_state = metrics.get("state")
             message: dict[str, Any] = {"task": self._task, "attempt": self._attempt, "metrics": metrics}
+            if self._host is not None:
+                message["host-cpu"] = {"host": self._host, "seconds": time.process_time()}
             if closing and self._outcome is not None:
                 message["outcome"] = self._outcome
         return message

@@ -4,10 +4,13 @@ A host takes one Spark task slot for as long as it runs tasks. By default (`Task
 runner gives every host one task before any host a second (so up to the slot count each task has its
 own Python process, as an ordinary Spark task would), then shares hosts among up to `tasks_per_slot`
 tasks each, as threads: light tasks (a few records a second) then cost a thread and a connection rather
-than a process. `TaskPlacement.CORES` spreads the same way up to one host per core of the machine
-(`spread_hosts`), then fills those hosts up to `tasks_per_slot` before starting another. With
-`TaskPlacement.PACK` it fills a host up to `tasks_per_slot` before starting another. A task beyond
-`slots * tasks_per_slot` waits, UNASSIGNED with the reason, until a place frees.
+than a process. `TaskPlacement.CORES` gives a new task the least busy host, and starts another host, up
+to one per core of the machine (`spread_hosts`), only when every host it has keeps a core busy
+(`conveyor.spark.host_cpu`) or already runs a task of the same connector: idle connectors share one
+process, busy tasks and the tasks of one connector (started together, before any is busy, and meant to
+run in parallel) get a core each; then it fills those hosts up to `tasks_per_slot` before starting
+another. With `TaskPlacement.PACK` it fills a host up to `tasks_per_slot` before starting another. A
+task beyond `slots * tasks_per_slot` waits, UNASSIGNED with the reason, until a place frees.
 """
 
 from __future__ import annotations
@@ -153,15 +156,27 @@ class TaskJobRunner(TaskRunner):
             self._hand(host, placed)
 
     def _place(self, placed: _Placed) -> tuple[_Host | None, bool]:
-        """Choose the task's host (under the lock). Spread and cores: an idle one, a new one while fewer
-        than `spread_hosts` run, else the least loaded one with room, else a new one while slots are
-        free. Pack: the most loaded one with room, else a new one while slots are free. None if every
-        place is taken; True if the host is new."""
+        """Choose the task's host (under the lock). Spread: an idle one, a new one while fewer than
+        `spread_hosts` run, else the least loaded one with room, else a new one while slots are free.
+        Cores: the same, but with a host that keeps no core busy and runs no task of the same connector
+        first, and a new one while fewer than `spread_hosts` run only when that host does either. Pack:
+        the most loaded one with room, else a new one while slots are free. None if every place is taken;
+        True if the host is new."""
         with_room = [h for h in self._hosts if len(h.tasks) < self.tasks_per_slot]
         host: _Host | None
         if self.placement is TaskPlacement.PACK:
             host = max(with_room, key=lambda h: len(h.tasks), default=None)
             wants_new = host is None
+        elif self.placement is TaskPlacement.CORES:
+            connector = placed.spec.id.connector
+            crowded = {
+                h.name: self._control.host_busy(h.name) or any(t.connector == connector for t in h.tasks)
+                for h in with_room
+            }
+            host = min(with_room, key=lambda h: (crowded[h.name], len(h.tasks)), default=None)
+            wants_new = host is None or (
+                bool(host.tasks) and crowded[host.name] and len(self._hosts) < self.spread_hosts
+            )
         else:
             host = min(with_room, key=lambda h: len(h.tasks), default=None)
             wants_new = host is None or (bool(host.tasks) and len(self._hosts) < self.spread_hosts)
@@ -219,6 +234,7 @@ class TaskJobRunner(TaskRunner):
                 self._hosts.remove(host)
             orphans = list(host.tasks.values())
             host.tasks.clear()
+        self._control.forget_host(host.name)
         for placed in orphans:
             self._end(placed, outcome)
 
@@ -309,6 +325,12 @@ class TaskJobRunner(TaskRunner):
     def slot_usage(self) -> SlotUsage:
         with self._lock:
             return SlotUsage(self.slots, len(self._hosts), len(self._waiting))
+
+    def busy_hosts(self) -> int:
+        """How many hosts keep a core busy (`conveyor.spark.host_cpu`)."""
+        with self._lock:
+            hosts = [host.name for host in self._hosts]
+        return sum(self._control.host_busy(host) for host in hosts)
 
     def unplaced(self) -> int:
         """How many tasks wait for room to run."""

@@ -73,6 +73,7 @@ def run_task_incarnation(spec: TaskSpec, launch: HostLaunch) -> None:
         launch.heartbeat_s,
         launch.lease_s,
         launch.memory_limit_bytes,
+        launch.host,
     )
     outcome: dict[str, Any] = {"failed": False}
     try:
