@@ -145,7 +145,8 @@ def source_finished_at(bootstrap: str, offsets_topic: str, connector: str, posit
             if key is None or value is None or json.loads(key)[0] != connector:
                 continue
             if json.loads(value).get("position") == position:
-                return message.timestamp()[1] / 1000
+                created_ms: int = message.timestamp()[1]
+                return created_ms / 1000
     finally:
         consumer.close()
     raise AssertionError(f"{connector} has no offset at position {position} in {offsets_topic}")
