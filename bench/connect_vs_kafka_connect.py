@@ -6,7 +6,10 @@ Each runtime runs as users run it (``ConnectDistributed`` from Kafka's Maven jar
 distributed``), one worker, a group and topics of its own, exactly-once source support enabled and the
 source connector requiring it, the sink reading read_committed, string converters. The clock starts
 when both connectors are created on a ready worker and stops when the output file is as long as the
-input; the source alone is timed to its last committed source offset. Every other round runs Conveyor
+input; the source alone is timed to the offset record of the file's last line (its CreateTime, read back
+from the worker's offsets topic after the copy: asking the worker's REST API for the offsets every 50 ms
+during the copy took a third of a core in this process and had Kafka Connect read its offsets topic with
+a new consumer each time, load that the timed runtime ran under). Every other round runs Conveyor
 first. Each worker first copies a tenth of the file with connectors of their own, reported as its cold
 run and not compared: the first runtime of a round would otherwise pay alone for the broker's and its
 own JVM's warm-up, which moved the ratio by half. Each line ends with the machine's load average, which
@@ -17,6 +20,7 @@ moves these figures. A real broker is started with ``conveyor.kafka_broker`` unl
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -28,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from conveyor.kafka_broker import KafkaBroker, KafkaConnect
@@ -37,6 +42,15 @@ from conveyor.kafka_broker.jvm import free_port
 CONVEYOR = Path(sys.executable).parent / "conveyor"
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 DEADLINE_S = 1800.0
+
+
+@dataclass(frozen=True)
+class Worker:
+    """A ready worker of either runtime: its REST URL, and the broker and offsets topic of its group."""
+
+    url: str
+    bootstrap: str
+    offsets_topic: str
 
 
 @dataclass(frozen=True)
@@ -103,12 +117,39 @@ def wait_for(condition: Callable[[], bool], what: str) -> None:
         time.sleep(0.05)
 
 
-def source_done(url: str, prefix: str, size: int) -> bool:
-    response = httpx.get(f"{url}/connectors/{prefix}-file-source/offsets", timeout=30)
-    if response.status_code != 200:
-        return False
-    offsets = response.json().get("offsets", [])
-    return any(entry["offset"].get("position") == size for entry in offsets)
+def source_finished_at(bootstrap: str, offsets_topic: str, connector: str, position: int) -> float:
+    """When the source produced the offset of `position` (epoch seconds, the record's CreateTime), read
+    back from the worker's one-partition offsets topic once the copy is over. Both runtimes write it into
+    the transaction of the file's last line, so it is committed once the sink has that line."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"bench-{uuid.uuid4().hex}",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+        }
+    )
+    try:
+        consumer.assign([TopicPartition(offsets_topic, 0, OFFSET_BEGINNING)])
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            message = consumer.poll(1.0)
+            if message is None:
+                continue
+            if message.error():
+                if message.error().code() == KafkaError._PARTITION_EOF:
+                    break
+                raise RuntimeError(f"reading {offsets_topic}: {message.error()}")
+            key, value = message.key(), message.value()
+            if key is None or value is None or json.loads(key)[0] != connector:
+                continue
+            if json.loads(value).get("position") == position:
+                created_ms: int = message.timestamp()[1]
+                return created_ms / 1000
+    finally:
+        consumer.close()
+    raise AssertionError(f"{connector} has no offset at position {position} in {offsets_topic}")
 
 
 def create(runtime: str, url: str, connector: dict[str, object]) -> None:
@@ -119,26 +160,24 @@ def create(runtime: str, url: str, connector: dict[str, object]) -> None:
         raise RuntimeError(f"{runtime}: creating {connector['name']}: {response.text}")
 
 
-def run(runtime: str, url: str, source: Path, name: str, directory: Path) -> Timing:
-    """Create both connectors of run `name` on the worker at `url`, then time the source and the whole
-    copy into `directory`/`name`.out."""
+def run(runtime: str, worker: Worker, source: Path, name: str, directory: Path) -> Timing:
+    """Create both connectors of run `name` on `worker`, then time the whole copy into
+    `directory`/`name`.out, and the source alone from its offsets once the copy is over."""
     size = source.stat().st_size
     sink = directory / f"{name}.out"
+    started_at = time.time()
     started = time.monotonic()
     for connector in connectors(source, sink, f"{name}-lines", name):
-        create(runtime, url, connector)
-    source_s = end_to_end_s = 0.0
-    while not (source_s and end_to_end_s):
+        create(runtime, worker.url, connector)
+    while not (sink.exists() and sink.stat().st_size >= size):
         if time.monotonic() - started > DEADLINE_S:
             raise TimeoutError(f"{runtime} did not copy the file within {DEADLINE_S:.0f} s")
-        if not source_s and source_done(url, name, size):
-            source_s = time.monotonic() - started
-        if not end_to_end_s and sink.exists() and sink.stat().st_size >= size:
-            end_to_end_s = time.monotonic() - started
         time.sleep(0.05)
+    end_to_end_s = time.monotonic() - started
     if sink.read_bytes() != source.read_bytes():
         raise AssertionError(f"{runtime}: the output file is not the input file")
-    return Timing(runtime, source_s, end_to_end_s)
+    finished_at = source_finished_at(worker.bootstrap, worker.offsets_topic, f"{name}-file-source", size)
+    return Timing(runtime, finished_at - started_at, end_to_end_s)
 
 
 @contextlib.contextmanager
@@ -180,29 +219,31 @@ def create_topic(bootstrap: str, topic: str) -> None:
     admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
 
 
-def warm_then_run(runtime: str, bootstrap: str, url: str, source: Path, name: str, directory: Path) -> Timing:
+def warm_then_run(runtime: str, worker: Worker, source: Path, name: str, directory: Path) -> Timing:
     """Copy the warm-up file with connectors of their own, report it as the cold run, then time the copy
     of `source` on the same worker."""
     warm_up = directory / "warm-up.txt"
-    create_topic(bootstrap, f"{name}-warm-lines")
-    cold = run(f"{runtime} (cold)", url, warm_up, f"{name}-warm", directory)
+    create_topic(worker.bootstrap, f"{name}-warm-lines")
+    cold = run(f"{runtime} (cold)", worker, warm_up, f"{name}-warm", directory)
     report(len(warm_up.read_bytes().splitlines()), cold)
-    create_topic(bootstrap, f"{name}-lines")
-    return run(runtime, url, source, name, directory)
+    create_topic(worker.bootstrap, f"{name}-lines")
+    return run(runtime, worker, source, name, directory)
 
 
 def bench_kafka_connect(bootstrap: str, directory: Path, source: Path) -> Timing:
     name = f"kc-{uuid.uuid4().hex[:6]}"
     settings = worker_settings(bootstrap, name)
-    with KafkaConnect(directory / name, settings, heap="1g") as worker:
-        return warm_then_run("Kafka Connect", bootstrap, worker.url, source, name, directory)
+    with KafkaConnect(directory / name, settings, heap="1g") as connect:
+        worker = Worker(connect.url, bootstrap, settings["offset.storage.topic"])
+        return warm_then_run("Kafka Connect", worker, source, name, directory)
 
 
 def bench_conveyor(bootstrap: str, directory: Path, source: Path) -> Timing:
     name = f"conveyor-{uuid.uuid4().hex[:6]}"
     settings = worker_settings(bootstrap, name)
     with conveyor_worker(directory / name, settings) as url:
-        return warm_then_run("Conveyor", bootstrap, url, source, name, directory)
+        worker = Worker(url, bootstrap, settings["offset.storage.topic"])
+        return warm_then_run("Conveyor", worker, source, name, directory)
 
 
 def report(lines: int, timing: Timing) -> None:

