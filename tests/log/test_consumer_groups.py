@@ -18,6 +18,8 @@ from conveyor.log import (
 from conveyor.log.range_assignor import assign_ranges
 from waiting import wait_until
 
+from .conftest import embedded_only
+
 
 def group_consumer(log: Log, group_id: str, auto_offset_reset: str = "latest") -> Consumer:
     """A consumer of ``group_id`` with short heartbeat, session and rebalance timeouts."""
@@ -97,6 +99,31 @@ def test_two_subscribers_split_the_partitions_and_the_survivor_takes_them_all(lo
     stop.set()
     polling.join()
     assert len(first.assignment()) == 3
+    first.close()
+
+
+@embedded_only(reason="Kafka's consumer learns of a rebalance from its heartbeat, as Kafka's clients do")
+def test_a_polling_member_rejoins_for_a_new_member_without_waiting_for_its_heartbeat(
+    log: Log, topic: str
+) -> None:
+    first_listener = RecordingListener()
+    first = log.consumer(
+        "joined", heartbeat_interval_ms=600_000, session_timeout_ms=600_000, max_poll_interval_ms=120_000
+    )
+    first.subscribe([topic], first_listener)
+    first.poll(timeout=0)
+    stop = threading.Event()
+    polling = threading.Thread(target=keep_polling, args=(first, stop))
+    polling.start()
+    second = group_consumer(log, "joined")
+    second.subscribe([topic])
+    second.poll(timeout=0)
+    wait_until(lambda: len(first_listener.assigned) >= 2, "the first member to rejoin", 30)
+    stop.set()
+    polling.join()
+    assert first.assignment() | second.assignment() == {TopicPartition(topic, p) for p in range(3)}
+    assert first.assignment() and second.assignment()
+    second.close()
     first.close()
 
 

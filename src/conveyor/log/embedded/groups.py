@@ -154,6 +154,15 @@ class EmbeddedGroupCoordinator(GroupCoordinator):
         if error is not None:
             raise error
 
+    def rebalancing(self, group_id: str, generation: int) -> bool:
+        """Whether the group, still at ``generation``, waits for its members to rejoin: a read of one row,
+        cheap enough for a member to ask at each poll rather than learn it at its next heartbeat."""
+        with self._database.read() as conn:
+            row = conn.execute(
+                "SELECT state, generation FROM groups WHERE group_id = ?", (group_id,)
+            ).fetchone()
+        return row is not None and row[0] == PREPARING_REBALANCE and row[1] == generation
+
     def leave_group(self, group_id: str, member_id: str) -> None:
         with self._database.write() as conn:
             group, _ = _require_member(conn, group_id, member_id)

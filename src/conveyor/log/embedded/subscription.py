@@ -9,6 +9,7 @@ their new owners) and of those newly added, as Kafka's ``ConsumerCoordinator`` d
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping
 
 from conveyor.log.api import RebalanceListener
@@ -32,6 +33,13 @@ from conveyor.log.embedded.topics import find_topic
 from conveyor.log.group_member import Assignment, GroupMember
 from conveyor.positions import TopicPartition
 
+REBALANCE_LOOK_S = 0.1
+"""How often a polling member looks whether its group waits for it to rejoin. Kafka's consumer learns it
+from its next heartbeat (every ``heartbeat.interval.ms``, 3 s); the embedded log's group is a row away, so
+a member that polls rejoins within a tenth of a second, and consumers started together (a sink
+connector's tasks) share the partitions from the start instead of the first one taking them all for up
+to a heartbeat interval."""
+
 
 class GroupSubscription:
     """Keeps a consumer's partitions in step with its group; ``apply`` receives each new assignment."""
@@ -51,10 +59,13 @@ class GroupSubscription:
         self._topics = tuple(sorted(set(topics)))
         self._held: set[TopicPartition] = set()
         self._generation = NO_GENERATION
+        self._group_id = group_id
+        self._coordinator = EmbeddedGroupCoordinator(database)
+        self._next_look = 0.0
         assignors = assignors_from_config(config)
         cooperative = rebalance_protocol(assignors) is RebalanceProtocol.COOPERATIVE
         self._member = GroupMember(
-            EmbeddedGroupCoordinator(database),
+            self._coordinator,
             group_id,
             PROTOCOL_TYPE,
             lambda: [(assignor.name, self._subscription()) for assignor in assignors],
@@ -68,7 +79,13 @@ class GroupSubscription:
         )
 
     def ensure_active(self) -> None:
-        """Carry out a pending rebalance, if any (blocks while the group rebalances)."""
+        """Carry out a pending rebalance, if any (blocks while the group rebalances), including one the
+        group started since the last look (`REBALANCE_LOOK_S`) that no heartbeat has reported yet."""
+        now = time.monotonic()
+        if self._generation != NO_GENERATION and now >= self._next_look:
+            self._next_look = now + REBALANCE_LOOK_S
+            if self._coordinator.rebalancing(self._group_id, self._generation):
+                self._member.request_rejoin()
         self._member.ensure_active()
 
     def request_rejoin(self) -> None:
