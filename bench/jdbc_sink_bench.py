@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import multiprocessing
 import os
@@ -516,25 +517,30 @@ def main() -> None:
             if value is not None
         }
         for tasks in args.tasks if "insert" in args.runs else []:
-            runs[f"sink, insert exactly-once, {tasks} task(s)"] = lambda table, tasks=tasks: sink_tasks(
-                log_url, target, topics[tasks], table, records, tasks, **batching, **{"insert.mode": "insert"}
-            )
-        for tasks in args.tasks if "upsert" in args.runs else []:
-            runs[f"sink, upsert, {tasks} task(s)"] = lambda table, tasks=tasks: sink_tasks(
+            runs[f"sink, insert exactly-once, {tasks} task(s)"] = functools.partial(
+                sink_tasks,
                 log_url,
                 target,
                 topics[tasks],
-                table,
-                records,
-                tasks,
+                records=records,
+                tasks=tasks,
+                **batching,
+                **{"insert.mode": "insert"},
+            )
+        for tasks in args.tasks if "upsert" in args.runs else []:
+            runs[f"sink, upsert, {tasks} task(s)"] = functools.partial(
+                sink_tasks,
+                log_url,
+                target,
+                topics[tasks],
+                records=records,
+                tasks=tasks,
                 **batching,
                 **{"insert.mode": "upsert", "pk.mode": "record_value", "pk.fields": "id"},
             )
         for tasks in args.tasks if connect is not None else []:
-            runs[f"Debezium JDBC sink, insert, {tasks} task(s)"] = (
-                lambda table, tasks=tasks, connect=connect: debezium_sink(
-                    connect, target, topics[tasks], table, records, tasks, args.batch
-                )
+            runs[f"Debezium JDBC sink, insert, {tasks} task(s)"] = functools.partial(
+                debezium_sink, connect, target, topics[tasks], records=records, tasks=tasks, batch=args.batch
             )
         if "executemany" in args.runs:
             runs["executemany loop (json.loads + executemany)"] = in_this_process(
