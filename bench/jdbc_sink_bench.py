@@ -73,6 +73,7 @@ from typing import Any
 import httpx
 import psycopg2
 
+from connect_status import failure_trace
 from conveyor.connectors.postgres.jdbc_sink import JdbcSinkTask
 from conveyor.kafka_broker import KafkaConnect
 from conveyor.kafka_broker.connect import group_settings
@@ -107,6 +108,11 @@ TABLE_DDL = (
 START_TIMEOUT_S = 120.0
 CONNECT_START_S = 600.0
 DEBEZIUM_SINK = "io.debezium.connector.jdbc.JdbcSinkConnector"
+SINK_MODES: tuple[tuple[str, str, dict[str, str]], ...] = (
+    ("insert", "sink, insert exactly-once", {"insert.mode": "insert"}),
+    ("upsert", "sink, upsert", {"insert.mode": "upsert", "pk.mode": "record_value", "pk.fields": "id"}),
+)
+"""Conveyor's sink runs: the name ``--runs`` takes, the label printed, the connector settings."""
 TASKS = re.compile(r"(\d+) task\(s\)")
 
 
@@ -322,18 +328,6 @@ def kafka_connect(directory: Path, bootstrap: str) -> Iterator[KafkaConnect]:
         worker.stop()
 
 
-def connector_failure(connect: KafkaConnect, name: str) -> str | None:
-    """The trace of the connector or one of its tasks if it failed."""
-    response = httpx.get(f"{connect.url}/connectors/{name}/status", timeout=30)
-    if response.status_code != 200:
-        return None
-    status = response.json()
-    for part in [status.get("connector", {}), *status.get("tasks", [])]:
-        if part.get("state") == "FAILED":
-            return str(part.get("trace", status))[:3000]
-    return None
-
-
 def debezium_sink(
     connect: KafkaConnect | None,
     target: Target,
@@ -374,7 +368,7 @@ def debezium_sink(
     if response.status_code != 201:
         raise SystemExit(f"creating {name}: {response.status_code} {response.text}")
     first, ended = wait_for_last_rows(
-        target.dsn, table, records, tasks, lambda: connector_failure(connect, name)
+        target.dsn, table, records, tasks, lambda: failure_trace(connect.url, name)
     )
     cpu = process_cpu_s(pid) - cpu_before
     server = server_cpu_s(target)
@@ -516,28 +510,18 @@ def main() -> None:
             )
             if value is not None
         }
-        for tasks in args.tasks if "insert" in args.runs else []:
-            runs[f"sink, insert exactly-once, {tasks} task(s)"] = functools.partial(
-                sink_tasks,
-                log_url,
-                target,
-                topics[tasks],
-                records=records,
-                tasks=tasks,
-                **batching,
-                **{"insert.mode": "insert"},
-            )
-        for tasks in args.tasks if "upsert" in args.runs else []:
-            runs[f"sink, upsert, {tasks} task(s)"] = functools.partial(
-                sink_tasks,
-                log_url,
-                target,
-                topics[tasks],
-                records=records,
-                tasks=tasks,
-                **batching,
-                **{"insert.mode": "upsert", "pk.mode": "record_value", "pk.fields": "id"},
-            )
+        for mode, label, mode_settings in SINK_MODES:
+            for tasks in args.tasks if mode in args.runs else []:
+                runs[f"{label}, {tasks} task(s)"] = functools.partial(
+                    sink_tasks,
+                    log_url,
+                    target,
+                    topics[tasks],
+                    records=records,
+                    tasks=tasks,
+                    **batching,
+                    **mode_settings,
+                )
         for tasks in args.tasks if connect is not None else []:
             runs[f"Debezium JDBC sink, insert, {tasks} task(s)"] = functools.partial(
                 debezium_sink, connect, target, topics[tasks], records=records, tasks=tasks, batch=args.batch

@@ -59,6 +59,7 @@ import httpx
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from connect_status import failure_trace
 from conveyor.connectors.postgres.connection import PostgresAddress, connect
 from conveyor.kafka_broker import KafkaConnect
 from conveyor.kafka_broker.connect import group_settings
@@ -228,17 +229,6 @@ def delete_connector(runtime: Runtime, name: str) -> None:
     httpx.delete(f"{runtime.url}/connectors/{name}", timeout=120)
 
 
-def task_failure(runtime: Runtime, name: str) -> str | None:
-    response = httpx.get(f"{runtime.url}/connectors/{name}/status", timeout=30)
-    if response.status_code != 200:
-        return None
-    status = response.json()
-    for part in [status.get("connector", {}), *status.get("tasks", [])]:
-        if part.get("state") == "FAILED":
-            return str(part.get("trace", status))[:3000]
-    return None
-
-
 def slot_active(database: PostgresAddress, slot: str) -> bool:
     connection = connect(database, autocommit=True)
     try:
@@ -353,7 +343,7 @@ def stream(
         for thread in writers:
             thread.start()
         timing = count_committed(
-            bootstrap, topic, rows * 2 * WRITERS, started, lambda: task_failure(runtime, name)
+            bootstrap, topic, rows * 2 * WRITERS, started, lambda: failure_trace(runtime.url, name)
         )
         for thread in writers:
             thread.join()
@@ -381,7 +371,7 @@ def snapshot(
     config = {**cdc_config(database, prefix, table, "initial_only", tasks), **(extra or {})}
     create_connector(runtime, name, config)
     try:
-        timing = count_committed(bootstrap, topic, rows, started, lambda: task_failure(runtime, name))
+        timing = count_committed(bootstrap, topic, rows, started, lambda: failure_trace(runtime.url, name))
     finally:
         delete_connector(runtime, name)
     return timing, count_committed(bootstrap, topic, rows, time.monotonic(), lambda: None), topic
