@@ -284,13 +284,12 @@ def _worker_config_def() -> ConfigDef:
                 validator=CaseInsensitiveValidString([p.value for p in TaskPlacement]),
                 documentation="cores: a new task gets a Python process of its own while every process "
                 "keeps a core busy (a quarter of a core or more over the last 10 s) or runs a task of the "
-                "same connector, up to one process per "
-                "core of the machine (with a local spark.master; per Spark slot otherwise), else it joins "
-                "the least busy process; processes hold up to tasks.per.slot tasks each before another "
-                "starts; spread: each "
-                "task gets a process of its own while Spark slots are free, then tasks share processes; "
-                "pack: tasks fill a process up to tasks.per.slot before another starts (tasks of a "
-                "process share its memory limit, its interpreter lock and its fate).")
+                "same connector, up to one process per core of the machine (with a local spark.master; "
+                "per Spark slot otherwise), else it joins the least busy process; processes hold up to "
+                "tasks.per.slot tasks each before another starts; spread: each task gets a process of its "
+                "own while Spark slots are free, then tasks share processes; pack: tasks fill a process "
+                "up to tasks.per.slot before another starts (tasks of a process share its memory limit, "
+                "its interpreter lock and its fate).")
         .define(TASK_MEMORY_LIMIT_CONFIG, ConfigType.STRING, default=DEFAULT_TASK_MEMORY_LIMIT,
                 importance=medium,
                 validator=LambdaValidator(ensure_memory_limit, "A size such as 512m or 2g, or 0 or none"),

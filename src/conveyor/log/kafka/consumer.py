@@ -47,7 +47,7 @@ from conveyor.log.kafka.assignors import librdkafka_strategy
 from conveyor.log.kafka.client_logs import with_client_logger
 from conveyor.log.kafka.errors import log_error
 from conveyor.log.kafka.names import Namespace
-from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.log.kafka.settings import RECONNECT_BACKOFF_MS, KafkaSettings
 from conveyor.positions import TopicPartition
 
 #: How long a poll keeps waiting for records it knows are there (fetches of a busy broker).
@@ -184,10 +184,7 @@ class KafkaLogConsumer(Consumer):
                             # librdkafka's default (1000) idles a fast reader for up to a second each time
                             # its prefetch queue passes queued.min.messages, a third of its time or more.
                             "fetch.queue.backoff.ms": 10,
-                            # librdkafka holds back its next connection for half of this once it drops its
-                            # bootstrap one (50 ms by default): a consumer assigned 3 ms after it was made
-                            # (after admin calls) waited that long for its first fetch in 19 starts of 40.
-                            "reconnect.backoff.ms": 20,
+                            "reconnect.backoff.ms": RECONNECT_BACKOFF_MS,
                             **passed,
                         },
                     )

@@ -27,7 +27,7 @@ from conveyor.log.kafka.client_logs import with_client_logger
 from conveyor.log.kafka.coordinators import Coordinators
 from conveyor.log.kafka.errors import log_error
 from conveyor.log.kafka.names import Namespace
-from conveyor.log.kafka.settings import KafkaSettings
+from conveyor.log.kafka.settings import RECONNECT_BACKOFF_MS, KafkaSettings
 from conveyor.log.kafka.transaction_states import wait_until_completed
 from conveyor.positions import RecordMetadata
 
@@ -45,10 +45,7 @@ PRODUCER_DEFAULTS: dict[str, object] = {
     "batch.size": 1 << 20,
     "transaction.timeout.ms": 60_000,
     "partitioner": "murmur2_random",
-    # As the consumer's: librdkafka holds back its next connection for half of this (50 ms by default)
-    # once it drops its bootstrap one, and a transactional producer's first look for its coordinator then
-    # finds no broker up and tries again only 500 ms later.
-    "reconnect.backoff.ms": 20,
+    "reconnect.backoff.ms": RECONNECT_BACKOFF_MS,
 }
 
 
