@@ -500,47 +500,47 @@ def test_without_transactions_offset_syncs_pair_the_acknowledged_records_upstrea
     assert offset_syncs(cluster_b) == [OffsetSync(PARTITION, 9, 9)]
 
 
-def test_without_transactions_a_failed_send_rewinds_to_the_first_record_sent_since_the_last_flush(
+@pytest.fixture
+def failing_copy(
     cluster_a: Log, cluster_b: Log, source_topic: str
-) -> None:
+) -> Iterator[tuple[Started, list[SinkRecord]]]:
+    """A plain copy whose producer fails a send of its second `put`, and the records to put."""
     running = Started(FailingInSecondPutMirrorSinkTask(), plain(cluster_a, cluster_b, **NO_SYNCS))
     try:
-        records = sink_records(cluster_a, TOPIC, 0)
-        running.put(records[:4])
-        running.put(records[4:])
-        assert running.context.rewinds == {PARTITION: 0}
+        yield running, sink_records(cluster_a, TOPIC, 0)
     finally:
         running.task.stop()
+
+
+def test_without_transactions_a_failed_send_rewinds_to_the_first_record_sent_since_the_last_flush(
+    failing_copy: tuple[Started, list[SinkRecord]],
+) -> None:
+    running, records = failing_copy
+    running.put(records[:4])
+    running.put(records[4:])
+    assert running.context.rewinds == {PARTITION: 0}
 
 
 def test_without_transactions_a_flush_moves_the_point_a_failed_send_rewinds_to(
-    cluster_a: Log, cluster_b: Log, source_topic: str
+    failing_copy: tuple[Started, list[SinkRecord]],
 ) -> None:
-    running = Started(FailingInSecondPutMirrorSinkTask(), plain(cluster_a, cluster_b, **NO_SYNCS))
-    try:
-        records = sink_records(cluster_a, TOPIC, 0)
-        running.put(records[:4])
-        assert running.task.pre_commit({PARTITION: 4}) == {PARTITION: 4}
-        running.put(records[4:])
-        assert running.context.rewinds == {PARTITION: 4}
-    finally:
-        running.task.stop()
+    running, records = failing_copy
+    running.put(records[:4])
+    assert running.task.pre_commit({PARTITION: 4}) == {PARTITION: 4}
+    running.put(records[4:])
+    assert running.context.rewinds == {PARTITION: 4}
 
 
 def test_without_transactions_no_commit_goes_past_a_rewind_until_the_partition_is_consumed_again(
-    cluster_a: Log, cluster_b: Log, source_topic: str
+    failing_copy: tuple[Started, list[SinkRecord]], cluster_b: Log
 ) -> None:
-    running = Started(FailingInSecondPutMirrorSinkTask(), plain(cluster_a, cluster_b, **NO_SYNCS))
-    try:
-        records = sink_records(cluster_a, TOPIC, 0)
-        running.put(records[:4])
-        running.put(records[4:])
-        assert running.task.pre_commit({PARTITION: 10}) == {PARTITION: 0}
-        running.put(records)
-        assert running.task.pre_commit({PARTITION: 10}) == {PARTITION: 10}
-        assert [r.value for r in read_partition(cluster_b, REMOTE, 0)][-10:] == [r.value for r in records]
-    finally:
-        running.task.stop()
+    running, records = failing_copy
+    running.put(records[:4])
+    running.put(records[4:])
+    assert running.task.pre_commit({PARTITION: 10}) == {PARTITION: 0}
+    running.put(records)
+    assert running.task.pre_commit({PARTITION: 10}) == {PARTITION: 10}
+    assert [r.value for r in read_partition(cluster_b, REMOTE, 0)][-10:] == [r.value for r in records]
 
 
 class AlwaysFailingMirrorSinkTask(MirrorSinkTask):
