@@ -34,6 +34,7 @@ from conveyor.data.schema import (
     Type,
 )
 from conveyor.data.sink_columns import SinkColumns
+from conveyor.data.source_batch import SourceRecordBatch
 from conveyor.data.struct import Struct, StructColumn, validate_value
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "SinkColumns",
     "SinkRecord",
     "SourceRecord",
+    "SourceRecordBatch",
     "Struct",
     "StructColumn",
     "Time",
