@@ -1,6 +1,9 @@
 import datetime as dt
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conveyor.api import ConfigError
 from conveyor.convert import (
@@ -217,3 +220,56 @@ def test_string_converter_reads_a_column_in_the_configured_encoding() -> None:
     converter.configure({"converter.encoding": "UTF-16"}, is_key=False)
     raw = ["café".encode("utf-16"), "x".encode("utf-16")]
     assert list(converter.to_connect_columns("t", raw)[1]) == ["café", "x"]
+
+
+def configured(converter_class: type[StringConverter] | type[ByteArrayConverter], **settings: str) -> Any:
+    converter = converter_class()
+    converter.configure(settings, is_key=False)
+    return converter
+
+
+@given(st.lists(st.one_of(st.text(), st.none(), st.integers()), max_size=10))
+def test_string_converter_writes_a_column_as_each_value_alone(column: list[Any]) -> None:
+    converter = configured(StringConverter)
+    assert converter.from_connect_batch("t", None, column) == [
+        converter.from_connect_data("t", None, value) for value in column
+    ]
+
+
+def test_string_converter_writes_a_column_in_the_configured_encoding() -> None:
+    converter = configured(StringConverter, **{"converter.encoding": "UTF-16"})
+    assert converter.from_connect_batch("t", STRING_SCHEMA, ["café", "x"]) == [
+        "café".encode("utf-16"),
+        "x".encode("utf-16"),
+    ]
+
+
+def test_string_converter_refuses_a_column_its_encoding_cannot_write() -> None:
+    converter = configured(StringConverter, **{"converter.encoding": "ascii"})
+    with pytest.raises(DataError, match="Cannot encode"):
+        converter.from_connect_batch("t", STRING_SCHEMA, ["plain", "café"])
+
+
+def test_byte_array_converter_writes_a_column_of_bytes_unchanged() -> None:
+    converter = configured(ByteArrayConverter)
+    assert converter.from_connect_batch("t", OPTIONAL_BYTES_SCHEMA, [b"\x00\x01", None]) == [
+        b"\x00\x01",
+        None,
+    ]
+
+
+def test_byte_array_converter_writes_a_column_of_other_buffers_as_bytes() -> None:
+    converter = configured(ByteArrayConverter)
+    assert converter.from_connect_batch("t", None, [bytearray(b"ab"), memoryview(b"c")]) == [b"ab", b"c"]
+
+
+def test_byte_array_converter_refuses_a_column_with_a_value_that_is_not_bytes() -> None:
+    converter = configured(ByteArrayConverter)
+    with pytest.raises(DataError, match="not compatible with objects of type str"):
+        converter.from_connect_batch("t", None, [b"ok", "text"])
+
+
+def test_byte_array_converter_refuses_a_column_with_a_non_bytes_schema() -> None:
+    converter = configured(ByteArrayConverter)
+    with pytest.raises(DataError, match="Invalid schema type"):
+        converter.from_connect_batch("t", STRING_SCHEMA, [b"ok"])
