@@ -8,14 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conveyor.api import RetriableError, SinkTask, SourceTask, TopicPartition
-from conveyor.data import SinkRecord, SourceRecord
+from conveyor.data import SinkRecord, SourceRecord, SourceRecordBatch
 from conveyor.positions import RecordMetadata
 
 IDLE_POLL_S = 0.01
 
 
 class ScriptedSourceTask(SourceTask):
-    """Polls `batches` one per call, then nothing (or raises `fail_with`).
+    """Polls `batches` one per call (a `SourceRecordBatch` as it is, others as lists), then nothing (or
+    raises `fail_with`).
 
     `on_poll(task, index, batch)` runs before batch `index` is returned; `on_commit(task)` runs in
     `commit()`, which the runtime calls once offsets are committed.
@@ -26,10 +27,12 @@ class ScriptedSourceTask(SourceTask):
         batches: Sequence[Sequence[SourceRecord]],
         *,
         fail_with: BaseException | None = None,
-        on_poll: Callable[[ScriptedSourceTask, int, list[SourceRecord]], None] | None = None,
+        on_poll: Callable[[ScriptedSourceTask, int, Sequence[SourceRecord]], None] | None = None,
         on_commit: Callable[[ScriptedSourceTask], None] | None = None,
     ) -> None:
-        self._batches = [list(batch) for batch in batches]
+        self._batches: list[Sequence[SourceRecord]] = [
+            batch if isinstance(batch, SourceRecordBatch) else list(batch) for batch in batches
+        ]
         self._fail_with = fail_with
         self._on_poll = on_poll
         self._on_commit = on_commit
@@ -46,7 +49,7 @@ class ScriptedSourceTask(SourceTask):
     def start(self, props: Mapping[str, str]) -> None:
         """Nothing to set up."""
 
-    def poll(self) -> list[SourceRecord] | None:
+    def poll(self) -> Sequence[SourceRecord] | None:
         with self._lock:
             self.polls += 1
             index = self.batches_returned

@@ -120,8 +120,12 @@ class SourceTask(Task, HasContext[SourceTaskContext]):
     TRANSACTION_BOUNDARY_CONFIG = TRANSACTION_BOUNDARY_CONFIG
 
     @abc.abstractmethod
-    def poll(self) -> list[SourceRecord] | None:
+    def poll(self) -> Sequence[SourceRecord] | None:
         """New records, or ``None``/empty when there are none yet.
+
+        A list, or a ``SourceRecordBatch`` (``conveyor.data``) for records alike in all but their value,
+        key and offset: with no transformation configured, the runtime sends its columns without
+        building a record each.
 
         It may block while it waits for data, but briefly (a second or so): a stop or a pause is
         noticed only between two calls, and the graceful stop gives the whole task 5 s by default.

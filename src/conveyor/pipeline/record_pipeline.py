@@ -26,6 +26,7 @@ from conveyor.data import (
     SinkColumns,
     SinkRecord,
     SourceRecord,
+    SourceRecordBatch,
     TimestampType,
 )
 from conveyor.log import RecordBatch
@@ -61,7 +62,7 @@ class OutgoingBatch:
     values: list[bytes | None] = field(default_factory=list)
     headers: list[LogHeaders | None] | None = None
     timestamps: list[int] | None = None
-    records: list[SourceRecord] = field(default_factory=list)
+    records: Sequence[SourceRecord] = field(default_factory=list)
 
 
 def build_transformation_chain(connector_config: Mapping[str, str]) -> TransformationChain:
@@ -158,7 +159,14 @@ class RecordPipeline:
             return transformed
 
     def to_log(self, records: Sequence[SourceRecord]) -> list[OutgoingBatch]:
-        """Transform and convert a polled batch, grouped by destination topic and partition."""
+        """Transform and convert a polled batch, grouped by destination topic and partition.
+
+        A :class:`SourceRecordBatch` with no transformation to apply is converted a column at a time,
+        without its records; should a converter fail on it, its records go the way of any others."""
+        if isinstance(records, SourceRecordBatch) and records and not self.chain:
+            converted = self._columns_to_log(records)
+            if converted is not None:
+                return [converted]
         if not self._writes_json_unchanged:
             records = _with_connect_values(records)
         transformed = self.transform(records)
@@ -174,6 +182,29 @@ class RecordPipeline:
         return [
             self._convert_group(topic, partition, group, now) for (topic, partition), group in groups.items()
         ]
+
+    def _columns_to_log(self, batch: SourceRecordBatch) -> OutgoingBatch | None:
+        """The batch's columns converted with one converter call each, or None when a converter fails
+        (or a column holds :class:`EncodedJson` the converters need read back): `to_log` then converts
+        the records, one at a time where needed, to report exactly those that fail."""
+        topic, count, encoded = batch.topic, len(batch), self._writes_json_unchanged
+        try:
+            values = _column_from_connect(
+                self.value_converter, topic, batch.value_schema, batch.values, encoded
+            )
+            keys: list[bytes | None] | None = None
+            if batch.keys is None:
+                null_key = self.key_converter.from_connect_data(topic, batch.key_schema, None)
+                if null_key is not None:
+                    keys = [null_key] * count
+            else:
+                keys = _column_from_connect(self.key_converter, topic, batch.key_schema, batch.keys, encoded)
+        except Exception:
+            return None
+        if keys is not None and keys.count(None) == count:
+            keys = None
+        timestamps = None if batch.timestamp is None else [batch.timestamp] * count
+        return OutgoingBatch(topic, batch.kafka_partition, keys, values, None, timestamps, batch)
 
     def _convert_group(
         self, topic: str, partition: int | None, group: list[SourceRecord], now: int
@@ -195,12 +226,14 @@ class RecordPipeline:
             batch.values, batch.records = values, group
         except Exception:
             keys = []
+            converted_records: list[SourceRecord] = []
             for record in group:
                 converted = self._convert_one(record)
                 if converted is not None:
                     keys.append(converted[0])
                     batch.values.append(converted[1])
-                    batch.records.append(record)
+                    converted_records.append(record)
+            batch.records = converted_records
         batch.keys = None if keys.count(None) == len(keys) else keys
         timestamps = list(map(_TIMESTAMP, batch.records))
         nulls = timestamps.count(None)
@@ -375,6 +408,21 @@ def _batch_from_connect(
         converter.from_connect_data(topic, schema, value)
         for schema, value in zip(schemas, values, strict=True)
     ]
+
+
+class _NeedsConnectValues(Exception):
+    """A column holds :class:`EncodedJson` that the pipeline's converters need read back first."""
+
+
+def _column_from_connect(
+    converter: Converter, topic: str, schema: Schema | None, values: Sequence[Any], encoded: bool
+) -> list[bytes | None]:
+    """A column of values that share one schema, converted in one call."""
+    if EncodedJson in map(type, values):
+        if not encoded:
+            raise _NeedsConnectValues
+        return _batch_from_connect(converter, topic, [schema] * len(values), list(values), encoded)
+    return converter.from_connect_batch(topic, schema, values)
 
 
 def _with_connect_values(records: Sequence[SourceRecord]) -> Sequence[SourceRecord]:

@@ -28,7 +28,7 @@ from conveyor.api import (
     TransactionContext,
 )
 from conveyor.api.source import TransactionBoundary
-from conveyor.data import ConnectError, SourceRecord
+from conveyor.data import ConnectError, SourceRecord, SourceRecordBatch
 from conveyor.log import FlushTimeoutError, Log, Producer
 from conveyor.log.api import Closeable
 from conveyor.metrics.task_metrics import ACTIVE_TOPICS_METRIC, SourceTaskMetrics, with_plugin_metrics
@@ -305,7 +305,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             self._batch_end()
             self._report()
 
-    def _poll(self) -> list[SourceRecord] | None:
+    def _poll(self) -> Sequence[SourceRecord] | None:
         """The task's next records; a `RetriableError` means none for now, as in Kafka Connect."""
         started = self.metrics.now()
         self.control.calling("poll()")
@@ -369,8 +369,13 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         """Keep the latest offset of each source partition; keys are computed once per partition object.
 
         A batch whose records all share one partition (a file, a table) keeps its last record's offset
-        without a look at the others."""
+        without a look at the others; a `SourceRecordBatch`, without a record built."""
         pending = self.pending_offsets
+        if isinstance(records, SourceRecordBatch):
+            shared = records.source_partition
+            if shared is not None:
+                pending[_partition_key(shared)] = (shared, records.source_offset)
+            return
         partitions = list(map(_SOURCE_PARTITION, records))
         first = partitions[0] if partitions else None
         if first is not None and partitions.count(first) == len(partitions):
