@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 from connector_contexts import DictOffsetStorageReader, DictSourceTaskContext, RecordingTransactionContext
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conveyor.api import ConnectError, ConnectorTransactionBoundaries, ExactlyOnceSupport
 from conveyor.connectors import GeneratorSourceConnector, GeneratorSourceTask
 from conveyor.connectors.generator import generated_value
-from conveyor.data import STRING_SCHEMA, SourceRecord
+from conveyor.connectors.generator.payload import ValueColumn, value_template
+from conveyor.data import STRING_SCHEMA, SourceRecord, SourceRecordBatch
 
 
 def started_task(
@@ -89,7 +92,7 @@ def test_a_restart_from_the_committed_offset_neither_skips_nor_repeats() -> None
     props = {"topic": "gen", "records": "10", "batch.size": "3"}
     offsets = DictOffsetStorageReader()
     first_run = started_task(props, offsets)
-    before = (first_run.poll() or []) + (first_run.poll() or [])
+    before = [*(first_run.poll() or []), *(first_run.poll() or [])]
     first_run.stop()
     offsets.commit(before[-1].source_partition or {}, before[-1].source_offset or {})
 
@@ -234,3 +237,24 @@ def test_alter_offsets_rejects_what_the_task_could_not_resume_from(
 
 def _errors_by_key(props: dict[str, str]) -> dict[str, list[str]]:
     return {value.name: value.errors for value in GeneratorSourceConnector().validate(props) if value.errors}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from([21, 100, 2_000, 200_000]),
+    st.integers(0, 10**15 + 10**5),
+    st.integers(0, 25_000),
+)
+def test_a_value_column_holds_the_values_of_its_sequence_numbers(
+    record_size: int, start: int, count: int
+) -> None:
+    count = min(count, 4_000_000 // record_size)
+    template = value_template(3, 7, record_size)
+    column = ValueColumn(3, 7, record_size).between(start, start + count)
+    assert column == [template % seqno for seqno in range(start, start + count)]
+
+
+def test_a_poll_returns_a_batch_of_the_partition_and_its_last_offset() -> None:
+    batch = started_task({"topic": "gen", "records": "5", "batch.size": "3"}).poll()
+    assert isinstance(batch, SourceRecordBatch)
+    assert (batch.source_partition, batch.source_offset) == ({"task": 0}, {"seqno": 2})
