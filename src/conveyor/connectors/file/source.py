@@ -30,7 +30,7 @@ from conveyor.connectors.file.config import (
 )
 from conveyor.connectors.file.lines import LineBuffer
 from conveyor.connectors.source_keys import TOPIC_CONFIG
-from conveyor.data import STRING_SCHEMA, SourceRecord
+from conveyor.data import STRING_SCHEMA, SourceRecordBatch
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,8 @@ class FileStreamSourceTask(SourceTask):
     """Tails a file from its last committed byte position, or reads the standard input.
 
     Each line becomes a record with a STRING value, source partition ``{"filename": file}`` and source
-    offset ``{"position": <byte position after the line>}``. At the end of the input ``poll`` waits
+    offset ``{"position": <byte position after the line>}``; a poll returns its lines as a
+    ``SourceRecordBatch``. At the end of the input ``poll`` waits
     ``idle_wait_seconds`` (Kafka waits one second) and returns ``None``; ``stop`` cuts that wait short.
     """
 
@@ -126,7 +127,7 @@ class FileStreamSourceTask(SourceTask):
             self._lines = LineBuffer()
             self._tracks_position = False
 
-    def poll(self) -> list[SourceRecord] | None:
+    def poll(self) -> SourceRecordBatch | None:
         if self._stream is None and not self._open_file():
             self._stopping.wait(self.idle_wait_seconds)
             return None
@@ -178,7 +179,7 @@ class FileStreamSourceTask(SourceTask):
             raise ConnectError(f"Offset position {position} is negative")
         return int(position)
 
-    def _read_records(self) -> list[SourceRecord]:
+    def _read_records(self) -> SourceRecordBatch:
         assert self._lines is not None
         texts, ends = self._lines.take_columns(self._batch_size)
         while len(texts) < self._batch_size:
@@ -194,7 +195,7 @@ class FileStreamSourceTask(SourceTask):
             if self._tracks_position
             else [{POSITION_FIELD: None} for _ in ends]
         )
-        return SourceRecord.for_values(
+        return SourceRecordBatch(
             self._topic,
             texts,
             offsets,
