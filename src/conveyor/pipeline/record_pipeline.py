@@ -19,6 +19,7 @@ from conveyor.api.plugin_metrics import monitor
 from conveyor.convert import ByteArrayConverter
 from conveyor.convert.encoded_json import EncodedJson, connect_value, writes_unchanged
 from conveyor.data import (
+    ConnectError,
     ConnectRecord,
     Headers,
     Schema,
@@ -410,7 +411,7 @@ def _batch_from_connect(
     ]
 
 
-class _NeedsConnectValues(Exception):
+class _NeedsConnectValues(ConnectError):
     """A column holds :class:`EncodedJson` that the pipeline's converters need read back first."""
 
 
