@@ -17,14 +17,12 @@ _PREPARED = frozenset({"PrepareCommit", "PrepareAbort", "PrepareEpochFence"})
 _WAIT_S = 30.0
 _FIRST_LOOK_S = 0.001
 """About how long the markers of a commit or abort take to be written (median 0.85-1.0 ms after the commit
-returned, on one broker): the first look waits that long. A look at once nearly always found them on their
-way and cost a request; a look after 2 ms nearly always found them written already, and the next
-transaction's records waited for it."""
+returned, on one broker): the first look comes that long after the decision. A look at once nearly always
+found them on their way and cost a request."""
+_LOOK_EVERY_S = 0.002
+"""When the first look missed them: the next comes 2 ms after the decision (or half a millisecond after
+that look, if later), and then every 2 ms, as when the first look came at 2 ms."""
 _LOOK_AGAIN_S = 0.0005
-"""The wait before the second look, doubled after each look up to ``_LOOK_AT_MOST_S``: a transaction's
-next records wait for these looks, so a first look that just missed the markers costs half a millisecond
-rather than two."""
-_LOOK_AT_MOST_S = 0.002
 
 
 def transaction_state(coordinators: Coordinators, transactional_id: str) -> str | None:
@@ -59,10 +57,16 @@ def wait_until_completed(
     first look comes ``_FIRST_LOOK_S`` after it, at once when that has passed already."""
     now = time.monotonic()
     deadline = now + _WAIT_S
-    first_look = (now if decided_at is None else decided_at) + _FIRST_LOOK_S
-    if first_look > now:
-        time.sleep(first_look - now)
-    wait = _LOOK_AGAIN_S
+    decided = now if decided_at is None else decided_at
+    _sleep_until(decided + _FIRST_LOOK_S)
+    if transaction_state(coordinators, transactional_id) not in _PREPARED:
+        return
+    _sleep_until(max(decided + _LOOK_EVERY_S, time.monotonic() + _LOOK_AGAIN_S))
     while transaction_state(coordinators, transactional_id) in _PREPARED and time.monotonic() < deadline:
-        time.sleep(wait)
-        wait = min(2 * wait, _LOOK_AT_MOST_S)
+        time.sleep(_LOOK_EVERY_S)
+
+
+def _sleep_until(moment: float) -> None:
+    pause = moment - time.monotonic()
+    if pause > 0:
+        time.sleep(pause)
