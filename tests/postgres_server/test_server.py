@@ -5,7 +5,7 @@ from __future__ import annotations
 import psycopg2
 import pytest
 
-from conveyor.postgres_server import PostgresServer
+from conveyor.postgres_server import PostgresServer, PostgresServerError, find_binaries, installed_servers
 
 
 def query(server: PostgresServer, sql: str) -> object:
@@ -37,3 +37,20 @@ def test_a_stopped_server_starts_again_with_its_committed_rows(mode: str) -> Non
         assert not server.running
         server.start()
         assert query(server, "SELECT count(*) FROM kept") == 2
+
+
+def test_installed_servers_include_the_tests_own_by_its_major_version() -> None:
+    servers = installed_servers()
+    tests_server = find_binaries()
+    assert servers[int(tests_server.parent.name)] == tests_server
+
+
+@pytest.mark.parametrize("major", sorted(installed_servers()))
+def test_each_installed_server_starts_at_the_version_it_is_listed_under(major: int) -> None:
+    with PostgresServer(binaries=find_binaries(major)) as server:
+        assert int(str(query(server, "SHOW server_version_num"))) // 10000 == major
+
+
+def test_asking_for_a_release_that_is_not_installed_names_those_that_are() -> None:
+    with pytest.raises(PostgresServerError, match=r"No PostgreSQL 9 server on this machine \(installed: "):
+        find_binaries(9)

