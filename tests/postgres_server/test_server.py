@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 import psycopg2
 import pytest
 
@@ -54,3 +58,17 @@ def test_each_installed_server_starts_at_the_version_it_is_listed_under(major: i
 def test_asking_for_a_release_that_is_not_installed_names_those_that_are() -> None:
     with pytest.raises(PostgresServerError, match=r"No PostgreSQL 9 server on this machine \(installed: "):
         find_binaries(9)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs the server as another OS user")
+def test_a_wheel_server_out_of_the_postgres_users_reach_runs_from_a_copy(tmp_path: Path) -> None:
+    newest = find_binaries(max(installed_servers()))
+    package = newest.parent.parent
+    private = tmp_path / "home"
+    private.mkdir(mode=0o700)
+    shutil.copytree(newest.parent, private / package.name / newest.parent.name, symlinks=True)
+    libraries = package.parent / f"{package.name}.libs"
+    if libraries.is_dir():
+        shutil.copytree(libraries, private / libraries.name, symlinks=True)
+    with PostgresServer(binaries=private / package.name / newest.parent.name / "bin") as server:
+        assert query(server, "SELECT current_user") == server.user

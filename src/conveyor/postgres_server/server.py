@@ -135,6 +135,29 @@ class _RunAs:
         if self.uid is not None and self.gid is not None:
             os.chown(path, self.uid, self.gid)
 
+    def reachable(self, binaries: Path) -> Path:
+        """``binaries``, or a copy where the server's OS user can reach it: a wheel's server inside a
+        virtualenv under root's private home is out of the ``postgres`` user's reach."""
+        if self.uid is None or _others_can_enter(binaries):
+            return binaries
+        install = binaries.parent
+        package = install.parent
+        shared = Path(tempfile.gettempdir()) / "conveyor-postgres-binaries"
+        copied = shared / package.name / install.name
+        if not (copied / "bin" / "postgres").exists():
+            staging = Path(tempfile.mkdtemp(prefix=".copy-", dir=_make_public(shared)))
+            shutil.copytree(install, staging / install.name, symlinks=True)
+            libraries = package.parent / f"{package.name}.libs"
+            if libraries.is_dir():
+                shutil.copytree(libraries, shared / libraries.name, symlinks=True, dirs_exist_ok=True)
+            _make_public(copied.parent)
+            with contextlib.suppress(OSError):
+                (staging / install.name).rename(copied)
+            shutil.rmtree(staging, ignore_errors=True)
+            for path in [shared, *shared.rglob("*")]:
+                path.chmod(path.stat().st_mode | 0o755 if path.is_dir() else path.stat().st_mode | 0o444)
+        return copied / "bin"
+
     def run(self, command: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             command, capture_output=True, text=True, check=False, user=self.uid, group=self.gid
@@ -162,8 +185,8 @@ class PostgresServer(Service):
         self.host = "127.0.0.1"
         self.port = port or free_port()
         self._settings = {**SERVER_DEFAULTS, **(settings or {})}
-        self._binaries = binaries or find_binaries()
         self._run_as = _RunAs.for_this_process()
+        self._binaries = self._run_as.reachable(binaries or find_binaries())
         self.directory = Path(tempfile.mkdtemp(prefix="conveyor-postgres-"))
         self._run_as.own(self.directory)
         self._process: subprocess.Popen[bytes] | None = None
@@ -322,6 +345,18 @@ class PostgresServer(Service):
             return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
         except FileNotFoundError:
             return "(no log)"
+
+
+def _others_can_enter(path: Path) -> bool:
+    """Whether users other than the owner may traverse every directory from the root to ``path``."""
+    return all(directory.stat().st_mode & 0o001 for directory in [path, *path.parents])
+
+
+def _make_public(directory: Path) -> Path:
+    """``directory``, created if needed, that every user may enter and read."""
+    directory.mkdir(parents=True, exist_ok=True)
+    directory.chmod(0o755)
+    return directory
 
 
 def _children(pid: int) -> list[int]:
