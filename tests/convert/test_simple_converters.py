@@ -1,4 +1,5 @@
 import datetime as dt
+import enum
 from typing import Any
 
 import pytest
@@ -228,12 +229,23 @@ def configured(converter_class: type[StringConverter] | type[ByteArrayConverter]
     return converter
 
 
-@given(st.lists(st.one_of(st.text(), st.none(), st.integers()), max_size=10))
+class Colour(str, enum.Enum):
+    """A ``str`` whose ``str()`` is not its characters: ``Colour.RED`` prints as ``Colour.RED``."""
+
+    RED = "red"
+
+
+@given(st.lists(st.one_of(st.text(), st.none(), st.integers(), st.sampled_from(list(Colour))), max_size=10))
 def test_string_converter_writes_a_column_as_each_value_alone(column: list[Any]) -> None:
     converter = configured(StringConverter)
     assert converter.from_connect_batch("t", None, column) == [
         converter.from_connect_data("t", None, value) for value in column
     ]
+
+
+def test_string_converter_writes_a_str_subclass_in_a_column_as_its_text_alone() -> None:
+    converter = configured(StringConverter)
+    assert converter.from_connect_batch("t", None, [Colour.RED]) == [str(Colour.RED).encode()]
 
 
 def test_string_converter_writes_a_column_in_the_configured_encoding() -> None:

@@ -83,14 +83,14 @@ class StringConverter(ConfiguredConverter):
     def from_connect_batch(
         self, topic: str, schema: Schema | None, values: Sequence[Any]
     ) -> list[bytes | None]:
-        """A column of strings is encoded by ``str.encode`` mapped over it, with no Python step per value;
-        a column with nulls or other types, value by value."""
+        """A column of plain strings is encoded by ``str.encode`` mapped over it, with no Python step per
+        value; a column with nulls or other types (a ``str`` subclass included, whose ``str()`` may differ
+        from its characters), value by value as ``from_connect_data`` does."""
         encoding = self._encoding
         try:
-            try:
+            if set(map(type, values)) <= {str}:
                 return list(map(str.encode, values, repeat(encoding, len(values))))
-            except TypeError:
-                return [None if value is None else str(value).encode(encoding) for value in values]
+            return [None if value is None else str(value).encode(encoding) for value in values]
         except UnicodeEncodeError as error:
             raise DataError(f"Cannot encode value in {encoding}: {error}", topic=topic) from error
 
