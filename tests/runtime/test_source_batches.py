@@ -65,6 +65,16 @@ def test_a_batch_sends_the_columns_its_records_would() -> None:
     assert sent(pipeline().to_log(batch)) == sent(pipeline().to_log(list(batch)))
 
 
+def test_a_batch_whose_records_the_task_changed_sends_the_changed_records() -> None:
+    batch = lines(2, value_schema=STRING_SCHEMA)
+    batch[1].value = "changed"
+    batch[1].kafka_partition = 3
+    assert sent(pipeline().to_log(batch)) == [
+        ("lines", None, None, [b"input-0"], None, None),
+        ("lines", 3, None, [b"changed"], None, None),
+    ]
+
+
 def test_a_batch_with_a_transformation_goes_record_by_record() -> None:
     routed = pipeline(**ROUTE).to_log(lines(2))
     assert sent(routed) == [("lines-routed", None, None, [b"input-0", b"input-1"], None, None)]

@@ -16,7 +16,9 @@ class SourceRecordBatch(Sequence[SourceRecord]):
     returns a list: the records are built on first indexing or iteration, then kept (a record handed to
     the transaction context is the very one the runtime iterates). With no transformation configured,
     the runtime converts the columns with one converter call each, sends them, and keeps the batch's
-    ``source_offset`` (its last record's) for the source partition: no record object is built at all.
+    ``source_offset`` (its last record's) for the source partition, building no record object, unless
+    something needs the records: the task's own ``commit_record``, a transaction request naming a
+    record, or the task having built them itself (then they go as any records do).
 
     Example::
 
@@ -80,6 +82,12 @@ class SourceRecordBatch(Sequence[SourceRecord]):
     def source_offset(self) -> Mapping[str, Any] | None:
         """The last record's source offset: what committing the whole batch stores for its partition."""
         return self.source_offsets[-1] if self.values else None
+
+    @property
+    def records_built(self) -> bool:
+        """Whether its records were built: from then on they, as the task may have changed them, are
+        what the batch stands for, and the runtime sends them rather than the columns."""
+        return self._records is not None
 
     def records(self) -> list[SourceRecord]:
         """The records the batch stands for; built once, the same objects on every call."""

@@ -162,9 +162,15 @@ class RecordPipeline:
     def to_log(self, records: Sequence[SourceRecord]) -> list[OutgoingBatch]:
         """Transform and convert a polled batch, grouped by destination topic and partition.
 
-        A :class:`SourceRecordBatch` with no transformation to apply is converted a column at a time,
-        without its records; should a converter fail on it, its records go the way of any others."""
-        if isinstance(records, SourceRecordBatch) and records and not self.chain:
+        A :class:`SourceRecordBatch` with no transformation to apply, whose records were not built, is
+        converted a column at a time; should a converter fail on it, its records go the way of any
+        others."""
+        if (
+            isinstance(records, SourceRecordBatch)
+            and records
+            and not self.chain
+            and not records.records_built
+        ):
             converted = self._columns_to_log(records)
             if converted is not None:
                 return [converted]
