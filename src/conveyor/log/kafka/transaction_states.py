@@ -20,9 +20,10 @@ _FIRST_LOOK_S = 0.001
 returned, on one broker): the first look comes that long after the decision. A look at once nearly always
 found them on their way and cost a request."""
 _LOOK_EVERY_S = 0.002
-"""When the first look missed them: the next comes 2 ms after the decision (or half a millisecond after
-that look, if later), and then every 2 ms, as when the first look came at 2 ms."""
+"""When the first look missed them: the next comes 2 ms after the decision, and then every 2 ms, as when
+the first look came at 2 ms."""
 _LOOK_AGAIN_S = 0.0005
+"""The least time between the first look and the second, when the first came late."""
 
 
 def transaction_state(coordinators: Coordinators, transactional_id: str) -> str | None:
