@@ -136,12 +136,18 @@ def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return fresh_log_url(request, request.param, tmp_path)
 
 
+def outlast_the_interval() -> None:
+    """Wait longer than the 1 ms interval, so that the first batch's transaction ends with its poll and
+    the later batches need at least one more, however fast the task starts and polls."""
+    threading.Event().wait(0.005)
+
+
 @pytest.mark.parametrize("boundary", ["poll", "interval"])
 def test_transactions_committed_beside_polls_hold_every_record_once_with_its_offset(
     log: Log, boundary: str
 ) -> None:
     log.admin().create_topic(TOPIC)
-    task = BatchesTask([batch(n, 10) for n in range(0, 50, 10)], on_first_poll=lambda: None)
+    task = BatchesTask([batch(n, 10) for n in range(0, 50, 10)], on_first_poll=outlast_the_interval)
     control = LocalTaskControl()
     config = {"topic": TOPIC, "transaction.boundary": boundary, "transaction.boundary.interval.ms": "1"}
     loop = SourceTaskLoop(task_spec(config, worker_props(log.url, **EOS)), control, log, task)
