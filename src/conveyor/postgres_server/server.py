@@ -382,13 +382,12 @@ def _public_copy(binaries: Path) -> Path:
 
 def _owned_public_directory(directory: Path) -> Path:
     """``directory``, created if needed, that every user may read and only this process's user may
-    write; one made by another user, or writable by others, is refused rather than trusted."""
-    directory.mkdir(mode=0o755, exist_ok=True)
+    write (whatever the umask); one that is not this user's directory is refused rather than trusted."""
+    directory.mkdir(exist_ok=True)
     status = directory.lstat()
-    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.geteuid() or status.st_mode & 0o022:
-        raise PostgresServerError(
-            f"{directory} is not a directory of this user's that only it may write: remove it and try again"
-        )
+    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.geteuid():
+        raise PostgresServerError(f"{directory} is not a directory of this user's: remove it and try again")
+    directory.chmod(0o755)
     return directory
 
 
