@@ -64,10 +64,7 @@ def installed_servers() -> dict[int, Path]:
         major = _major_version(directory)
         if major is not None:
             found[major] = directory
-    for postgres in _BINARY_ROOT.glob("*/bin/postgres"):
-        if postgres.parent.parent.name.isdigit():
-            found[int(postgres.parent.parent.name)] = postgres.parent
-    return dict(sorted(found.items()))
+    return dict(sorted({**found, **_debian_servers()}.items()))
 
 
 def find_binaries(major: int | None = None) -> Path:
@@ -86,16 +83,22 @@ def find_binaries(major: int | None = None) -> Path:
     configured = os.environ.get("CONVEYOR_POSTGRES_BIN")
     if configured:
         return Path(configured)
-    debian = sorted(
-        (path.parent for path in _BINARY_ROOT.glob("*/bin/postgres")),
-        key=lambda path: int(path.parent.name) if path.parent.name.isdigit() else 0,
-    )
+    debian = _debian_servers()
     if not debian:
         raise PostgresServerError(
             f"No PostgreSQL server under {_BINARY_ROOT}: install Debian's 'postgresql' package "
             "(`make postgres` does) or set CONVEYOR_POSTGRES_BIN to the directory holding `postgres`"
         )
-    return debian[-1]
+    return debian[max(debian)]
+
+
+def _debian_servers() -> dict[int, Path]:
+    """The ``bin`` directory of each of Debian's PostgreSQL packages installed, by major version."""
+    return {
+        int(postgres.parent.parent.name): postgres.parent
+        for postgres in _BINARY_ROOT.glob("*/bin/postgres")
+        if postgres.parent.parent.name.isdigit()
+    }
 
 
 def _wheel_binaries() -> list[Path]:
