@@ -120,6 +120,8 @@ SINK_MODES: tuple[tuple[str, str, dict[str, str]], ...] = (
 """Conveyor's sink runs: the name ``--runs`` takes, the label printed, the connector settings."""
 TASKS = re.compile(r"(\d+) task\(s\)")
 CEILING = "ceiling: COPY FROM file (one session)"
+Results = dict[str, tuple[float, float, float, float | None]]
+"""Each run's records/s, CPU us a record of its processes and of the server, and its first row's time."""
 
 
 @dataclass(frozen=True)
@@ -480,9 +482,7 @@ def main() -> None:
         args.runs = ["insert", "upsert", "executemany", *(["debezium"] if args.kafka else [])]
     if "debezium" in args.runs and not args.kafka:
         parser.error("the debezium run needs --kafka")
-    servers = (
-        {major: find_binaries(major) for major in args.postgres} if args.postgres else {0: find_binaries()}
-    )
+    servers = [find_binaries(major) for major in args.postgres] if args.postgres else [find_binaries()]
     records = args.records
     batching = {
         key: str(value)
@@ -510,7 +510,7 @@ def main() -> None:
         size = len(record_json(records // 2))
         settings = ", ".join(f"{key}={value}" for key, value in batching.items()) or "the sink's defaults"
         where = "a Kafka broker (Conveyor's Kafka log)" if args.kafka else "an embedded log"
-        for binaries in servers.values():
+        for binaries in servers:
             with PostgresServer(binaries=binaries) as server:
                 version = server_version(server)
                 results = measure(server, args, log_url, connect, topics, source, batching)
@@ -550,7 +550,7 @@ def measure(
     topics: dict[int, str],
     source: Path,
     batching: dict[str, str],
-) -> dict[str, tuple[float, float, float, float | None]]:
+) -> Results:
     """Every run asked for, each into a fresh table of one database on ``server``."""
     records = args.records
     database = "bench"
@@ -589,7 +589,7 @@ def measure(
         runs["executemany loop (json.loads + executemany)"] = in_this_process(
             target, lambda table: executemany_loop(log_url, target, topics[1], table, records)
         )
-    results: dict[str, tuple[float, float, float, float | None]] = {}
+    results: Results = {}
     for index, (label, run) in enumerate(runs.items()):
         table = f"rows_{index}"
         execute(target.dsn, TABLE_DDL.format(table))
@@ -607,7 +607,7 @@ def measure(
     return results
 
 
-def report(results: dict[str, tuple[float, float, float, float | None]], records: int) -> None:
+def report(results: Results, records: int) -> None:
     """One line per run: its rate, its share of the ceiling's, and the CPU it and the server spent."""
     ceiling = results[CEILING][0]
     load = ", ".join(f"{average:.1f}" for average in os.getloadavg())
