@@ -161,6 +161,17 @@ def test_a_batch_commits_its_last_offset(log: Log, exactly_once: bool) -> None:
     assert [r.value for r in read_topic(log, "lines")] == [f"input-{n}".encode() for n in range(5)]
 
 
+def test_a_batch_without_a_source_partition_commits_no_offset(log: Log) -> None:
+    unpartitioned = SourceRecordBatch("lines", ["a", "b"], [{"position": 1}, {"position": 2}])
+    task = ScriptedSourceTask([unpartitioned, lines(1)])
+    loop, control = source_loop(log, task, **EOS)
+    with running(loop, control) as handle:
+        wait_until(lambda: task.batches_returned == 2, "both batches polled")
+        handle.stop()
+    assert committed_source_offsets(log) == {"input": {"position": 1}}
+    assert [r.value for r in read_topic(log, "lines")] == [b"a", b"b", b"input-0"]
+
+
 def test_a_batch_counts_its_records_as_polled_and_written(log: Log) -> None:
     task = ScriptedSourceTask([lines(4)])
     loop, control = source_loop(log, task)
