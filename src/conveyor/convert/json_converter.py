@@ -27,6 +27,7 @@ from conveyor.convert.json_decode import ValueDecoder, compile_decoder, decode_s
 from conveyor.convert.json_encode import ValueEncoder, compile_encoder, finish_json
 from conveyor.convert.json_options import DecimalFormat, JsonOptions
 from conveyor.convert.json_schema import connect_schema, json_schema_text
+from conveyor.convert.json_typed_columns import TypedColumnsDecoder, compile_typed_columns_decoder
 from conveyor.convert.lru import LruCache
 from conveyor.data import DataError, Headers, Schema, SchemaAndValue, StructColumn
 from conveyor.errors import ConfigError
@@ -118,6 +119,7 @@ class _KnownEnvelope:
     prefix: str
     decoding: _Decoding
     columns: ColumnsDecoder | None
+    typed: TypedColumnsDecoder | None
 
 
 class JsonConverter(ConfiguredConverter):
@@ -231,6 +233,9 @@ class JsonConverter(ConfiguredConverter):
                 or set(map(_LAST, envelopes)) != _BRACE
             ):
                 return None
+            typed = None if known.typed is None else known.typed(envelopes, len(prefix))
+            if typed is not None:
+                return known.decoding.schema, typed
             nodes = list(map(parse_payload, map(itemgetter(slice(len(prefix), -1)), envelopes)))
         except (TypeError, ValueError):
             return None
@@ -295,12 +300,13 @@ class JsonConverter(ConfiguredConverter):
         if key is not None:
             prefix = _ENVELOPE_START + key + _PAYLOAD_KEY
             if text.startswith(prefix):
-                columns = (
-                    compile_columns_decoder(decoding.schema, self.options)
-                    if decoding.schema is not None
-                    else None
+                schema = decoding.schema
+                self._known_envelope = _KnownEnvelope(
+                    prefix,
+                    decoding,
+                    None if schema is None else compile_columns_decoder(schema, self.options),
+                    None if schema is None else compile_typed_columns_decoder(schema, self.options),
                 )
-                self._known_envelope = _KnownEnvelope(prefix, decoding, columns)
         return decoding
 
     def _given_schema(self, content: str) -> _Decoding:
