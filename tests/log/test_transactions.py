@@ -98,6 +98,23 @@ def test_read_committed_skips_aborted_records(log: Log, topic: str) -> None:
     assert [record.offset for record in records] == [0, 2 + 2 * control_records(log)]
 
 
+def test_a_reader_handed_a_transactions_last_record_is_positioned_past_its_commit(
+    log: Log, topic: str
+) -> None:
+    tp = TopicPartition(topic, 0)
+    producer = transactional(log, "marked")
+    producer.begin_transaction()
+    producer.send(topic, b"only", partition=0)
+    producer.commit_transaction()
+    consumer = log.consumer(auto_offset_reset="earliest")
+    try:
+        consumer.assign([tp])
+        assert values_of(consumer.poll(timeout=10.0)) == [b"only"]
+        assert consumer.position(tp) == 1 + control_records(log)
+    finally:
+        consumer.close()
+
+
 def test_read_uncommitted_sees_open_and_aborted_records(log: Log, topic: str) -> None:
     producer = transactional(log, "dirty")
     producer.begin_transaction()

@@ -429,9 +429,27 @@ class KafkaLogConsumer(Consumer):
                 batch = self._batch(columns, start, stop, only)
                 if batch is not None:
                     batches.append(batch)
+        if batches:
+            self._past_control_records({(batch.topic, batch.partition) for batch in batches})
         for event in events:
             self._on_event(event)
         return batches
+
+    def _past_control_records(self, read: set[tuple[str, int]]) -> None:
+        """Move the positions of the partitions just ``read`` past the control records (transaction
+        markers) and aborted records that librdkafka consumed after their last record, as Kafka's consumer
+        does: a reader of a transactional topic, its last record's position one short of the marker's end,
+        would otherwise see itself behind until an empty fetch the broker holds for ``fetch.wait.max.ms``
+        reports the end."""
+        wanted = [TopicPartition(topic, partition) for topic, partition in read]
+        try:
+            found = self._consumer.position([self._kafka(tp) for tp in wanted])
+        except KafkaException:
+            return
+        for tp, ktp in zip(wanted, found, strict=True):
+            position = self._positions.get(tp)
+            if position is not None and ktp.offset > position and tp not in self._paused:
+                self._positions[tp] = ktp.offset
 
     def _batch(self, columns: _Columns, start: int, stop: int, topic: str | None) -> RecordBatch | None:
         """The batch of messages ``start`` to ``stop`` (one partition's) past this consumer's position;
