@@ -16,7 +16,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from operator import attrgetter
 from typing import Any
 
@@ -41,8 +41,9 @@ from conveyor.runtime.control import StateReporter, TargetState, TaskControl
 from conveyor.runtime.lifecycle import TaskLoop
 from conveyor.runtime.task_generation import (
     RevokedTaskError,
+    config_reader,
     status_reader,
-    verify_task_generation,
+    verify_read_task_generation,
     verify_task_ownership,
 )
 from conveyor.runtime.task_spec import TaskSpec
@@ -56,7 +57,7 @@ from conveyor.settings.client_overrides import (
 )
 from conveyor.settings.connector_config import SourceTransactionSettings
 from conveyor.settings.names import task_transactional_id
-from conveyor.storage import ConnectorOffsetStore, OffsetStore, StoreOffsetStorageReader
+from conveyor.storage import ConfigStore, ConnectorOffsetStore, OffsetStore, StoreOffsetStorageReader
 from conveyor.storage.status_store import StatusStore
 
 logger = logging.getLogger(__name__)
@@ -99,6 +100,13 @@ _SOURCE_PARTITION = attrgetter("source_partition")
 
 def _partition_key(partition: Mapping[str, Any]) -> str:
     return json.dumps(partition, sort_keys=True, separators=(",", ":"))
+
+
+def _stop_readers(statuses: StatusStore | None, configs: ConfigStore | None) -> None:
+    if statuses is not None:
+        statuses.stop()
+    if configs is not None:
+        configs.stop()
 
 
 class SourceTaskLoop(TaskLoop[SourceTask]):
@@ -160,6 +168,8 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             self.offsets = offsets_of(self.worker_log, self.offsets_topic, self.offsets_consumer.overrides)
         self.offsets_through_producer = own_store or on_worker_log
         """Whether offsets are sent by the task's producer; else by the store's own, on the worker's log."""
+        self.offsets_read: Future[None] | None = None
+        """The offset stores' start, when it runs beside the exactly-once producer's."""
         self.producer: Producer = self._create_producer()
         self.topics = TopicCreator(log, config)
         self.errors = ErrorHandler(
@@ -222,35 +232,60 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
                     self.connector,
                 )
         settings = {"transaction.timeout.ms": worker.producer_transaction_timeout_ms, **overrides}
-        owner = self.spec.owner
-        statuses = None if owner is None else status_reader(self.worker_log, worker)
-        try:
-            if statuses is not None and owner is not None:
-                verify_task_ownership(statuses, self.spec.id, owner)
-            producer = built_with_overrides(
+        spec = self.spec
+        with ThreadPoolExecutor(2, thread_name_prefix=f"task-start-{spec.id}") as pool:
+            readers = pool.submit(self._check_readers)
+            built = pool.submit(
+                built_with_overrides,
                 ClientType.PRODUCER,
                 overrides,
                 lambda: self.log.producer(transactional_id=transactional_id, **settings),
             )
+        if (error := readers.exception() or built.exception()) is not None:
+            if built.exception() is None:
+                built.result().close()
+            if readers.exception() is None:
+                _stop_readers(*readers.result())
+            raise error
+        statuses, configs = readers.result()
+        producer = built.result()
+        try:
+            if statuses is not None and spec.owner is not None:
+                verify_task_ownership(statuses, spec.id, spec.owner)
+            self._read_offsets_beside()
             producer.init_transactions()
-            try:
-                self._verify_still_current(statuses)
-            except Exception:
-                producer.close()
-                raise
+            self._verify_still_current(statuses, configs)
+        except BaseException:
+            producer.close()
+            self._stop_offsets()
+            raise
         finally:
-            if statuses is not None:
-                statuses.stop()
+            _stop_readers(statuses, configs)
         return producer
 
-    def _verify_still_current(self, statuses: StatusStore | None) -> None:
+    def _check_readers(self) -> tuple[StatusStore | None, ConfigStore | None]:
+        """The status and config topics read to their ends for KIP-618's checks around the producer, as
+        the task's spec asks for them; read one after the other (each a consumer of its own), while the
+        producer is made beside them."""
+        spec, worker = self.spec, self.spec.worker_config
+        statuses = None if spec.owner is None else status_reader(self.worker_log, worker)
+        try:
+            configs = (
+                None
+                if spec.task_config_generation is None
+                else config_reader(self.worker_log, worker.configs_topic)
+            )
+        except BaseException:
+            _stop_readers(statuses, None)
+            raise
+        return statuses, configs
+
+    def _verify_still_current(self, statuses: StatusStore | None, configs: ConfigStore | None) -> None:
         """Once the producer exists: the task's configs are still current and it is still this worker's
         (KIP-618's check after the producer is created)."""
         spec = self.spec
-        if spec.task_config_generation is not None:
-            verify_task_generation(
-                self.worker_log, spec.worker_config.configs_topic, spec.id, spec.task_config_generation
-            )
+        if spec.task_config_generation is not None and configs is not None:
+            verify_read_task_generation(configs, spec.id, spec.task_config_generation)
         if spec.owner is None or statuses is None:
             return
         if self.control.should_stop():
@@ -259,12 +294,35 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             )
         verify_task_ownership(statuses, spec.id, spec.owner)
 
-    def _initialize_task(self) -> None:
+    def _read_offsets(self) -> None:
+        """Start the offset stores, each reading its topic to the end."""
         built_with_overrides(ClientType.CONSUMER, self.offsets_consumer.overrides, self.offsets.start)
         if self.worker_offsets is not None:
             built_with_overrides(
                 ClientType.CONSUMER, self.offsets_consumer.overrides, self.worker_offsets.start
             )
+
+    def _read_offsets_beside(self) -> None:
+        """Once the task is known to be this worker's, read its offsets on a thread of their own while the
+        producer claims its transactional id and the checks after it run: each waits for the cluster,
+        and the task needs all of them before it starts (Kafka reads the offsets first, then claims)."""
+        pool = ThreadPoolExecutor(1, thread_name_prefix=f"task-offsets-{self.spec.id}")
+        self.offsets_read = pool.submit(self._read_offsets)
+        pool.shutdown(wait=False)
+
+    def _stop_offsets(self) -> None:
+        """Stop the offset stores, once a read begun beside the producer's start has ended."""
+        if self.offsets_read is not None:
+            wait([self.offsets_read])
+        self.offsets.stop()
+        if self.worker_offsets is not None:
+            self.worker_offsets.stop()
+
+    def _initialize_task(self) -> None:
+        if self.offsets_read is None:
+            self._read_offsets()
+        else:
+            self.offsets_read.result()
         reader = StoreOffsetStorageReader(
             ConnectorOffsetStore(self.offsets, self.worker_offsets), self.connector
         )
