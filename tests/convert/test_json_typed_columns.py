@@ -4,6 +4,7 @@ the errors, of decoding them one by one; what it does not vouch for goes to the 
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -185,6 +186,37 @@ def test_a_batch_of_plain_payloads_is_decoded_typed() -> None:
 
     assert isinstance(typed, StructColumn)
     assert typed.field_columns() == [[1, 2], ["a", "b"]]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        b'"x":"\xff"',
+        b'"\xff":1',
+        b'"x":"\xed\xa0\x80"',
+        b'"x":' + b"1" * 4301,
+        b'"x":1.5e99999999999999999999',
+    ],
+    ids=["invalid-utf8-value", "invalid-utf8-key", "utf8-surrogate", "long-integer", "huge-exponent"],
+)
+def test_a_key_that_is_not_a_field_leaves_the_batch_to_the_other_paths(extra: bytes) -> None:
+    schema = {"type": "struct", "fields": [{"field": "id", "type": "int64"}]}
+    connect = connect_schema(schema, lambda _schema, node: node)
+    assert connect is not None
+    decode = compile_typed_columns_decoder(connect, JsonOptions())
+    assert decode is not None
+
+    assert decode([b'xx{"id":1}}', b'xx{"id":2,' + extra + b"}}"], 2) is None
+
+
+def test_a_batch_with_invalid_utf8_beside_its_fields_fails_as_one_by_one() -> None:
+    prefix = b'{"schema":{"type":"struct","fields":[{"field":"id","type":"int64"}]},"payload":'
+    clean, bad = prefix + b'{"id":1}}', prefix + b'{"id":1,"x":"\xff"}}'
+    json_converter = converter(True)
+    json_converter.to_connect_data("t", clean)
+
+    with pytest.raises(DataError, match="UTF-8"):
+        json_converter.to_connect_columns("t", [clean, bad, clean])
 
 
 def test_a_struct_with_a_field_of_a_logical_type_is_not_decoded_typed() -> None:

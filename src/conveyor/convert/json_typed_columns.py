@@ -7,7 +7,9 @@ numbers, ``boolean`` only ``true``/``false``, ``string`` only strings, and a req
 default no null and no missing key. msgspec checks them while parsing, in C. It refuses what the
 other paths refuse too (``NaN``, a number out of a float's range, a lone surrogate, bytes that are not
 UTF-8), and anything it refuses sends the batch on to the next path, which gives the same values or
-the same error. Duplicate keys keep the last value, extra keys are ignored, as with ``json.loads``.
+the same error. Duplicate keys keep the last value, as with ``json.loads``. A key that is not a field
+sends the batch on too: msgspec would skip its value unchecked (invalid UTF-8, a number Python refuses),
+which the record by record decoder refuses.
 The decoded payloads hold primitives only, so they are left out of the garbage collector's tracking.
 """
 
@@ -60,6 +62,7 @@ def compile_typed_columns_decoder(schema: Schema, options: JsonOptions) -> Typed
             "Payload",
             fields,
             kw_only=True,
+            forbid_unknown_fields=True,
             gc=False,
             rename={f"f{index}": field.name for index, field in enumerate(schema.fields)},
         )
