@@ -156,6 +156,28 @@ def test_a_task_that_fails_to_start_releases_its_producer_and_is_not_stopped(log
     assert not task.stopped
 
 
+def test_an_exactly_once_task_whose_pipeline_cannot_be_built_stops_the_offset_stores_it_started(
+    log: Log, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[OffsetStore] = []
+    start = OffsetStore.start
+
+    def recording_start(store: OffsetStore, *args: Any, **kwargs: Any) -> None:
+        started.append(store)
+        start(store, *args, **kwargs)
+
+    monkeypatch.setattr(OffsetStore, "start", recording_start)
+    unknown_transform = {"transforms": "t", "transforms.t.type": "com.example.NoSuchTransform"}
+
+    with pytest.raises(Exception, match="NoSuchTransform"):
+        source_loop(log, ScriptedSourceTask([]), config=unknown_transform, **EOS)
+
+    assert started
+    for store in started:
+        with pytest.raises(StorageError, match="not started"):
+            store.read_to_end()
+
+
 def test_commit_record_is_called_for_each_written_record_once_offsets_are_committed(log: Log) -> None:
     task = ScriptedSourceTask([records(0, 3)])
     loop, control = source_loop(log, task)

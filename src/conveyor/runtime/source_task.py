@@ -171,15 +171,19 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.offsets_read: Future[None] | None = None
         """The offset stores' start, when it runs beside the exactly-once producer's."""
         self.producer: Producer = self._create_producer()
-        self.topics = TopicCreator(log, config)
-        self.errors = ErrorHandler(
-            ErrorPolicy.from_connector_config(config),
-            self.connector,
-            spec.id.task,
-            self.producer,
-            self.topics,
-        )
-        self.pipeline = RecordPipeline.for_connector(config, worker, self.errors)
+        try:
+            self.topics = TopicCreator(log, config)
+            self.errors = ErrorHandler(
+                ErrorPolicy.from_connector_config(config),
+                self.connector,
+                spec.id.task,
+                self.producer,
+                self.topics,
+            )
+            self.pipeline = RecordPipeline.for_connector(config, worker, self.errors)
+        except BaseException:
+            self._close_started_clients()
+            raise
         self.requests = (
             TransactionRequests()
             if self.exactly_once and self.boundary is TransactionBoundary.CONNECTOR
@@ -244,6 +248,8 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         if (error := readers.exception() or built.exception()) is not None:
             if built.exception() is None:
                 built.result().close()
+            elif built.exception() is not error:
+                logger.error("Making task %s's producer failed as well", spec.id, exc_info=built.exception())
             if readers.exception() is None:
                 _stop_readers(*readers.result())
             raise error
@@ -256,8 +262,10 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
             producer.init_transactions()
             self._verify_still_current(statuses, configs)
         except BaseException:
-            producer.close()
-            self._stop_offsets()
+            try:
+                producer.close()
+            finally:
+                self._stop_offsets()
             raise
         finally:
             _stop_readers(statuses, configs)
@@ -317,6 +325,14 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         self.offsets.stop()
         if self.worker_offsets is not None:
             self.worker_offsets.stop()
+
+    def _close_started_clients(self) -> None:
+        """What the constructor started, closed when a later part of it fails: ``run`` will not be called
+        to close them."""
+        try:
+            self.producer.close()
+        finally:
+            self._stop_offsets()
 
     def _initialize_task(self) -> None:
         if self.offsets_read is None:

@@ -12,6 +12,9 @@ the connector's task config generation moved on or another worker took the task 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from conveyor.errors import ConnectError
 from conveyor.log import Log
 from conveyor.metrics.status import State
@@ -44,7 +47,7 @@ def config_reader(log: Log, configs_topic: str) -> ConfigStore:
     use. Opened before the producer's `init_transactions`, its check after it then reads only what came
     since."""
     store = ConfigStore(log, configs_topic, create_missing=False)
-    store.start()
+    _start_or_stop(store.start, store.stop)
     return store
 
 
@@ -62,8 +65,17 @@ def verify_read_task_generation(configs: ConfigStore, task: TaskId, expected_gen
 def status_reader(log: Log, worker: WorkerConfig) -> StatusStore:
     """The worker group's status topic, read to its end, for `verify_task_ownership`; stop it after use."""
     store = worker_status_store(log, worker, create_missing=False)
-    store.start(writable=False)
+    _start_or_stop(partial(store.start, writable=False), store.stop)
     return store
+
+
+def _start_or_stop(start: Callable[[], None], stop: Callable[[], None]) -> None:
+    """Start a reader, stopping it if its start fails: the caller gets no reader to stop."""
+    try:
+        start()
+    except BaseException:
+        stop()
+        raise
 
 
 def verify_task_ownership(statuses: StatusStore, task: TaskId, owner: TaskOwner) -> None:
