@@ -429,7 +429,7 @@ class KafkaLogConsumer(Consumer):
                 batch = self._batch(columns, start, stop, only)
                 if batch is not None:
                     batches.append(batch)
-        if batches:
+        if batches and self._subscribed is None:
             self._past_control_records({(batch.topic, batch.partition) for batch in batches})
         for event in events:
             self._on_event(event)
@@ -440,7 +440,8 @@ class KafkaLogConsumer(Consumer):
         markers) and aborted records that librdkafka consumed after their last record, as Kafka's consumer
         does: a reader of a transactional topic, its last record's position one short of the marker's end,
         would otherwise see itself behind until an empty fetch the broker holds for ``fetch.wait.max.ms``
-        reports the end."""
+        reports the end. Only for partitions assigned by hand (the stores' readers): in a group, a revoke
+        inside the hand-over could leave librdkafka a stale position that a later assignment keeps."""
         wanted = [TopicPartition(topic, partition) for topic, partition in read]
         try:
             found = self._consumer.position([self._kafka(tp) for tp in wanted])
