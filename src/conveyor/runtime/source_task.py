@@ -43,7 +43,7 @@ from conveyor.runtime.task_generation import (
     RevokedTaskError,
     config_reader,
     status_reader,
-    verify_read_task_generation,
+    verify_task_generation,
     verify_task_ownership,
 )
 from conveyor.runtime.task_spec import TaskSpec
@@ -293,7 +293,7 @@ class SourceTaskLoop(TaskLoop[SourceTask]):
         (KIP-618's check after the producer is created)."""
         spec = self.spec
         if spec.task_config_generation is not None and configs is not None:
-            verify_read_task_generation(configs, spec.id, spec.task_config_generation)
+            verify_task_generation(configs, spec.id, spec.task_config_generation)
         if spec.owner is None or statuses is None:
             return
         if self.control.should_stop():

@@ -33,26 +33,17 @@ class RevokedTaskError(ConnectError):
     """The task was revoked from this worker after its start was decided."""
 
 
-def verify_task_generation(log: Log, configs_topic: str, task: TaskId, expected_generation: int) -> None:
-    """Raise `StaleTaskGenerationError` unless the connector's task configs are of `expected_generation`."""
-    store = config_reader(log, configs_topic)
-    try:
-        verify_read_task_generation(store, task, expected_generation)
-    finally:
-        store.stop()
-
-
 def config_reader(log: Log, configs_topic: str) -> ConfigStore:
-    """The worker group's config topic, read to its end, for `verify_read_task_generation`; stop it after
-    use. Opened before the producer's `init_transactions`, its check after it then reads only what came
-    since."""
+    """The worker group's config topic, read to its end, for `verify_task_generation`; stop it after use.
+    Opened before the producer's `init_transactions`, its check after it then reads only what came since."""
     store = ConfigStore(log, configs_topic, create_missing=False)
     _start_or_stop(store.start, store.stop)
     return store
 
 
-def verify_read_task_generation(configs: ConfigStore, task: TaskId, expected_generation: int) -> None:
-    """`verify_task_generation` on a started config reader, read to the end of the topic first."""
+def verify_task_generation(configs: ConfigStore, task: TaskId, expected_generation: int) -> None:
+    """Raise `StaleTaskGenerationError` unless the connector's task configs are of `expected_generation`,
+    as a started config reader finds them once it has read to the topic's end."""
     configs.read_to_end()
     current = configs.snapshot().task_config_generation(task.connector)
     if current != expected_generation:

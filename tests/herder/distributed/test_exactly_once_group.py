@@ -10,7 +10,7 @@ from tests.herder.distributed.test_rebalance_protocols import tasks_running
 from tests.waiting import wait_until
 
 from conveyor.log import Log, ProducerFencedError, open_log
-from conveyor.runtime.task_generation import StaleTaskGenerationError, verify_task_generation
+from conveyor.runtime.task_generation import StaleTaskGenerationError, config_reader, verify_task_generation
 from conveyor.runtime.task_spec import TaskId
 from conveyor.storage import ConfigStore
 from conveyor.storage.errors import PrivilegedWriteError
@@ -97,11 +97,15 @@ def test_a_task_whose_connector_has_newer_task_configs_refuses_to_start(tmp_path
         store.put_task_configs("c", [{"k": "1"}])
         assigned_at = store.snapshot().task_config_generation("c")
         assert assigned_at is not None
-        verify_task_generation(log, "configs", TaskId("c", 0), assigned_at)
-        store.put_task_configs("c", [{"k": "2"}])
-        store.stop()
-        with pytest.raises(StaleTaskGenerationError, match="already generated a new set of task configs"):
-            verify_task_generation(log, "configs", TaskId("c", 0), assigned_at)
+        reader = config_reader(log, "configs")
+        try:
+            verify_task_generation(reader, TaskId("c", 0), assigned_at)
+            store.put_task_configs("c", [{"k": "2"}])
+            store.stop()
+            with pytest.raises(StaleTaskGenerationError, match="already generated a new set of task configs"):
+                verify_task_generation(reader, TaskId("c", 0), assigned_at)
+        finally:
+            reader.stop()
 
 
 PREPARING_WITHOUT_SESSION_KEYS = {
