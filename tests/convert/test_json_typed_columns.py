@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from conveyor.convert import JsonConverter
 from conveyor.convert.json_options import JsonOptions
 from conveyor.convert.json_schema import connect_schema
-from conveyor.convert.json_typed_columns import compile_typed_columns_decoder
+from conveyor.convert.json_typed_columns import TypedColumnsDecoder, compile_typed_columns_decoder
 from conveyor.data import DataError, StructColumn
 
 PRIMITIVES = ["int8", "int16", "int32", "int64", "double", "boolean", "string"]
@@ -133,6 +133,13 @@ def one_by_one(values: list[bytes], schema: dict[str, Any], replace: bool) -> li
         return str(error)
 
 
+def typed_decoder(schema: dict[str, Any], options: JsonOptions | None = None) -> TypedColumnsDecoder | None:
+    """The typed decoder of a schema given as the envelope's JSON schema."""
+    connect = connect_schema(schema, lambda _schema, node: node)
+    assert connect is not None
+    return compile_typed_columns_decoder(connect, options or JsonOptions())
+
+
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -142,9 +149,7 @@ def test_a_typed_batch_holds_exactly_the_values_of_one_by_one(
     batch: tuple[dict[str, Any], list[bytes]], replace: bool
 ) -> None:
     schema, values = batch
-    connect = connect_schema(schema, lambda _schema, node: node)
-    assert connect is not None
-    decode = compile_typed_columns_decoder(connect, JsonOptions(replace_null_with_default=replace))
+    decode = typed_decoder(schema, JsonOptions(replace_null_with_default=replace))
     assume(decode is not None)
     assert decode is not None
     start = values[0].index(b',"payload":') + len(b',"payload":')
@@ -177,9 +182,7 @@ def test_a_batch_of_plain_payloads_is_decoded_typed() -> None:
         "type": "struct",
         "fields": [{"field": "id", "type": "int64"}, {"field": "s", "type": "string"}],
     }
-    connect = connect_schema(schema, lambda _schema, node: node)
-    assert connect is not None
-    decode = compile_typed_columns_decoder(connect, JsonOptions())
+    decode = typed_decoder(schema)
     assert decode is not None
 
     typed = decode([b'xx{"id":1,"s":"a"}}', b'xx{"s":"b","id":2}}'], 2)
@@ -201,9 +204,7 @@ def test_a_batch_of_plain_payloads_is_decoded_typed() -> None:
 )
 def test_a_key_that_is_not_a_field_leaves_the_batch_to_the_other_paths(extra: bytes) -> None:
     schema = {"type": "struct", "fields": [{"field": "id", "type": "int64"}]}
-    connect = connect_schema(schema, lambda _schema, node: node)
-    assert connect is not None
-    decode = compile_typed_columns_decoder(connect, JsonOptions())
+    decode = typed_decoder(schema)
     assert decode is not None
 
     assert decode([b'xx{"id":1}}', b'xx{"id":2,' + extra + b"}}"], 2) is None
@@ -224,7 +225,4 @@ def test_a_struct_with_a_field_of_a_logical_type_is_not_decoded_typed() -> None:
         "type": "struct",
         "fields": [{"field": "d", "type": "int32", "name": "org.apache.kafka.connect.data.Date"}],
     }
-    connect = connect_schema(schema, lambda _schema, node: node)
-    assert connect is not None
-
-    assert compile_typed_columns_decoder(connect, JsonOptions()) is None
+    assert typed_decoder(schema) is None
