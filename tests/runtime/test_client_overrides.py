@@ -167,11 +167,11 @@ def test_an_exactly_once_task_keeps_its_transactional_id_whatever_an_override_sa
         {"topic": "lines", "producer.override.transactional.id": "borrowed"},
         worker_props(log.url, **{"exactly.once.source.support": "enabled"}),
     )
-    loop = SourceTaskLoop(spec, LocalTaskControl(), log, ScriptedSourceTask([]))
-    try:
+    control = LocalTaskControl()
+    loop = SourceTaskLoop(spec, control, log, ScriptedSourceTask([]))
+    with running(loop, control) as handle:
+        handle.wait_for_state("RUNNING")
         assert loop.producer.transactional_id == "tests-conn-0"
-    finally:
-        loop.producer.close()
 
 
 ALL = override_policy("All")

@@ -1,4 +1,5 @@
-"""The embedded database hands each thread its own connection and does not keep those of finished threads."""
+"""The embedded database hands each thread its own connection, does not keep those of finished threads, and
+never closes a connection another thread is using."""
 
 from __future__ import annotations
 
@@ -32,3 +33,23 @@ def test_each_thread_gets_its_own_connection(tmp_path: Path) -> None:
     thread.join()
     assert seen[0] is not database.connection()
     database.close()
+
+
+def test_closing_the_database_leaves_another_threads_transaction_to_finish(tmp_path: Path) -> None:
+    database = Database(tmp_path)
+    inside, closed = threading.Event(), threading.Event()
+    counted: list[int] = []
+
+    def read_across_the_close() -> None:
+        with database.read() as conn:
+            inside.set()
+            closed.wait()
+            counted.append(conn.execute("SELECT count(*) FROM topics").fetchone()[0])
+
+    thread = threading.Thread(target=read_across_the_close)
+    thread.start()
+    inside.wait()
+    database.close()
+    closed.set()
+    thread.join()
+    assert counted == [0]

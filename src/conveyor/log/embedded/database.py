@@ -147,11 +147,19 @@ class Database:
             connection.execute("COMMIT")
 
     def close(self) -> None:
-        """Close every connection this object opened in this process (never a parent's, after ``fork``)."""
+        """Close the connections this object opened in this process (never a parent's, after ``fork``).
+
+        Another live thread's connection is only let go: that thread may be inside a query on it, and
+        closing a connection under a running statement crashes the interpreter. It closes when the thread
+        drops it; the thread's next call gets a new one.
+        """
         with self._lock:
             connections, self._connections = self._connections, []
-        for pid, _owner, connection in connections:
-            if pid != os.getpid():
+        current = threading.current_thread()
+        for pid, owner, connection in connections:
+            thread = owner()
+            in_use_elsewhere = thread is not None and thread is not current and thread.is_alive()
+            if pid != os.getpid() or in_use_elsewhere:
                 continue
             with suppress(sqlite3.ProgrammingError):
                 connection.close()
