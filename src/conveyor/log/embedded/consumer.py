@@ -221,7 +221,14 @@ class EmbeddedConsumer(ConsumerInterface):
                 if partition in self._paused:
                     continue
                 bounds = partition_bounds(conn, partition)
-                position = self._checked_position(partition, bounds)
+                try:
+                    position = self._checked_position(partition, bounds)
+                except OffsetOutOfRangeError:
+                    if not fetched:
+                        raise
+                    # As Kafka's consumer: the records read so far come back, the next poll fails.
+                    self._next_first = self._order.index(partition)
+                    break
                 end = self._end_of(bounds)
                 slices: list[RecordBatch] = []
                 while limit > 0 and position < end:
