@@ -372,6 +372,7 @@ def test_a_paused_task_reads_nothing_from_partitions_a_rebalance_gives_it_again(
 
 def test_a_sink_without_a_dead_letter_queue_holds_no_producer(log: Log) -> None:
     loop, _ = sink_loop(log, RecordingSinkTask())
+    loop.consumer.close()
     assert loop.dlq_producer is None
 
 

@@ -3,6 +3,7 @@ never closes a connection another thread is using."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -53,3 +54,30 @@ def test_closing_the_database_leaves_another_threads_transaction_to_finish(tmp_p
     closed.set()
     thread.join()
     assert counted == [0]
+
+
+def test_a_connection_left_open_by_close_is_closed_when_its_thread_asks_for_another(tmp_path: Path) -> None:
+    database = Database(tmp_path)
+    held, closed = threading.Event(), threading.Event()
+    seen: list[str] = []
+
+    def hold_across_the_close() -> None:
+        first = database.connection()
+        held.set()
+        closed.wait()
+        second = database.connection()
+        try:
+            first.execute("SELECT 1")
+        except sqlite3.ProgrammingError:
+            seen.append("first closed")
+        seen.append("second open" if second.execute("SELECT 1").fetchone() == (1,) else "second closed")
+
+    thread = threading.Thread(target=hold_across_the_close)
+    thread.start()
+    held.wait()
+    database.close()
+    assert database.connection_count == 1
+    closed.set()
+    thread.join()
+    assert seen == ["first closed", "second open"]
+    database.close()

@@ -101,7 +101,7 @@ class Database:
         connection.execute(f"PRAGMA wal_autocheckpoint={_WAL_CHECKPOINT_PAGES}")
         self._local.connection = (os.getpid(), connection)
         with self._lock:
-            self._close_connections_of_finished_threads()
+            self._close_idle_connections()
             self._connections.append((os.getpid(), weakref.ref(threading.current_thread()), connection))
         return connection
 
@@ -111,14 +111,16 @@ class Database:
         with self._lock:
             return sum(1 for pid, _, _ in self._connections if pid == os.getpid())
 
-    def _close_connections_of_finished_threads(self) -> None:
-        pid = os.getpid()
+    def _close_idle_connections(self) -> None:
+        """Close the connections of finished threads, and the one this thread had before a ``close`` (it
+        is asking for a new one, so it is done with it)."""
+        pid, current = os.getpid(), threading.current_thread()
         keep = []
         for owner_pid, owner, connection in self._connections:
             if owner_pid != pid:
                 continue
             thread = owner()
-            if thread is None or not thread.is_alive():
+            if thread is None or thread is current or not thread.is_alive():
                 connection.close()
             else:
                 keep.append((owner_pid, owner, connection))
@@ -149,18 +151,25 @@ class Database:
     def close(self) -> None:
         """Close the connections this object opened in this process (never a parent's, after ``fork``).
 
-        Another live thread's connection is only let go: that thread may be inside a query on it, and
-        closing a connection under a running statement crashes the interpreter. It closes when the thread
-        drops it; the thread's next call gets a new one.
+        Another live thread's connection is left open: that thread may be inside a query on it, and
+        closing a connection under a running statement crashes the interpreter. It is closed when that
+        thread next asks for a connection (it gets a new one) or, once the thread has ended, when any
+        thread does.
         """
+        pid, current = os.getpid(), threading.current_thread()
+        closing = []
         with self._lock:
-            connections, self._connections = self._connections, []
-        current = threading.current_thread()
-        for pid, owner, connection in connections:
-            thread = owner()
-            in_use_elsewhere = thread is not None and thread is not current and thread.is_alive()
-            if pid != os.getpid() or in_use_elsewhere:
-                continue
+            keep = []
+            for entry in self._connections:
+                thread = entry[1]()
+                if entry[0] != pid:
+                    continue
+                if thread is not None and thread is not current and thread.is_alive():
+                    keep.append(entry)
+                else:
+                    closing.append(entry[2])
+            self._connections = keep
+        for connection in closing:
             with suppress(sqlite3.ProgrammingError):
                 connection.close()
         self._local = threading.local()
