@@ -18,7 +18,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 DATABASE_FILE = "log.sqlite"
@@ -112,8 +112,8 @@ class Database:
             return sum(1 for pid, _, _ in self._connections if pid == os.getpid())
 
     def _close_idle_connections(self) -> None:
-        """Close the connections of finished threads, and the one this thread had before a ``close`` (it
-        is asking for a new one, so it is done with it)."""
+        """Close the connections of finished threads and the calling thread's own (it is closing the
+        database, or asking for a new connection after a ``close``); another live thread's stays open."""
         pid, current = os.getpid(), threading.current_thread()
         keep = []
         for owner_pid, owner, connection in self._connections:
@@ -156,20 +156,6 @@ class Database:
         thread next asks for a connection (it gets a new one) or, once the thread has ended, when any
         thread does.
         """
-        pid, current = os.getpid(), threading.current_thread()
-        closing = []
         with self._lock:
-            keep = []
-            for entry in self._connections:
-                thread = entry[1]()
-                if entry[0] != pid:
-                    continue
-                if thread is not None and thread is not current and thread.is_alive():
-                    keep.append(entry)
-                else:
-                    closing.append(entry[2])
-            self._connections = keep
-        for connection in closing:
-            with suppress(sqlite3.ProgrammingError):
-                connection.close()
+            self._close_idle_connections()
         self._local = threading.local()
