@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from confluent_kafka import KafkaError, Message
 
-from conveyor.log import OffsetAndMetadata, OffsetOutOfRangeError, TopicPartition, open_log
+from conveyor.log import OffsetOutOfRangeError, TopicPartition, open_log
 from conveyor.log.kafka import KafkaLog
 from conveyor.log.kafka.consumer import KafkaLogConsumer
 from waiting import wait_until
@@ -94,35 +94,3 @@ def test_a_new_assignment_drops_the_held_back_error(consumer: KafkaLogConsumer) 
     consumer.assign([GOOD])
     consumer.seek(GOOD, len(VALUES))
     assert consumer.poll(timeout=1.0) == []
-
-
-def test_an_eager_group_member_subscribing_elsewhere_drops_the_held_back_error_of_the_topic_it_leaves(
-    kafka_log: KafkaLog,
-) -> None:
-    admin = kafka_log.admin()
-    admin.create_topic(GOOD.topic, partitions=2)
-    admin.create_topic("elsewhere")
-    with kafka_log.producer() as producer:
-        producer.send_batch(GOOD.topic, VALUES, partition=GOOD.partition)
-        producer.send("elsewhere", b"next")
-    starts = {GOOD: OffsetAndMetadata(0), BEYOND: OffsetAndMetadata(10)}
-    starts[TopicPartition("elsewhere", 0)] = OffsetAndMetadata(0)
-    with kafka_log.consumer(group_id="switching") as committer:
-        committer.assign(list(starts))
-        committer.commit(starts)
-    consumer = kafka_log.consumer(group_id="switching", auto_offset_reset="none")
-    assert isinstance(consumer, KafkaLogConsumer) and not consumer._cooperative
-    try:
-        consumer.subscribe([GOOD.topic])
-        consumer._batches(hand_over_with_the_error(consumer))
-        consumer.subscribe(["elsewhere"])
-        read: list[bytes | None] = []
-
-        def polled_a_record() -> bool:
-            read.extend(record.value for record in consumer.poll(timeout=0.5))
-            return bool(read)
-
-        wait_until(polled_a_record, "the record of the topic subscribed to")
-        assert read == [b"next"]
-    finally:
-        consumer.close()

@@ -265,10 +265,7 @@ class KafkaLogConsumer(Consumer):
             self._drop_failures()
         elif self._cooperative:
             self._revoke_unsubscribed(set(wanted))
-        else:
-            # librdkafka revokes the partitions only inside the next poll, which a held-back error of a
-            # topic left would fail first; Kafka's consumer drops those fetches in subscribe.
-            self._drop_failures({tp for tp in self._positions if tp.topic not in wanted})
+        # Subscribed already, eager: the rebalance this causes revokes everything through librdkafka.
         self._subscribed = wanted
         self._listener = listener
         self._joined = False
