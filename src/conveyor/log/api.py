@@ -386,10 +386,7 @@ class Consumer(Closeable):
 
     def poll(self, timeout: float = 0.0, max_records: int | None = None) -> list[ConsumerRecord]:
         """Records from the assigned partitions, waiting up to ``timeout`` seconds for the first one: the
-        records of ``poll_batch``, one by one.
-
-        No position moves past a record not returned: an error of one partition met after records of
-        others fails the next poll, as in Kafka's consumer."""
+        records of ``poll_batch``, one by one."""
         records: list[ConsumerRecord] = []
         for batch in self.poll_batch(timeout, max_records):
             records.extend(batch.records())
