@@ -5,14 +5,12 @@ from __future__ import annotations
 import pytest
 
 from conveyor.log import (
-    ConsumerRecord,
     FlushTimeoutError,
     IllegalStateError,
     InvalidGroupIdError,
     Log,
     NoOffsetForPartitionError,
     OffsetAndMetadata,
-    OffsetOutOfRangeError,
     RecordMetadata,
     TopicPartition,
     UnknownTopicOrPartitionError,
@@ -230,28 +228,6 @@ def test_auto_offset_reset_none_without_committed_offset_fails_naming_group(log:
     consumer.assign([TopicPartition(topic, 0)])
     with pytest.raises(NoOffsetForPartitionError, match="strict-group"):
         consumer.poll()
-
-
-def test_an_out_of_range_position_loses_no_records_of_another_partition(log: Log, topic: str) -> None:
-    """Records of other partitions read with the failing position come back before the error, as Kafka's
-    consumer returns them: a poll that fails has moved no position."""
-    good, beyond = TopicPartition(topic, 0), TopicPartition(topic, 1)
-    values = [b"%d" % n for n in range(50)]
-    with log.producer() as producer:
-        producer.send_batch(topic, values, partition=0)
-    consumer = log.consumer(auto_offset_reset="none")
-    consumer.assign([good, beyond])
-    consumer.seek(good, 0)
-    consumer.seek(beyond, 10)  # past the end of the empty partition
-    read: list[ConsumerRecord] = []
-    with pytest.raises(OffsetOutOfRangeError, match=f"{topic}-1"):
-        while polled := consumer.poll(timeout=10.0):
-            read.extend(polled)
-    consumer.seek(beyond, 0)
-    while polled := consumer.poll(timeout=0.0):
-        read.extend(polled)
-    assert values_of(read) == values
-    consumer.close()
 
 
 def test_committed_offsets_are_where_a_new_consumer_of_the_group_starts(log: Log, topic: str) -> None:

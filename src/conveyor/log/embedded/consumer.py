@@ -221,14 +221,7 @@ class EmbeddedConsumer(ConsumerInterface):
                 if partition in self._paused:
                     continue
                 bounds = partition_bounds(conn, partition)
-                try:
-                    position = self._checked_position(partition, bounds)
-                except OffsetOutOfRangeError:
-                    if not fetched:
-                        raise
-                    # As Kafka's consumer: the records read so far come back, the next poll fails.
-                    self._next_first = self._order.index(partition)
-                    break
+                position = self._checked_position(partition, bounds)
                 end = self._end_of(bounds)
                 slices: list[RecordBatch] = []
                 while limit > 0 and position < end:
