@@ -7,11 +7,6 @@ nothing only when there is nothing to read. Offsets and partition counts are ask
 admin client: on the consumer's own connection they would queue behind its long-polling fetches (and a
 new consumer would first wait for a connection of its own). Positions move past
 control records and aborted transactions through librdkafka's end-of-partition events.
-
-An error event that fails a poll (an out-of-range position with ``auto.offset.reset=none``, a fatal error,
-a missing partition) may come in the hand-over of records of other partitions: as Kafka's consumer does,
-the poll returns those records and the next one raises the error, unless a seek or a new assignment of its
-partition comes first.
 """
 
 from __future__ import annotations
@@ -19,7 +14,7 @@ from __future__ import annotations
 import time
 import uuid
 from bisect import bisect_left
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, TypeVar
@@ -44,7 +39,6 @@ from conveyor.log.errors import (
     IllegalStateError,
     InvalidConfigError,
     InvalidGroupIdError,
-    LogError,
     NoOffsetForPartitionError,
     OffsetOutOfRangeError,
 )
@@ -138,16 +132,6 @@ def _timestamps(messages: list[Message]) -> list[int]:
     return [stamp for _, stamp in map(Message.timestamp, messages)]
 
 
-@dataclass(frozen=True, slots=True)
-class _Failure:
-    """An error a poll fails with, held back while the records handed over with it are returned."""
-
-    error: LogError
-    partitions: frozenset[TopicPartition]
-    """The partitions it is about: a seek or a new assignment of one drops it (none: it is the consumer's,
-    a fatal error, and stays)."""
-
-
 #: The headers of every record without any, shared as the embedded log shares them.
 _NO_HEADERS: Headers = []
 
@@ -213,7 +197,6 @@ class KafkaLogConsumer(Consumer):
         self._subscribed: list[str] | None = None
         self._joined = False
         self._listener: RebalanceListener | None = None
-        self._failures: list[_Failure] = []
         self._closed = False
 
     @property
@@ -235,7 +218,6 @@ class KafkaLogConsumer(Consumer):
                 self._reassign()  # librdkafka reads what it read before
             raise
         self._positions = {tp: None for tp in wanted}
-        self._drop_failures()
         self._paused &= set(wanted)
         self._resolve_positions(strict=False)
         if not from_zero:
@@ -262,7 +244,6 @@ class KafkaLogConsumer(Consumer):
         wanted = list(topics)
         if self._subscribed is None:
             self._positions = {}
-            self._drop_failures()
         elif self._cooperative:
             self._revoke_unsubscribed(set(wanted))
         # Subscribed already, eager: the rebalance this causes revokes everything through librdkafka.
@@ -287,7 +268,6 @@ class KafkaLogConsumer(Consumer):
         for tp in leaving:
             del self._positions[tp]
         self._paused -= leaving
-        self._drop_failures(leaving)
 
     def unsubscribe(self) -> None:
         self._ensure_open()
@@ -295,7 +275,6 @@ class KafkaLogConsumer(Consumer):
         self._subscribed = None
         self._positions = {}
         self._paused = set()
-        self._drop_failures()
 
     def enforce_rebalance(self) -> None:
         """librdkafka has no ``enforceRebalance``: the consumer subscribes anew, which makes it rejoin with
@@ -329,7 +308,6 @@ class KafkaLogConsumer(Consumer):
         if partition not in self._positions:
             raise IllegalStateError(f"Partition {partition} is not assigned to this consumer")
         self._positions[partition] = offset
-        self._drop_failures({partition})
         self._seek_kafka(partition)
 
     def seek_to_beginning(self, partitions: Iterable[TopicPartition] | None = None) -> None:
@@ -356,8 +334,6 @@ class KafkaLogConsumer(Consumer):
         if not self._positions and self._subscribed is None:
             raise IllegalStateError("Consumer is not assigned any partitions")
         self._resolve_positions(strict=True)
-        if self._failures:
-            raise self._failures.pop(0).error
         limit = self._max_poll_records if max_records is None else max_records
         deadline = time.monotonic() + timeout
         catch_up_deadline = time.monotonic() + max(timeout, _CATCH_UP_S)
@@ -433,8 +409,7 @@ class KafkaLogConsumer(Consumer):
         return messages
 
     def _batches(self, messages: list[Message]) -> list[RecordBatch]:
-        """Column batches of consecutive messages of one partition; error events move positions, or fail
-        the poll: at once if no record comes back, else on the next poll (``_failures``).
+        """Column batches of consecutive messages of one partition; error events move positions only.
 
         Each field is read once for the whole hand-over and each batch takes a slice of it.
         """
@@ -456,10 +431,8 @@ class KafkaLogConsumer(Consumer):
                     batches.append(batch)
         if batches and self._subscribed is None:
             self._past_control_records({(batch.topic, batch.partition) for batch in batches})
-        if events:
-            self._failures.extend(filter(None, map(self._on_event, events)))
-            if self._failures and not batches:
-                raise self._failures.pop(0).error
+        for event in events:
+            self._on_event(event)
         return batches
 
     def _past_control_records(self, read: set[tuple[str, int]]) -> None:
@@ -510,53 +483,35 @@ class KafkaLogConsumer(Consumer):
             next_offset=offsets[stop - 1] + 1,
         )
 
-    def _on_event(self, message: Message) -> _Failure | None:
-        """Act on an error event: move or reset a position, or say what the poll fails with."""
+    def _on_event(self, message: Message) -> None:
         error = message.error()
         if error.code() == KafkaError._PARTITION_EOF:
             tp = TopicPartition(self._names.inner(message.topic()), message.partition())
             position = self._positions.get(tp)
             if position is not None and tp not in self._paused:
                 self._positions[tp] = max(position, message.offset())
-            return None
+            return
         if error.code() in (KafkaError._AUTO_OFFSET_RESET, KafkaError.OFFSET_OUT_OF_RANGE):
-            tp = TopicPartition(self._names.inner(message.topic()), message.partition())
-            failed = self._reset_out_of_range(tp)
-            return None if failed is None else _Failure(failed, frozenset({tp}))
+            self._reset_out_of_range(TopicPartition(self._names.inner(message.topic()), message.partition()))
+            return
         missing = error.code() in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION)
         if missing and self._subscribed is None and self._unassigned(message):
-            return None  # of a partition an assign refused, which librdkafka was told of first
-        if error.fatal():
-            return _Failure(log_error(error, "Polling"), frozenset())
-        if missing and self._subscribed is None:
-            return _Failure(log_error(error, "Polling"), self._named_by(message))
-        return None
+            return  # of a partition an assign refused, which librdkafka was told of first
+        if error.fatal() or (missing and self._subscribed is None):
+            raise log_error(error, "Polling")
 
-    def _reset_out_of_range(self, tp: TopicPartition) -> OffsetOutOfRangeError | None:
+    def _reset_out_of_range(self, tp: TopicPartition) -> None:
         """A position outside the partition's offsets (retention removed them): reset it as
-        ``auto.offset.reset`` says, or the error to fail with under ``none``."""
+        ``auto.offset.reset`` says, or fail with ``none``."""
         if tp not in self._positions:
-            return None
+            return
         if self._reset == "none":
-            return OffsetOutOfRangeError(
+            raise OffsetOutOfRangeError(
                 f"Position {self._positions[tp]} of {tp} is out of range and auto.offset.reset=none"
             )
         found = self.beginning_offsets([tp]) if self._reset == "earliest" else self.end_offsets([tp])
         self._positions[tp] = found[tp]
         self._seek_kafka(tp)
-        return None
-
-    def _drop_failures(self, partitions: Collection[TopicPartition] | None = None) -> None:
-        """Forget the errors held back of ``partitions`` (of every partition when None), whose positions
-        are set anew or given up: as Kafka's consumer drops a failed fetch whose offset is no longer the
-        partition's position. A position still out of range fails again once librdkafka fetches it."""
-        if self._failures:
-            self._failures = [
-                failure
-                for failure in self._failures
-                if not failure.partitions
-                or (partitions is not None and failure.partitions.isdisjoint(partitions))
-            ]
 
     def _behind(self) -> bool:
         """Whether some readable partition has records (or markers) past this consumer's position."""
@@ -618,16 +573,6 @@ class KafkaLogConsumer(Consumer):
             # Assigned without an offset so far (auto.offset.reset=none): assign everything at its position.
             self._reassign()
 
-    def _named_by(self, event: Message) -> frozenset[TopicPartition]:
-        """The assigned partitions an event is about: its partition, or all of its topic's."""
-        topic, partition = event.topic(), event.partition()
-        if topic is None:
-            return frozenset()
-        inner = self._names.inner(topic)
-        if partition is None or partition < 0:
-            return frozenset(tp for tp in self._positions if tp.topic == inner)
-        return frozenset({TopicPartition(inner, partition)})
-
     def _unassigned(self, event: Message) -> bool:
         """Whether an event names a partition (or topic) this consumer is not assigned."""
         topic, partition = event.topic(), event.partition()
@@ -657,7 +602,6 @@ class KafkaLogConsumer(Consumer):
         assigned = [TopicPartition(self._names.inner(p.topic), p.partition) for p in partitions]
         if not self._cooperative:
             self._positions = {}
-        self._drop_failures(assigned if self._cooperative else None)
         self._positions.update((tp, None) for tp in assigned)
         self._resolve_positions(strict=False)
         starts = [
@@ -703,4 +647,3 @@ class KafkaLogConsumer(Consumer):
         for tp in gone:
             del self._positions[tp]
         self._paused -= gone
-        self._drop_failures(gone)
